@@ -1,0 +1,39 @@
+#!/usr/bin/env node
+// Runs every compiled test file under dist/test with node:test and fails when any test fails
+// or when no test ran at all (a glob that collects nothing must not pass silently).
+// Usage: node scripts/run-tests.js [filter-substring...]
+import { readdirSync } from 'node:fs';
+import { join, relative } from 'node:path';
+import { run } from 'node:test';
+import { spec } from 'node:test/reporters';
+
+const root = new URL('../dist/test/', import.meta.url).pathname;
+const filters = process.argv.slice(2);
+const files = readdirSync(root, { recursive: true })
+  .map(String)
+  .filter((file) => file.endsWith('.test.js'))
+  .map((file) => join(root, file))
+  .filter((file) => filters.length === 0 || filters.some((f) => relative(root, file).includes(f)))
+  .sort();
+
+if (files.length === 0) {
+  console.error(`no test files found under ${root}`);
+  process.exit(1);
+}
+
+let passed = 0;
+let failed = 0;
+const stream = run({ files, concurrency: 2, timeout: 180_000 });
+stream.on('test:pass', (event) => {
+  if (event.details?.type !== 'suite') passed++;
+});
+stream.on('test:fail', (event) => {
+  if (event.details?.type !== 'suite') failed++;
+});
+stream.compose(spec).pipe(process.stdout);
+stream.on('close', () => {
+  if (failed > 0 || passed === 0) {
+    console.error(`\n${passed} passed, ${failed} failed${passed === 0 ? ' (no tests ran)' : ''}`);
+    process.exitCode = 1;
+  }
+});

@@ -1,0 +1,16 @@
+/** Renders a failure for a person: code, message and next step on stderr; returns the exit status. */
+import { CardsError, EXIT, type ExitStatus } from '../core/errors.js';
+
+export function reportError(err: unknown): ExitStatus {
+  if (err instanceof CardsError) {
+    const { wire, exit } = err.info;
+    process.stderr.write(`error ${err.code} (${wire}): ${err.message}\n`);
+    if (err.hint) process.stderr.write(`  ${err.hint}\n`);
+    return exit;
+  }
+  process.stderr.write(
+    'internal error: this is a bug in cards; please report it with the output below.\n',
+  );
+  process.stderr.write(`${err instanceof Error ? (err.stack ?? err.message) : String(err)}\n`);
+  return EXIT.error;
+}

@@ -1,0 +1,186 @@
+/**
+ * The one error type of the project and the one table of its codes.
+ *
+ * Every refusal anywhere (core, registry, HTTP, CLI) is a `CardsError` whose `code` is a key of
+ * `ERRORS`. Each entry gives the numeric wire code (the deployed service's, wire-facts section 4;
+ * codes the service does not publish are ours and documented in the README), the HTTP status and
+ * the CLI exit status. `Record<ErrorCode, …>` makes an unmapped code a compile error.
+ * Never throws anything else for bad input; never imports I/O.
+ */
+
+/** CLI exit statuses (README "Exit statuses"). */
+export const EXIT = {
+  ok: 0,
+  error: 1,
+  usage: 2,
+  notFound: 3,
+  refused: 4,
+  verificationFailed: 5,
+  unreachable: 6,
+  unauthorized: 7,
+} as const;
+export type ExitStatus = (typeof EXIT)[keyof typeof EXIT];
+
+export interface ErrorInfo {
+  /** Numeric code as the deployed service sends it (string in the spec-literal profile). */
+  readonly wire: number;
+  /** HTTP status when this error leaves the server. */
+  readonly status: number;
+  /** Process exit status when this error ends a CLI command. */
+  readonly exit: ExitStatus;
+  /** Default message (the deployed service's text where it has one). */
+  readonly message: string;
+}
+
+const e = (wire: number, status: number, exit: ExitStatus, message: string): ErrorInfo => ({
+  wire,
+  status,
+  exit,
+  message,
+});
+const { error, usage, notFound, refused, verificationFailed, unreachable, unauthorized } = EXIT;
+
+export const ERRORS = {
+  // Service-level (10xxx). 10000 and 10001 are the deployed service's; the rest are ours.
+  INTERNAL: e(10000, 500, error, 'Request serving internal error. Try again later.'),
+  CARD_NOT_FOUND: e(10001, 404, notFound, 'Requested card entity not found.'),
+  ROUTE_NOT_FOUND: e(10002, 404, usage, 'Route not found.'),
+  METHOD_NOT_ALLOWED: e(10003, 405, usage, 'Method not allowed on this route.'),
+  BODY_TOO_LARGE: e(10004, 413, refused, 'Request body is too large (limit 64 KiB).'),
+  SERVER_BUSY: e(10005, 503, unreachable, 'Too many connections. Try again later.'),
+  STORE_UNAVAILABLE: e(10006, 500, error, 'The card store could not be written. Try again later.'),
+  UNSUPPORTED_MEDIA_TYPE: e(10007, 415, refused, 'Request body must be application/json.'),
+
+  // Authentication (203xx). 20304 is the deployed service's; the rest are ours.
+  AUTH_MISSING: e(20300, 401, unauthorized, 'Authorization header is missing.'),
+  AUTH_SCHEME: e(20301, 401, unauthorized, 'Authorization scheme is not the expected one.'),
+  TOKEN_MALFORMED: e(20302, 401, unauthorized, 'Token is malformed.'),
+  TOKEN_SIGNATURE: e(
+    20303,
+    401,
+    unauthorized,
+    'Token signature is invalid or its key is not trusted.',
+  ),
+  TOKEN_EXPIRED: e(20304, 401, unauthorized, 'Token has expired.'),
+  TOKEN_NOT_YET_VALID: e(20305, 401, unauthorized, 'Token is not valid yet.'),
+  TOKEN_ALGORITHM: e(20306, 401, unauthorized, 'Token algorithm is not allowed.'),
+  TOKEN_CLAIMS: e(20307, 401, unauthorized, 'Token claims are missing or invalid.'),
+
+  // Request shape (30xxx). 30001 is the deployed service's; 30002 is ours.
+  BODY_PARSE: e(
+    30001,
+    400,
+    refused,
+    'Request body parsing error. Invalid JSON, field name or field type.',
+  ),
+  CARD_ID_INVALID: e(30002, 400, refused, 'Card ID is not a valid ID (64 hexadecimal characters).'),
+
+  // Card validation (40xxx): the deployed service's codes and texts.
+  SNAPSHOT_EMPTY: e(40001, 400, refused, 'Content snapshot is empty.'),
+  SNAPSHOT_NOT_BASE64: e(40002, 400, refused, 'Content snapshot is not a base64-encoded string.'),
+  SNAPSHOT_NOT_JSON: e(
+    40003,
+    400,
+    refused,
+    'Content snapshot is not a base64-encoded JSON message.',
+  ),
+  SIGNATURE_MISSING: e(40006, 400, refused, 'Signature is missing in signature entries.'),
+  SIGNER_INVALID: e(
+    40007,
+    400,
+    refused,
+    'Signer is missing or is incorrect in one of signature entries.',
+  ),
+  SELF_SIGNATURE_MISSING: e(40008, 400, refused, 'Self signature is missing for the Card.'),
+  VERSION_INVALID: e(40011, 400, refused, 'Card version must be 5.0.'),
+  PUBLIC_KEY_NOT_BASE64: e(40012, 400, refused, 'Public key is not a base64-encoded string.'),
+  PREVIOUS_ID_INVALID: e(40014, 400, refused, 'Previous Card ID is not a valid ID.'),
+  PREVIOUS_NOT_FOUND: e(40015, 400, refused, 'Previous Card ID does not exist.'),
+  IDENTITY_TOO_LONG: e(40017, 400, refused, "Identity is incorrect. It mustn't exceed 1024 bytes."),
+  CREATED_AT_INVALID: e(40018, 400, refused, 'Creation time is incorrect.'),
+  EXTRA_SNAPSHOT_INVALID: e(40019, 400, refused, 'Extra content snapshot decoding error.'),
+  SIGNATURE_NOT_BASE64: e(40020, 400, refused, 'Signature is not a base64-encoded string.'),
+  SIGNATURE_INVALID: e(
+    40021,
+    400,
+    verificationFailed,
+    'Signature verification failed for one of signature entries.',
+  ),
+  SIGNATURES_EMPTY: e(40022, 400, refused, 'Signature list must contain at least self signature.'),
+  SIGNATURES_TOO_MANY: e(40023, 400, refused, 'Signature list must contain at most eight entries.'),
+  EXTRA_SNAPSHOT_TOO_LONG: e(
+    40026,
+    400,
+    refused,
+    'Extra snapshot is too long for one of signature entries. It must not exceed 1024 bytes.',
+  ),
+  SNAPSHOT_NOT_UNIQUE: e(40027, 400, refused, 'Card content snapshot is not unique.'),
+  PUBLIC_KEY_TOO_LONG: e(40029, 400, refused, 'Public key exceeds 4096 bytes.'),
+  PUBLIC_KEY_TOO_SHORT: e(40030, 400, refused, 'Public key is less than 16 bytes.'),
+  SELF_SIGNATURE_DUPLICATE: e(40031, 400, refused, 'Self signature must be only one.'),
+  PREVIOUS_IDENTITY_MISMATCH: e(
+    40032,
+    400,
+    refused,
+    "Previous Card identity doesn't match current Card one.",
+  ),
+  IDENTITY_EMPTY: e(40033, 400, refused, 'Identity is empty.'),
+  IDENTITY_MISMATCH: e(
+    40034,
+    400,
+    refused,
+    'Identity is incorrect. It must match request identity provided in JWT.',
+  ),
+  SIGNER_EMPTY: e(40035, 400, refused, 'Signer is empty in one of signature entries.'),
+  SIGNER_TOO_LONG: e(
+    40036,
+    400,
+    refused,
+    "Signer is too long in one of signature entries. It mustn't exceed 1024 characters.",
+  ),
+  PREVIOUS_SUPERSEDED: e(40037, 400, refused, 'Previous Card exists already.'),
+  SEARCH_EMPTY: e(40200, 400, refused, 'Identity search parameter cannot be empty.'),
+  SEARCH_TOO_MANY: e(40300, 400, refused, 'Identities to search amount limited to 50.'),
+  CHAIN_REVOKED: e(40310, 403, refused, 'Deleted card can not be deleted.'),
+  PUBLIC_KEY_NOT_EMPTY: e(40410, 400, refused, 'Public key must be empty.'),
+  REVOKE_PREVIOUS_MISSING: e(40420, 400, refused, 'Empty card ID to delete (previous Card ID).'),
+
+  // Local (90xxx): raised by the CLI and key handling, never sent by the server.
+  USAGE: e(90001, 400, usage, 'Invalid command-line usage.'),
+  KEY_FORMAT: e(90002, 400, usage, 'Key is not in an accepted format.'),
+  FILE_EXISTS: e(90003, 400, refused, 'File exists already.'),
+  FILE_NOT_FOUND: e(90004, 400, notFound, 'File not found.'),
+  UNREACHABLE: e(90005, 503, unreachable, 'The service could not be reached.'),
+  VERIFICATION_FAILED: e(90006, 400, verificationFailed, 'Card verification failed.'),
+  STORE_CORRUPT: e(90007, 500, error, 'The store file cannot be read.'),
+  STORE_LOCKED: e(90008, 500, error, 'Another server is using this store.'),
+  CONFIG_INVALID: e(90009, 400, usage, 'Configuration file is invalid.'),
+} as const satisfies Record<string, ErrorInfo>;
+
+export type ErrorCode = keyof typeof ERRORS;
+
+export class CardsError extends Error {
+  override readonly name = 'CardsError';
+  readonly code: ErrorCode;
+  /** A next step for a person ("run `cards keygen --identity alice` first"). */
+  readonly hint: string | undefined;
+
+  constructor(code: ErrorCode, message?: string, options?: { hint?: string; cause?: unknown }) {
+    super(message ?? ERRORS[code].message, options?.cause ? { cause: options.cause } : undefined);
+    this.code = code;
+    this.hint = options?.hint;
+  }
+
+  get info(): ErrorInfo {
+    return ERRORS[this.code];
+  }
+}
+
+export const isCardsError = (err: unknown): err is CardsError => err instanceof CardsError;
+
+/** Finds the code whose wire number is `wire` (for clients reading an Error object). */
+export function codeForWire(wire: number | string): ErrorCode | undefined {
+  const n = typeof wire === 'string' ? Number(wire) : wire;
+  for (const code of Object.keys(ERRORS) as ErrorCode[]) if (ERRORS[code].wire === n) return code;
+  return undefined;
+}

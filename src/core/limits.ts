@@ -1,0 +1,29 @@
+/**
+ * The limits of spec sections 2 and 8, and the deployed service's where the spec is silent
+ * (wire-facts sections 2 and 4). One place, so the core, the server and the docs agree.
+ */
+export const LIMITS = {
+  publicKeyMin: 16,
+  publicKeyMax: 4096,
+  identityMin: 1,
+  identityMax: 1024,
+  signerMax: 1024,
+  extraSnapshotMax: 1024,
+  signaturesMax: 8,
+  searchIdentitiesMax: 50,
+  /** Request bodies above this are refused with 413; a legal card is far smaller. */
+  bodyMax: 64 * 1024,
+  /** Allowed clock skew between a token's issuer and the server, in seconds. */
+  tokenClockSkewSeconds: 30,
+} as const;
+
+export const SNAPSHOT_VERSION = '5.0';
+
+/** Signer name of the card owner (spec 2.3). */
+export const SELF_SIGNER = 'self';
+
+/** A card id: 64 hex characters (spec 2.4). Accepted in either case, stored lowercase. */
+export const CARD_ID_PATTERN = /^[0-9a-fA-F]{64}$/;
+
+export const isCardId = (text: unknown): text is string =>
+  typeof text === 'string' && CARD_ID_PATTERN.test(text);

@@ -1,0 +1,181 @@
+/**
+ * Content snapshots (spec 2.2): build, encode, decode and validate.
+ *
+ * A snapshot, once made, is opaque bytes: `decodeSnapshot` keeps the bytes it was given and
+ * only reads fields out of them. Validation follows the deployed service's order (wire-facts
+ * section 4): parse → public key length → identity → previous id → created_at → version.
+ * Pure: no I/O, no clock (created_at is passed in).
+ */
+import { CardsError } from './errors.js';
+import { decodeBase64, decodeUtf8, encodeBase64, utf8, utf8Length } from './encoding.js';
+import { CARD_ID_PATTERN, LIMITS, SNAPSHOT_VERSION } from './limits.js';
+import { isEd25519Spki, ED25519_SPKI_LENGTH } from '../crypto/der.js';
+
+export interface SnapshotFields {
+  /** DER SPKI bytes of the owner's key; empty in a revoking card. */
+  readonly publicKey: Uint8Array;
+  readonly identity: string;
+  /** Lowercase card id, or undefined when the card replaces nothing. */
+  readonly previousCardId: string | undefined;
+  readonly version: string;
+  /** UNIX seconds. */
+  readonly createdAt: number;
+}
+
+export interface Snapshot extends SnapshotFields {
+  /** The snapshot bytes exactly as made or received. */
+  readonly bytes: Uint8Array;
+}
+
+/**
+ * What the snapshot is for: a `card` must carry a public key, a `revocation` must not and must
+ * name the card it revokes; `any` (inspecting a stored card) accepts both.
+ */
+export type SnapshotPurpose = 'card' | 'revocation' | 'any';
+
+export interface BuildSnapshotOptions {
+  publicKey?: Uint8Array;
+  identity: string;
+  previousCardId?: string;
+  createdAt: number;
+}
+
+/** Builds snapshot bytes; the result is validated exactly like a received one. */
+export function buildSnapshot(options: BuildSnapshotOptions): Snapshot {
+  const json: Record<string, unknown> = {
+    identity: options.identity,
+    public_key: options.publicKey?.byteLength ? encodeBase64(options.publicKey) : '',
+    version: SNAPSHOT_VERSION,
+    created_at: options.createdAt,
+  };
+  if (options.previousCardId !== undefined) json.previous_card_id = options.previousCardId;
+  const purpose: SnapshotPurpose = json.public_key === '' ? 'revocation' : 'card';
+  return parseSnapshot(utf8(JSON.stringify(json)), purpose);
+}
+
+/** Decodes the wire `content_snapshot` string (40001 empty, 40002 not base64). */
+export function decodeSnapshot(contentSnapshot: string, purpose: SnapshotPurpose): Snapshot {
+  if (contentSnapshot.length === 0) throw new CardsError('SNAPSHOT_EMPTY');
+  const bytes = decodeBase64(contentSnapshot);
+  if (!bytes) throw new CardsError('SNAPSHOT_NOT_BASE64');
+  if (bytes.byteLength === 0) throw new CardsError('SNAPSHOT_EMPTY');
+  return parseSnapshot(bytes, purpose);
+}
+
+export const encodeSnapshot = (snapshot: Snapshot): string => encodeBase64(snapshot.bytes);
+
+const fieldType = (name: string, expected: string, value: unknown): CardsError =>
+  new CardsError(
+    'BODY_PARSE',
+    `content snapshot: ${name} must be ${expected}, got ${value === null ? 'null' : typeof value}`,
+  );
+
+/** Parses and validates snapshot bytes without copying or re-serialising them. */
+export function parseSnapshot(bytes: Uint8Array, purpose: SnapshotPurpose): Snapshot {
+  const text = decodeUtf8(bytes);
+  let json: unknown;
+  try {
+    json = text === undefined ? undefined : JSON.parse(text);
+  } catch {
+    json = undefined;
+  }
+  if (json === undefined) throw new CardsError('SNAPSHOT_NOT_JSON');
+  if (typeof json !== 'object' || json === null || Array.isArray(json)) {
+    throw new CardsError('BODY_PARSE', 'content snapshot: expected a JSON object');
+  }
+  const raw = json as Record<string, unknown>;
+
+  const publicKey = readPublicKey(raw.public_key, purpose);
+  const identity = readIdentity(raw.identity);
+  const previousCardId = readPreviousCardId(raw.previous_card_id, purpose);
+  const createdAt = readCreatedAt(raw.created_at);
+  if (raw.version !== SNAPSHOT_VERSION) {
+    if (raw.version !== undefined && typeof raw.version !== 'string') {
+      throw fieldType('version', 'a string', raw.version);
+    }
+    throw new CardsError(
+      'VERSION_INVALID',
+      `Card version must be 5.0, got ${JSON.stringify(raw.version ?? null)}.`,
+    );
+  }
+  return { bytes, publicKey, identity, previousCardId, version: SNAPSHOT_VERSION, createdAt };
+}
+
+function readPublicKey(value: unknown, purpose: SnapshotPurpose): Uint8Array {
+  if (value !== undefined && value !== null && typeof value !== 'string') {
+    throw fieldType('public_key', 'a base64 string', value);
+  }
+  const text = value ?? '';
+  if (text === '') {
+    if (purpose === 'card') {
+      throw new CardsError(
+        'PUBLIC_KEY_TOO_SHORT',
+        'Public key is missing; a card needs one (16-4096 bytes).',
+      );
+    }
+    return new Uint8Array(0);
+  }
+  if (purpose === 'revocation') throw new CardsError('PUBLIC_KEY_NOT_EMPTY');
+  const key = decodeBase64(text);
+  if (!key) throw new CardsError('PUBLIC_KEY_NOT_BASE64');
+  if (key.byteLength < LIMITS.publicKeyMin) {
+    throw new CardsError(
+      'PUBLIC_KEY_TOO_SHORT',
+      `Public key is less than 16 bytes (got ${key.byteLength}).`,
+    );
+  }
+  if (key.byteLength > LIMITS.publicKeyMax) {
+    throw new CardsError(
+      'PUBLIC_KEY_TOO_LONG',
+      `Public key exceeds 4096 bytes (got ${key.byteLength}).`,
+    );
+  }
+  if (isEd25519Spki(key) === 'malformed') {
+    throw new CardsError(
+      'PUBLIC_KEY_NOT_BASE64',
+      `Public key names Ed25519 but is not a ${ED25519_SPKI_LENGTH}-byte DER SubjectPublicKeyInfo (got ${key.byteLength} bytes).`,
+    );
+  }
+  return key;
+}
+
+function readIdentity(value: unknown): string {
+  if (value === undefined || value === null || value === '') throw new CardsError('IDENTITY_EMPTY');
+  if (typeof value !== 'string') throw fieldType('identity', 'a string', value);
+  const length = utf8Length(value);
+  if (length > LIMITS.identityMax) {
+    throw new CardsError(
+      'IDENTITY_TOO_LONG',
+      `Identity is incorrect. It mustn't exceed 1024 bytes (got ${length}).`,
+    );
+  }
+  return value;
+}
+
+function readPreviousCardId(value: unknown, purpose: SnapshotPurpose): string | undefined {
+  if (value === undefined || value === null || value === '') {
+    if (purpose === 'revocation') throw new CardsError('REVOKE_PREVIOUS_MISSING');
+    return undefined;
+  }
+  if (typeof value !== 'string') throw fieldType('previous_card_id', 'a string', value);
+  if (!CARD_ID_PATTERN.test(value)) {
+    throw new CardsError(
+      'PREVIOUS_ID_INVALID',
+      `Previous Card ID is not a valid ID: expected 64 hexadecimal characters, got ${value.length} characters.`,
+    );
+  }
+  return value.toLowerCase();
+}
+
+function readCreatedAt(value: unknown): number {
+  if (value === undefined || value === null)
+    throw new CardsError('CREATED_AT_INVALID', 'Creation time is missing.');
+  if (typeof value !== 'number') throw fieldType('created_at', 'an integer', value);
+  if (!Number.isSafeInteger(value) || value <= 0) {
+    throw new CardsError(
+      'CREATED_AT_INVALID',
+      `Creation time is incorrect: expected an integer > 0, got ${value}.`,
+    );
+  }
+  return value;
+}

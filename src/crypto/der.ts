@@ -1,0 +1,77 @@
+/**
+ * The fixed DER structures of the wire (wire-facts section 1): the 83-byte signature wrapper,
+ * the 44-byte Ed25519 SubjectPublicKeyInfo and the 48-byte PKCS#8 private key. All three are
+ * fixed-length for Ed25519, so they are checked byte for byte against their prefix rather than
+ * parsed by a general ASN.1 reader. Pure; bytes in, bytes out.
+ */
+import { CardsError } from '../core/errors.js';
+import { decodeHex } from '../core/encoding.js';
+
+const hex = (text: string): Uint8Array => decodeHex(text) as Uint8Array;
+
+/** SEQUENCE { SEQUENCE { OID 2.16.840.1.101.3.4.2.3 (sha512), NULL }, OCTET STRING (64) } */
+export const SIGNATURE_PREFIX = hex('3051300d060960864801650304020305000440');
+export const SIGNATURE_LENGTH = SIGNATURE_PREFIX.byteLength + 64; // 83
+
+/** SEQUENCE { SEQUENCE { OID 1.3.101.112 (Ed25519) }, BIT STRING (32) } */
+export const ED25519_SPKI_PREFIX = hex('302a300506032b6570032100');
+export const ED25519_SPKI_LENGTH = ED25519_SPKI_PREFIX.byteLength + 32; // 44
+
+/** SEQUENCE { INTEGER 0, SEQUENCE { OID 1.3.101.112 }, OCTET STRING { OCTET STRING (32) } } */
+export const ED25519_PKCS8_PREFIX = hex('302e020100300506032b657004220420');
+export const ED25519_PKCS8_LENGTH = ED25519_PKCS8_PREFIX.byteLength + 32; // 48
+
+/** AlgorithmIdentifier of Ed25519, as it appears inside an SPKI. */
+const ED25519_ALGORITHM = hex('300506032b6570');
+
+const startsWith = (bytes: Uint8Array, prefix: Uint8Array): boolean =>
+  bytes.byteLength >= prefix.byteLength && prefix.every((b, i) => bytes[i] === b);
+
+/** Wraps a raw 64-byte Ed25519 signature in the 83-byte DER structure clients demand. */
+export function wrapSignature(raw: Uint8Array): Uint8Array {
+  if (raw.byteLength !== 64)
+    throw new RangeError(`signature: expected 64 bytes, got ${raw.byteLength}`);
+  const out = new Uint8Array(SIGNATURE_LENGTH);
+  out.set(SIGNATURE_PREFIX);
+  out.set(raw, SIGNATURE_PREFIX.byteLength);
+  return out;
+}
+
+/**
+ * Unwraps the DER signature; refuses a bare 64-byte value, another hash OID or a truncated
+ * structure with a message that says which.
+ */
+export function unwrapSignature(der: Uint8Array): Uint8Array {
+  if (der.byteLength === 64) {
+    throw new CardsError(
+      'SIGNATURE_INVALID',
+      'signature: got a bare 64-byte value; expected the 83-byte DER wrapper (SHA-512 OID + OCTET STRING)',
+    );
+  }
+  if (der.byteLength !== SIGNATURE_LENGTH || !startsWith(der, SIGNATURE_PREFIX)) {
+    const why = startsWith(der, SIGNATURE_PREFIX.subarray(0, 4))
+      ? 'wrong hash OID or length'
+      : 'not the DER wrapper';
+    throw new CardsError(
+      'SIGNATURE_INVALID',
+      `signature: expected ${SIGNATURE_LENGTH} bytes of DER starting 3051300d0609608648016503040203, got ${der.byteLength} bytes (${why})`,
+    );
+  }
+  return der.subarray(SIGNATURE_PREFIX.byteLength);
+}
+
+/**
+ * Whether `key` is an Ed25519 SPKI: 'yes' (exactly the 44-byte form), 'malformed' (names the
+ * Ed25519 algorithm but is not that form) or 'no' (another kind of key).
+ */
+export function isEd25519Spki(key: Uint8Array): 'yes' | 'malformed' | 'no' {
+  if (key.byteLength === ED25519_SPKI_LENGTH && startsWith(key, ED25519_SPKI_PREFIX)) return 'yes';
+  for (
+    let i = 0;
+    i + ED25519_ALGORITHM.byteLength <= Math.min(key.byteLength, 8 + ED25519_ALGORITHM.byteLength);
+    i++
+  ) {
+    if (startsWith(key.subarray(i), ED25519_ALGORITHM)) return 'malformed';
+  }
+  return 'no';
+}

@@ -1,0 +1,198 @@
+/**
+ * Ed25519 keys: generate, read and write.
+ *
+ * Public keys travel as base64 DER SPKI (44 bytes). Private keys are read from PEM PKCS#8 (what
+ * `openssl genpkey -algorithm ed25519` writes) or base64 DER PKCS#8 (what the vendor's tools
+ * store, sometimes inside PEM-style armour); anything else is refused naming both. Node's
+ * KeyObjects are built once per key and kept, since building one costs more than a signature.
+ */
+import {
+  createPrivateKey,
+  createPublicKey,
+  generateKeyPairSync,
+  type KeyObject,
+} from 'node:crypto';
+import { CardsError } from '../core/errors.js';
+import { decodeBase64, encodeBase64 } from '../core/encoding.js';
+import {
+  ED25519_PKCS8_LENGTH,
+  ED25519_PKCS8_PREFIX,
+  ED25519_SPKI_LENGTH,
+  ED25519_SPKI_PREFIX,
+} from './der.js';
+
+export const ACCEPTED_PRIVATE_KEY_FORMATS =
+  'PEM PKCS#8 ("-----BEGIN PRIVATE KEY-----", as written by `openssl genpkey -algorithm ed25519` or `cards keygen`) or base64 DER PKCS#8 (48 bytes, starting "MC4CAQAw")';
+export const ACCEPTED_PUBLIC_KEY_FORMATS =
+  'base64 DER SPKI (44 bytes, starting "MCowBQYDK2Vw"), PEM "PUBLIC KEY", or an Ed25519 JWK';
+
+export class PublicKey {
+  readonly spki: Uint8Array;
+  readonly keyObject: KeyObject;
+
+  private constructor(spki: Uint8Array, keyObject: KeyObject) {
+    this.spki = spki;
+    this.keyObject = keyObject;
+  }
+
+  /** From the 44-byte DER SPKI; throws KEY_FORMAT otherwise. */
+  static fromSpki(spki: Uint8Array): PublicKey {
+    if (
+      spki.byteLength !== ED25519_SPKI_LENGTH ||
+      !ED25519_SPKI_PREFIX.every((b, i) => spki[i] === b)
+    ) {
+      throw new CardsError(
+        'KEY_FORMAT',
+        `public key: expected a ${ED25519_SPKI_LENGTH}-byte Ed25519 DER SPKI, got ${spki.byteLength} bytes`,
+      );
+    }
+    const keyObject = createPublicKey({ key: Buffer.from(spki), format: 'der', type: 'spki' });
+    return new PublicKey(new Uint8Array(spki), keyObject);
+  }
+
+  static fromKeyObject(keyObject: KeyObject): PublicKey {
+    return PublicKey.fromSpki(new Uint8Array(keyObject.export({ format: 'der', type: 'spki' })));
+  }
+
+  /** The 32 raw key bytes (RFC 8032). */
+  get raw(): Uint8Array {
+    return this.spki.subarray(ED25519_SPKI_PREFIX.byteLength);
+  }
+
+  toBase64(): string {
+    return encodeBase64(this.spki);
+  }
+
+  toPem(): string {
+    return this.keyObject.export({ format: 'pem', type: 'spki' }).toString();
+  }
+}
+
+export class PrivateKey {
+  readonly pkcs8: Uint8Array;
+  readonly keyObject: KeyObject;
+  readonly publicKey: PublicKey;
+
+  private constructor(pkcs8: Uint8Array, keyObject: KeyObject) {
+    this.pkcs8 = pkcs8;
+    this.keyObject = keyObject;
+    this.publicKey = PublicKey.fromKeyObject(createPublicKey(keyObject));
+  }
+
+  static fromPkcs8(der: Uint8Array): PrivateKey {
+    if (
+      der.byteLength !== ED25519_PKCS8_LENGTH ||
+      !ED25519_PKCS8_PREFIX.every((b, i) => der[i] === b)
+    ) {
+      throw new CardsError(
+        'KEY_FORMAT',
+        `private key: expected a ${ED25519_PKCS8_LENGTH}-byte Ed25519 DER PKCS#8, got ${der.byteLength} bytes`,
+        {
+          hint: `accepted formats: ${ACCEPTED_PRIVATE_KEY_FORMATS}`,
+        },
+      );
+    }
+    const keyObject = createPrivateKey({ key: Buffer.from(der), format: 'der', type: 'pkcs8' });
+    return new PrivateKey(new Uint8Array(der), keyObject);
+  }
+
+  /** From the 32-byte RFC 8032 seed. */
+  static fromSeed(seed: Uint8Array): PrivateKey {
+    if (seed.byteLength !== 32)
+      throw new CardsError(
+        'KEY_FORMAT',
+        `private key seed: expected 32 bytes, got ${seed.byteLength}`,
+      );
+    const der = new Uint8Array(ED25519_PKCS8_LENGTH);
+    der.set(ED25519_PKCS8_PREFIX);
+    der.set(seed, ED25519_PKCS8_PREFIX.byteLength);
+    return PrivateKey.fromPkcs8(der);
+  }
+
+  get seed(): Uint8Array {
+    return this.pkcs8.subarray(ED25519_PKCS8_PREFIX.byteLength);
+  }
+
+  /** PEM PKCS#8, the default file format. */
+  toPem(): string {
+    const body = encodeBase64(this.pkcs8).replace(/.{1,64}/g, '$&\n');
+    return `-----BEGIN PRIVATE KEY-----\n${body}-----END PRIVATE KEY-----\n`;
+  }
+
+  /** Base64 DER PKCS#8, the vendor tools' format. */
+  toBase64(): string {
+    return encodeBase64(this.pkcs8);
+  }
+}
+
+export function generatePrivateKey(): PrivateKey {
+  const { privateKey } = generateKeyPairSync('ed25519');
+  return PrivateKey.fromPkcs8(new Uint8Array(privateKey.export({ format: 'der', type: 'pkcs8' })));
+}
+
+const PEM = /^-----BEGIN ([A-Z0-9 ]+)-----\r?\n([\sA-Za-z0-9+/=]+?)\r?\n?-----END \1-----\s*$/;
+
+/** Reads a private key file's text: PEM PKCS#8 or base64 DER PKCS#8. */
+export function parsePrivateKey(text: string): PrivateKey {
+  const trimmed = text.trim();
+  const pem = PEM.exec(trimmed);
+  const base64 = pem ? (pem[2] ?? '').replace(/\s+/g, '') : trimmed;
+  if (pem && !/PRIVATE KEY$/.test(pem[1] ?? '')) {
+    throw new CardsError('KEY_FORMAT', `private key: got a PEM "${pem[1]}" block`, {
+      hint: `accepted formats: ${ACCEPTED_PRIVATE_KEY_FORMATS}`,
+    });
+  }
+  const der = decodeBase64(base64);
+  if (!der) {
+    throw new CardsError('KEY_FORMAT', 'private key: not PEM and not base64', {
+      hint: `accepted formats: ${ACCEPTED_PRIVATE_KEY_FORMATS}`,
+    });
+  }
+  return PrivateKey.fromPkcs8(der);
+}
+
+/** Reads a public key: base64 DER SPKI, PEM SPKI or an Ed25519 JWK (JSON text). */
+export function parsePublicKey(text: string): PublicKey {
+  const trimmed = text.trim();
+  if (trimmed.startsWith('{')) return publicKeyFromJwk(trimmed);
+  const pem = PEM.exec(trimmed);
+  if (pem && pem[1] !== 'PUBLIC KEY') {
+    throw new CardsError('KEY_FORMAT', `public key: got a PEM "${pem[1]}" block`, {
+      hint: `accepted formats: ${ACCEPTED_PUBLIC_KEY_FORMATS}`,
+    });
+  }
+  const der = decodeBase64(pem ? (pem[2] ?? '').replace(/\s+/g, '') : trimmed);
+  if (!der) {
+    throw new CardsError('KEY_FORMAT', 'public key: not base64, PEM or JWK', {
+      hint: `accepted formats: ${ACCEPTED_PUBLIC_KEY_FORMATS}`,
+    });
+  }
+  return PublicKey.fromSpki(der);
+}
+
+function publicKeyFromJwk(text: string): PublicKey {
+  let jwk: unknown;
+  try {
+    jwk = JSON.parse(text);
+  } catch {
+    throw new CardsError('KEY_FORMAT', 'public key: JSON that does not parse', {
+      hint: `accepted formats: ${ACCEPTED_PUBLIC_KEY_FORMATS}`,
+    });
+  }
+  const key = jwk as { kty?: unknown; crv?: unknown; x?: unknown };
+  if (key.kty !== 'OKP' || key.crv !== 'Ed25519' || typeof key.x !== 'string') {
+    throw new CardsError(
+      'KEY_FORMAT',
+      'public key: JWK is not an Ed25519 key (kty "OKP", crv "Ed25519", x)',
+    );
+  }
+  try {
+    return PublicKey.fromKeyObject(
+      createPublicKey({ key: { kty: 'OKP', crv: 'Ed25519', x: key.x }, format: 'jwk' }),
+    );
+  } catch (cause) {
+    throw new CardsError('KEY_FORMAT', 'public key: JWK "x" is not a 32-byte Ed25519 key', {
+      cause,
+    });
+  }
+}

@@ -1,0 +1,115 @@
+/**
+ * The stock client's token format (wire-facts section 3): a JWT-shaped token with alg VEDS512,
+ * cty `virgil-jwt;v=1`, iss `virgil-<app id>`, sub `identity-<identity>`, and as signature the
+ * DER-wrapped Ed25519 of SHA-512 over `<header>.<claims>` exactly as received.
+ */
+import { CardsError } from '../core/errors.js';
+import { LIMITS } from '../core/limits.js';
+import { decodeBase64Url, decodeUtf8, encodeBase64Url, utf8 } from '../core/encoding.js';
+import { signParts, verifyParts } from './ed25519.js';
+import type { PrivateKey } from './keys.js';
+import type { TrustedKey, VerifiedToken } from './tokens.js';
+
+export const STOCK_ALG = 'VEDS512';
+export const STOCK_CTY = 'virgil-jwt;v=1';
+const ISSUER_PREFIX = 'virgil-';
+const SUBJECT_PREFIX = 'identity-';
+const SKEW_SECONDS = LIMITS.tokenClockSkewSeconds;
+
+export interface StockTokenClaims {
+  iss: string;
+  sub: string;
+  iat: number;
+  exp: number;
+  ada?: unknown;
+}
+
+export function mintStockToken(options: {
+  key: PrivateKey;
+  identity: string;
+  appId: string;
+  kid: string;
+  iat: number;
+  exp: number;
+}): string {
+  const header = { alg: STOCK_ALG, kid: options.kid, typ: 'JWT', cty: STOCK_CTY };
+  const claims = {
+    iss: ISSUER_PREFIX + options.appId,
+    sub: SUBJECT_PREFIX + options.identity,
+    iat: options.iat,
+    exp: options.exp,
+  };
+  const signingInput = `${encodeBase64Url(utf8(JSON.stringify(header)))}.${encodeBase64Url(utf8(JSON.stringify(claims)))}`;
+  return `${signingInput}.${encodeBase64Url(signParts(options.key, utf8(signingInput)))}`;
+}
+
+function decodeSegment(segment: string): Record<string, unknown> {
+  const bytes = decodeBase64Url(segment);
+  const text = bytes && decodeUtf8(bytes);
+  try {
+    const value: unknown = text === undefined ? undefined : JSON.parse(text);
+    if (typeof value === 'object' && value !== null && !Array.isArray(value))
+      return value as Record<string, unknown>;
+  } catch {
+    // fall through
+  }
+  throw new CardsError('TOKEN_MALFORMED', 'Token is malformed: a segment is not base64url JSON.');
+}
+
+export function verifyStockToken(
+  token: string,
+  options: { keys: readonly TrustedKey[]; now: number; appId?: string; appKeyId?: string },
+): VerifiedToken {
+  const parts = token.split('.');
+  if (parts.length !== 3) throw new CardsError('TOKEN_MALFORMED');
+  const [headerPart = '', claimsPart = '', signaturePart = ''] = parts;
+  const header = decodeSegment(headerPart);
+  const claims = decodeSegment(claimsPart);
+  if (header.alg !== STOCK_ALG) throw new CardsError('TOKEN_ALGORITHM');
+  if (header.cty !== STOCK_CTY)
+    throw new CardsError('TOKEN_MALFORMED', `Token content type must be "${STOCK_CTY}".`);
+  if (options.appKeyId !== undefined && header.kid !== options.appKeyId)
+    throw new CardsError('TOKEN_SIGNATURE', 'Token key id is not the trusted app key id.');
+
+  const signature = decodeBase64Url(signaturePart);
+  if (!signature) throw new CardsError('TOKEN_MALFORMED', 'Token signature is not base64url.');
+  const signingInput = utf8(`${headerPart}.${claimsPart}`);
+  const kid = header.kid;
+  const candidates =
+    typeof kid === 'string' && options.keys.some((k) => k.kid === kid)
+      ? options.keys.filter((k) => k.kid === kid)
+      : options.keys;
+  let verified = false;
+  for (const { key } of candidates) {
+    try {
+      verified = verifyParts(key, signature, signingInput);
+    } catch {
+      throw new CardsError(
+        'TOKEN_SIGNATURE',
+        'Token signature is not the 83-byte DER-wrapped Ed25519 signature.',
+      );
+    }
+    if (verified) break;
+  }
+  if (!verified) throw new CardsError('TOKEN_SIGNATURE');
+
+  const { iss, sub, exp, iat } = claims;
+  if (typeof iss !== 'string' || !iss.startsWith(ISSUER_PREFIX))
+    throw new CardsError('TOKEN_CLAIMS', `Token "iss" must start with "${ISSUER_PREFIX}".`);
+  if (options.appId !== undefined && iss !== ISSUER_PREFIX + options.appId)
+    throw new CardsError('TOKEN_CLAIMS', 'Token "iss" names another app.');
+  if (
+    typeof sub !== 'string' ||
+    !sub.startsWith(SUBJECT_PREFIX) ||
+    sub.length === SUBJECT_PREFIX.length
+  ) {
+    throw new CardsError('TOKEN_CLAIMS', `Token "sub" must be "${SUBJECT_PREFIX}<identity>".`);
+  }
+  if (typeof exp !== 'number' || !Number.isFinite(exp))
+    throw new CardsError('TOKEN_CLAIMS', 'Token "exp" is required.');
+  const nowSeconds = options.now / 1000;
+  if (exp + SKEW_SECONDS <= nowSeconds) throw new CardsError('TOKEN_EXPIRED');
+  if (typeof iat === 'number' && iat - SKEW_SECONDS > nowSeconds)
+    throw new CardsError('TOKEN_NOT_YET_VALID');
+  return { identity: sub.slice(SUBJECT_PREFIX.length), expiresAt: exp, format: 'stock' };
+}

@@ -1,0 +1,151 @@
+/**
+ * Access tokens (spec 5): mint and verify.
+ *
+ * Two formats are accepted, told apart by the header's `alg`, which is pinned:
+ * - `EdDSA` JWTs (jose), identity in `sub`: what `cards jwt` mints by default.
+ * - `VEDS512` tokens as the stock client makes them (wire-facts section 3), in stock-token.ts.
+ * Anything else (`none`, HS256 with a public key as secret, RS256, …) is refused before any key
+ * is touched. `exp` is required; the current time is always passed in. jose's errors become
+ * CardsErrors here and nowhere else (house habit 3).
+ */
+import { SignJWT, jwtVerify, decodeProtectedHeader, errors as joseErrors } from 'jose';
+import { CardsError } from '../core/errors.js';
+import { LIMITS } from '../core/limits.js';
+import type { PrivateKey, PublicKey } from './keys.js';
+import { mintStockToken, verifyStockToken, STOCK_ALG } from './stock-token.js';
+
+export interface TrustedKey {
+  readonly key: PublicKey;
+  /** Optional key id; when a token names a kid, only keys with that id are tried. */
+  readonly kid?: string;
+}
+
+export interface VerifiedToken {
+  readonly identity: string;
+  /** UNIX seconds. */
+  readonly expiresAt: number;
+  readonly format: 'jwt' | 'stock';
+}
+
+export interface VerifyTokenOptions {
+  readonly keys: readonly TrustedKey[];
+  /** Milliseconds since the epoch. */
+  readonly now: number;
+  /** Stock tokens: `iss` must be `virgil-<appId>` when set. */
+  readonly appId?: string;
+  /** Stock tokens: `kid` must equal this when set. */
+  readonly appKeyId?: string;
+}
+
+export type TokenFormat = 'jwt' | 'stock';
+
+export interface MintTokenOptions {
+  readonly key: PrivateKey;
+  readonly identity: string;
+  /** Milliseconds since the epoch. */
+  readonly now: number;
+  readonly ttlSeconds: number;
+  readonly format?: TokenFormat;
+  readonly kid?: string;
+  /** Stock tokens: the app id put into `iss`. */
+  readonly appId?: string;
+}
+
+export async function mintToken(options: MintTokenOptions): Promise<string> {
+  const iat = Math.floor(options.now / 1000);
+  if (options.format === 'stock') {
+    return mintStockToken({
+      ...options,
+      iat,
+      exp: iat + options.ttlSeconds,
+      appId: options.appId ?? '',
+      kid: options.kid ?? '',
+    });
+  }
+  const header: { alg: string; typ: string; kid?: string } = { alg: 'EdDSA', typ: 'JWT' };
+  if (options.kid) header.kid = options.kid;
+  return new SignJWT({})
+    .setProtectedHeader(header)
+    .setSubject(options.identity)
+    .setIssuedAt(iat)
+    .setExpirationTime(iat + options.ttlSeconds)
+    .sign(options.key.keyObject);
+}
+
+export async function verifyToken(
+  token: string,
+  options: VerifyTokenOptions,
+): Promise<VerifiedToken> {
+  if (token === '') throw new CardsError('TOKEN_MALFORMED', 'Token is empty.');
+  let alg: unknown;
+  let kid: unknown;
+  try {
+    ({ alg, kid } = decodeProtectedHeader(token));
+  } catch {
+    throw new CardsError(
+      'TOKEN_MALFORMED',
+      'Token is malformed: expected three base64url segments with a JSON header.',
+    );
+  }
+  if (alg === STOCK_ALG) return verifyStockToken(token, options);
+  if (alg !== 'EdDSA' && alg !== 'Ed25519') {
+    throw new CardsError(
+      'TOKEN_ALGORITHM',
+      `Token algorithm ${JSON.stringify(alg)} is not allowed; use EdDSA (Ed25519) or VEDS512.`,
+    );
+  }
+  const candidates =
+    typeof kid === 'string' && options.keys.some((k) => k.kid === kid)
+      ? options.keys.filter((k) => k.kid === kid)
+      : options.keys;
+  let lastError: unknown = new CardsError('TOKEN_SIGNATURE', 'No trusted token key is configured.');
+  for (const { key } of candidates) {
+    try {
+      const { payload } = await jwtVerify(token, key.keyObject, {
+        algorithms: ['EdDSA', 'Ed25519'],
+        currentDate: new Date(options.now),
+        clockTolerance: LIMITS.tokenClockSkewSeconds,
+        requiredClaims: ['exp', 'sub'],
+      });
+      if (typeof payload.sub !== 'string' || payload.sub === '')
+        throw new CardsError(
+          'TOKEN_CLAIMS',
+          'Token "sub" (the identity) must be a non-empty string.',
+        );
+      // jose checks nbf; a token issued in the future is not valid yet either.
+      if (
+        typeof payload.iat === 'number' &&
+        payload.iat - LIMITS.tokenClockSkewSeconds > options.now / 1000
+      ) {
+        throw new CardsError(
+          'TOKEN_NOT_YET_VALID',
+          'Token is not valid yet ("iat" is in the future).',
+        );
+      }
+      return { identity: payload.sub, expiresAt: payload.exp as number, format: 'jwt' };
+    } catch (err) {
+      lastError = err;
+      if (!(err instanceof joseErrors.JWSSignatureVerificationFailed)) break;
+    }
+  }
+  throw translateJoseError(lastError);
+}
+
+function translateJoseError(err: unknown): CardsError {
+  if (err instanceof CardsError) return err;
+  if (err instanceof joseErrors.JWTExpired) return new CardsError('TOKEN_EXPIRED');
+  if (err instanceof joseErrors.JWTClaimValidationFailed) {
+    if (err.claim === 'nbf' || err.claim === 'iat')
+      return new CardsError(
+        'TOKEN_NOT_YET_VALID',
+        `Token is not valid yet ("${err.claim}" is in the future).`,
+      );
+    return new CardsError('TOKEN_CLAIMS', `Token claim "${err.claim}" is missing or invalid.`);
+  }
+  if (err instanceof joseErrors.JWSSignatureVerificationFailed)
+    return new CardsError('TOKEN_SIGNATURE');
+  if (err instanceof joseErrors.JOSEAlgNotAllowed) return new CardsError('TOKEN_ALGORITHM');
+  if (err instanceof joseErrors.JOSEError)
+    return new CardsError('TOKEN_MALFORMED', 'Token is malformed.');
+  return new CardsError('TOKEN_MALFORMED', 'Token is malformed.', { cause: err });
+}

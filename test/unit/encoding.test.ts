@@ -1,0 +1,44 @@
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import fc from 'fast-check';
+import {
+  decodeBase64,
+  decodeBase64Url,
+  decodeHex,
+  encodeBase64,
+  encodeBase64Url,
+  encodeHex,
+} from '../../src/core/encoding.js';
+
+test('base64 round-trips any bytes', () => {
+  fc.assert(
+    fc.property(fc.uint8Array({ maxLength: 200 }), (bytes) => {
+      assert.deepEqual(decodeBase64(encodeBase64(bytes)), bytes);
+      assert.deepEqual(decodeBase64Url(encodeBase64Url(bytes)), bytes);
+      assert.deepEqual(decodeHex(encodeHex(bytes)), bytes);
+    }),
+  );
+});
+
+test('base64 decoding is strict', () => {
+  for (const bad of [
+    'abc',
+    'ab=c',
+    'a b=',
+    'YWJj\n',
+    'YW==J',
+    '====',
+    'YWJj=',
+    '-_==',
+    'YQ',
+    'YQ=',
+  ]) {
+    assert.equal(decodeBase64(bad), undefined, JSON.stringify(bad));
+  }
+  assert.deepEqual(decodeBase64(''), new Uint8Array(0));
+  assert.deepEqual(decodeBase64('YQ=='), new Uint8Array([97]));
+});
+
+test('hex decoding refuses odd lengths and non-hex', () => {
+  for (const bad of ['a', 'zz', '0g', ' 00']) assert.equal(decodeHex(bad), undefined);
+});

@@ -1,0 +1,31 @@
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import { CardsError, ERRORS, EXIT, codeForWire, type ErrorCode } from '../../src/core/errors.js';
+
+test('every error code has a distinct wire number, a real HTTP status and a documented exit status', () => {
+  const wires = new Set<number>();
+  for (const code of Object.keys(ERRORS) as ErrorCode[]) {
+    const info = ERRORS[code];
+    assert.ok(!wires.has(info.wire), `${code}: wire ${info.wire} used twice`);
+    wires.add(info.wire);
+    assert.ok(info.status >= 400 && info.status < 600, code);
+    assert.ok((Object.values(EXIT) as number[]).includes(info.exit), code);
+    assert.equal(codeForWire(info.wire), code);
+    assert.equal(codeForWire(String(info.wire)), code);
+    assert.ok(info.message.length > 0);
+  }
+  assert.equal(new CardsError('TOKEN_EXPIRED').info.wire, 20304);
+  assert.equal(new CardsError('CARD_NOT_FOUND').info.status, 404);
+});
+
+test('the README error table lists every code with its wire number, status and exit', async () => {
+  const { readFileSync } = await import('node:fs');
+  const readme = readFileSync(new URL('../../../README.md', import.meta.url), 'utf8');
+  for (const code of Object.keys(ERRORS) as ErrorCode[]) {
+    const { wire, status, exit } = ERRORS[code];
+    assert.ok(
+      readme.includes(`| ${wire} | ${status} | ${exit} | \`${code}\` |`),
+      `README is missing ${code}`,
+    );
+  }
+});

@@ -1,0 +1,124 @@
+import assert from 'node:assert/strict';
+import { createHmac } from 'node:crypto';
+import { test } from 'node:test';
+import { encodeBase64Url, utf8 } from '../../src/core/encoding.js';
+import { CardsError, type ErrorCode } from '../../src/core/errors.js';
+import { generatePrivateKey } from '../../src/crypto/keys.js';
+import { mintToken, verifyToken } from '../../src/crypto/tokens.js';
+
+const app = generatePrivateKey();
+const other = generatePrivateKey();
+const now = 1_800_000_000_000;
+const keys = [{ key: app.publicKey }];
+
+async function codeOf(
+  token: string,
+  options: Partial<Parameters<typeof verifyToken>[1]> = {},
+): Promise<ErrorCode | 'none'> {
+  try {
+    await verifyToken(token, { keys, now, ...options });
+    return 'none';
+  } catch (err) {
+    if (err instanceof CardsError) return err.code;
+    throw err;
+  }
+}
+
+const segment = (value: unknown): string => encodeBase64Url(utf8(JSON.stringify(value)));
+
+for (const format of ['jwt', 'stock'] as const) {
+  test(`${format} tokens: minted tokens verify and carry the identity`, async () => {
+    const token = await mintToken({
+      key: app,
+      identity: 'alice',
+      now,
+      ttlSeconds: 3600,
+      format,
+      appId: 'a1',
+      kid: 'k1',
+    });
+    const verified = await verifyToken(token, { keys, now, appId: 'a1', appKeyId: 'k1' });
+    assert.equal(verified.identity, 'alice');
+    assert.equal(verified.expiresAt, now / 1000 + 3600);
+    assert.equal(verified.format, format);
+  });
+
+  test(`${format} tokens: expiry, skew, keys and tampering`, async () => {
+    const mint = (o: { now?: number; ttl?: number; key?: typeof app } = {}) =>
+      mintToken({
+        key: o.key ?? app,
+        identity: 'alice',
+        now: o.now ?? now,
+        ttlSeconds: o.ttl ?? 60,
+        format,
+        appId: 'a1',
+        kid: 'k1',
+      });
+    assert.equal(await codeOf(await mint({ now: now - 120_000 })), 'TOKEN_EXPIRED');
+    assert.equal(await codeOf(await mint({ now: now - 75_000 })), 'none', 'within the 30 s skew');
+    assert.equal(
+      await codeOf(await mint({ now: now + 600_000, ttl: 3600 })),
+      'TOKEN_NOT_YET_VALID',
+    );
+    assert.equal(await codeOf(await mint({ key: other })), 'TOKEN_SIGNATURE');
+    assert.equal(await codeOf(await mint(), { keys: [] }), 'TOKEN_SIGNATURE');
+    const [h, , s] = (await mint()).split('.');
+    const forged =
+      format === 'jwt'
+        ? { sub: 'bob', exp: now / 1000 + 60 }
+        : { iss: 'virgil-a1', sub: 'identity-bob', iat: now / 1000, exp: now / 1000 + 60 };
+    assert.equal(await codeOf(`${h}.${segment(forged)}.${s}`), 'TOKEN_SIGNATURE');
+  });
+}
+
+test('algorithms are pinned: none, HS256 with the public key as secret, and junk are refused', async () => {
+  const claims = segment({ sub: 'alice', exp: now / 1000 + 60 });
+  const none = `${segment({ alg: 'none', typ: 'JWT' })}.${claims}.`;
+  assert.equal(await codeOf(none), 'TOKEN_ALGORITHM');
+  const hsHeader = segment({ alg: 'HS256', typ: 'JWT' });
+  const mac = createHmac('sha256', app.publicKey.toPem())
+    .update(`${hsHeader}.${claims}`)
+    .digest('base64url');
+  assert.equal(await codeOf(`${hsHeader}.${claims}.${mac}`), 'TOKEN_ALGORITHM');
+  assert.equal(await codeOf(''), 'TOKEN_MALFORMED');
+  assert.equal(await codeOf('a.b'), 'TOKEN_MALFORMED');
+  assert.equal(await codeOf('!!!.???.***'), 'TOKEN_MALFORMED');
+});
+
+test('exp is required, nbf is enforced and sub must be a string', async () => {
+  const { SignJWT } = await import('jose');
+  const notBefore = await new SignJWT({})
+    .setProtectedHeader({ alg: 'EdDSA' })
+    .setSubject('alice')
+    .setExpirationTime(now / 1000 + 600)
+    .setNotBefore(now / 1000 + 300)
+    .sign(app.keyObject);
+  assert.equal(await codeOf(notBefore), 'TOKEN_NOT_YET_VALID');
+  const noExp = await new SignJWT({})
+    .setProtectedHeader({ alg: 'EdDSA' })
+    .setSubject('alice')
+    .sign(app.keyObject);
+  assert.equal(await codeOf(noExp), 'TOKEN_CLAIMS');
+  const noSub = await new SignJWT({})
+    .setProtectedHeader({ alg: 'EdDSA' })
+    .setExpirationTime(now / 1000 + 60)
+    .sign(app.keyObject);
+  assert.equal(await codeOf(noSub), 'TOKEN_CLAIMS');
+});
+
+test('stock tokens: a bare 64-byte signature, wrong app id or key id are refused', async () => {
+  const token = await mintToken({
+    key: app,
+    identity: 'alice',
+    now,
+    ttlSeconds: 60,
+    format: 'stock',
+    appId: 'a1',
+    kid: 'k1',
+  });
+  const [h, c, s] = token.split('.') as [string, string, string];
+  const bare = encodeBase64Url(Buffer.from(s, 'base64url').subarray(19));
+  assert.equal(await codeOf(`${h}.${c}.${bare}`), 'TOKEN_SIGNATURE');
+  assert.equal(await codeOf(token, { appId: 'other' }), 'TOKEN_CLAIMS');
+  assert.equal(await codeOf(token, { appKeyId: 'other' }), 'TOKEN_SIGNATURE');
+});
