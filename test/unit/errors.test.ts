@@ -21,11 +21,20 @@ test('every error code has a distinct wire number, a real HTTP status and a docu
 test('the README error table lists every code with its wire number, status and exit', async () => {
   const { readFileSync } = await import('node:fs');
   const readme = readFileSync(new URL('../../../README.md', import.meta.url), 'utf8');
+  const rows = new Set(
+    readme
+      .split('\n')
+      .filter((line) => line.startsWith('|'))
+      .map((line) =>
+        line
+          .split('|')
+          .slice(1, 5)
+          .map((cell) => cell.trim())
+          .join(' '),
+      ),
+  );
   for (const code of Object.keys(ERRORS) as ErrorCode[]) {
     const { wire, status, exit } = ERRORS[code];
-    assert.ok(
-      readme.includes(`| ${wire} | ${status} | ${exit} | \`${code}\` |`),
-      `README is missing ${code}`,
-    );
+    assert.ok(rows.has(`${wire} ${status} ${exit} \`${code}\``), `README is missing ${code}`);
   }
 });
