@@ -21,4 +21,10 @@ async function main(argv: string[]): Promise<number> {
   }
 }
 
+// `cards … | head` closes stdout early; that is not an error worth a stack trace.
+process.stdout.on('error', (err: NodeJS.ErrnoException) => {
+  if (err.code === 'EPIPE') process.exit(process.exitCode ?? 0);
+  throw err;
+});
+
 process.exitCode = await main(process.argv);

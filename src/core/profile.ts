@@ -1,0 +1,37 @@
+/**
+ * The wire words that name the service (spec: "the neutral word `service` is used in its
+ * place"). The default profile is spec-literal; `virgil` is the deployed service's own words,
+ * which its stock clients need (wire-facts sections 2 and 4). Nothing else differs.
+ */
+export type ProfileName = 'service' | 'virgil';
+
+export interface WireProfile {
+  readonly name: ProfileName;
+  /** Authorization scheme word: `Authorization: <scheme> <JWT>` (compared case-insensitively). */
+  readonly scheme: string;
+  /** Signer name of the service's own signature on every stored card. */
+  readonly signer: string;
+  /** Response header on GET of a superseded card (spelling as the service gives it). */
+  readonly supersededHeader: string;
+  /** Error object `code`: the spec types it as a string; the stock client needs a number. */
+  readonly codeType: 'string' | 'number';
+}
+
+export const PROFILES = {
+  service: {
+    name: 'service',
+    scheme: 'Service',
+    signer: 'service',
+    supersededHeader: 'X-Service-Is-Superseeded',
+    codeType: 'string',
+  },
+  virgil: {
+    name: 'virgil',
+    scheme: 'Virgil',
+    signer: 'virgil',
+    supersededHeader: 'X-Virgil-Is-Superseeded',
+    codeType: 'number',
+  },
+} as const satisfies Record<ProfileName, WireProfile>;
+
+export const isProfileName = (name: string): name is ProfileName => Object.hasOwn(PROFILES, name);
