@@ -29,7 +29,12 @@ export function ownerKey(snapshot: Snapshot): PublicKey | string {
   if (snapshot.publicKey.byteLength === 0) return 'the card has no public key (a revoking card)';
   if (isEd25519Spki(snapshot.publicKey) !== 'yes')
     return 'the card key is not an Ed25519 key; only Ed25519 is supported';
-  return PublicKey.fromSpki(snapshot.publicKey);
+  try {
+    return PublicKey.fromSpki(snapshot.publicKey);
+  } catch (err) {
+    if (err instanceof CardsError) return `the card key is unusable: ${err.message}`;
+    throw err;
+  }
 }
 
 export function verifySignature(
