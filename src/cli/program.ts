@@ -2,8 +2,26 @@
  * Every command, its flags and its examples, declared in this one file (house habit 6).
  * Actions load their module on demand so that `cards --version` and `--help` stay fast.
  */
-import { Command } from 'commander';
+import { Command, Option } from 'commander';
 import { VERSION } from './version.js';
+import type { BuildOptions } from './commands/build.js';
+import type { PublishOptions } from './commands/create.js';
+import type { GetOptions } from './commands/get.js';
+import type { InitOptions } from './commands/init.js';
+import type { InspectOptions } from './commands/inspect.js';
+import type { JwtOptions } from './commands/jwt.js';
+import type { KeyPublicOptions } from './commands/key.js';
+import type { KeygenOptions } from './commands/keygen.js';
+import type { RevokeOptions } from './commands/revoke.js';
+import type { SearchOptions } from './commands/search.js';
+import type { SeedOptions } from './commands/seed.js';
+import type { UnregisterOptions } from './commands/unregister.js';
+import type { OutputFlags } from './output.js';
+import type { run as RunCommand } from './run.js';
+import type { ConnectionFlags } from './settings.js';
+
+/** Kept literal here (not imported) so that --help loads nothing else; settings.ts agrees. */
+const DEFAULT_URL = 'http://127.0.0.1:8080';
 
 export function buildProgram(): Command {
   const program = new Command('cards')
@@ -15,8 +33,457 @@ export function buildProgram(): Command {
       'after',
       `
 Examples:
+  $ cards serve                       # a local Cards Service on http://127.0.0.1:8080
+  $ cards keygen --identity alice     # a key pair into the keystore (~/.cards/keys)
+  $ cards create --identity alice     # build, sign and publish alice's card
+  $ cards search alice                # alice's cards, newest first
+  $ cards inspect card.json           # decode and verify offline
   $ cards --version
-  $ cards --help`,
+
+Settings: flags > environment (CARDS_URL, CARDS_TOKEN, CARDS_APP_KEY, CARDS_DB, …) > config
+profile (\`cards init\`) > defaults. Exit statuses: 0 ok, 1 internal, 2 usage, 3 not found,
+4 refused, 5 verification failed, 6 unreachable, 7 unauthorized.`,
     );
+
+  // Shared flag groups. Settings resolve flags > env > config profile > defaults (settings.ts),
+  // so no commander defaults or .env() here: the resolution happens in one place.
+  const output = (cmd: Command): Command =>
+    cmd
+      .option('--json', 'print exactly one JSON document on stdout')
+      .option('--no-color', 'no colour (also off under NO_COLOR or when stdout is not a terminal)');
+  const identity = (cmd: Command): Command =>
+    cmd.option('--identity <id>', "the identity (env CARDS_IDENTITY, or the profile's)");
+  const profile = (cmd: Command): Command =>
+    cmd.option('--profile <name>', 'config profile to use (env CARDS_PROFILE; see `cards init`)');
+  const connection = (cmd: Command): Command =>
+    profile(cmd)
+      .option('--url <url>', `service base URL (env CARDS_URL; default ${DEFAULT_URL})`)
+      .option('--token <jwt>', 'access token to send as is (env CARDS_TOKEN)')
+      .option(
+        '--app-key <file>',
+        'app private key that mints a token per identity (env CARDS_APP_KEY)',
+      )
+      .option(
+        '--app-config <file>',
+        'vendor app credentials JSON {APP_ID, APP_KEY_ID, APP_KEY}: mints stock VEDS512 tokens (env CARDS_APP_CONFIG)',
+      )
+      .option(
+        '--db <file>',
+        'store of a local `cards serve`: with no token or app key, its app key beside it is used (env CARDS_DB; default ./cards.json)',
+      )
+      .addOption(
+        new Option(
+          '--compat <profile>',
+          'wire words: "service" (spec) or "virgil" (env CARDS_COMPAT)',
+        ).choices(['service', 'virgil']),
+      );
+  const collect = (value: string, previous: string[] = []): string[] => [...previous, value];
+  const buildFlags = (cmd: Command): Command =>
+    identity(cmd)
+      .option('--key <file>', 'owner private key (default: the keystore key of the identity)')
+      .option('--new-key', 'make and store a key when the keystore has none for the identity')
+      .option('--previous <card-id>', 'the card this one replaces (previous_card_id)')
+      .option('--signer <name=keyfile>', 'another signer and its private key; repeatable', collect)
+      .option(
+        '--extra <[name=]json|@file>',
+        'extra snapshot for a signature (self unless NAME=); JSON text or @FILE; repeatable',
+        collect,
+      )
+      .option('--created-at <seconds>', 'created_at, UNIX seconds (default: now)');
+
+  // Each action loads its command module, and run.ts (output, chalk), only when it runs.
+  const run: typeof RunCommand = async (...args) => (await import('./run.js')).run(...args);
+
+  output(identity(profile(program.command('keygen'))))
+    .description(
+      'Make an Ed25519 key pair: into the keystore (per identity) or a file (PEM PKCS#8).',
+    )
+    .option('--out <file>', 'write the private key to FILE instead of the keystore')
+    .option('--force', 'replace an existing key (the old one is lost)')
+    .addHelpText(
+      'after',
+      `
+Prints the public key (base64 DER SPKI). Keystore: $CARDS_HOME/keys (default ~/.cards/keys),
+one file per identity, mode 0600 in a 0700 folder.
+
+Examples:
+  $ cards keygen --identity alice
+  $ cards keygen --out app-key.pem --json`,
+    )
+    .action(async (opts: KeygenOptions & OutputFlags) => {
+      const { keygen } = await import('./commands/keygen.js');
+      await run('keygen', opts, (ctx) => keygen(ctx, opts));
+    });
+
+  const key = program.command('key').description('Keys: the public half of a key, the keystore.');
+  output(key.command('public').argument('[file]', 'private key file (PEM or base64 DER PKCS#8)'))
+    .description('Print the public key (base64 DER SPKI) of a private key file or keystore key.')
+    .option('--identity <id>', 'the keystore key of this identity instead of FILE')
+    .addHelpText(
+      'after',
+      `
+Examples:
+  $ cards key public alice.pem
+  $ cards key public --identity alice --json`,
+    )
+    .action(async (file: string | undefined, opts: KeyPublicOptions & OutputFlags) => {
+      const { keyPublic } = await import('./commands/key.js');
+      await run('keyPublic', opts, (ctx) => keyPublic(ctx, { ...opts, ...(file ? { file } : {}) }));
+    });
+  output(key.command('list'))
+    .description('List the identities that have a key in the keystore.')
+    .addHelpText(
+      'after',
+      '\nExamples:\n  $ cards key list\n  $ CARDS_HOME=/tmp/home cards key list --json',
+    )
+    .action(async (opts: OutputFlags & OutputFlags) => {
+      const { keyList } = await import('./commands/key.js');
+      await run('keyList', opts, (ctx) => keyList(ctx));
+    });
+
+  output(identity(connection(program.command('jwt'))))
+    .description('Mint an access token for an identity, signed by the app key.')
+    .option('--ttl <duration>', 'lifetime: 30s, 20m, 1h, 7d (default 1h)')
+    .addHelpText(
+      'after',
+      `
+Signs with --app-key, or the app key of a local \`cards serve\` found through --db. With
+--app-config (the vendor CLI's app credentials) it mints the stock VEDS512 format.
+
+Examples:
+  $ cards jwt --identity alice
+  $ curl -H "Authorization: Service $(cards jwt --identity alice)" http://127.0.0.1:8080/card/v5/ID
+  $ cards jwt --identity alice --compat virgil --app-config app.json --ttl 20m`,
+    )
+    .action(async (opts: JwtOptions & OutputFlags) => {
+      const { jwt } = await import('./commands/jwt.js');
+      await run('jwt', opts, (ctx) => jwt(ctx, opts));
+    });
+
+  output(buildFlags(profile(program.command('build'))))
+    .description('Build and sign a card offline; print its wire JSON. No network.')
+    .option('--out <file>', 'write the card JSON to FILE')
+    .addHelpText(
+      'after',
+      `
+Examples:
+  $ cards build --identity alice > card.json
+  $ cards build --identity alice --signer app=app.pem --extra app='{"role":"admin"}'
+  $ cards build --identity alice --previous 3f2a…(64 hex) --key new.pem | cards publish -`,
+    )
+    .action(async (opts: BuildOptions & OutputFlags) => {
+      const { build } = await import('./commands/build.js');
+      await run('build', opts, (ctx) => build(ctx, opts));
+    });
+
+  output(buildFlags(connection(program.command('create'))))
+    .description('Build, sign and publish a card; print the stored card with its id.')
+    .addHelpText(
+      'after',
+      `
+Examples:
+  $ cards create --identity alice --new-key
+  $ cards create --identity alice --previous 3f2a…(64 hex) --key rotated.pem --json
+  $ cards create --identity bob --url https://cards.example.com --app-key app.pem`,
+    )
+    .action(async (opts: BuildOptions & OutputFlags) => {
+      const { create } = await import('./commands/create.js');
+      await run('publish', opts, (ctx) => create(ctx, opts));
+    });
+
+  output(
+    connection(
+      program.command('publish').argument('[file]', 'card JSON file, or - for stdin (default)'),
+    ),
+  )
+    .description('Publish a card built earlier (`cards build`).')
+    .addHelpText(
+      'after',
+      `
+Examples:
+  $ cards publish card.json
+  $ cards build --identity alice | cards publish - --json`,
+    )
+    .action(async (file: string | undefined, opts: PublishOptions & OutputFlags) => {
+      const { publish } = await import('./commands/create.js');
+      await run('publish', opts, (ctx) => publish(ctx, { ...opts, ...(file ? { file } : {}) }));
+    });
+
+  output(connection(program.command('get').argument('<id>', 'card id (64 hex characters)')))
+    .description('Fetch a card: its state (active, superseded, revoked) and decoded snapshot.')
+    .addHelpText(
+      'after',
+      `
+"superseded" and "revoked" both come with the service's superseded header; a card whose
+successor is found by search is superseded, one whose successor is not (revoked chains are
+left out of search) is revoked. A card with an empty key is itself a revocation.
+
+Examples:
+  $ cards get 3f2a…(64 hex)
+  $ cards get 3f2a…(64 hex) --json | jq .state`,
+    )
+    .action(async (id: string, opts: Omit<GetOptions, 'id'> & OutputFlags) => {
+      const { get } = await import('./commands/get.js');
+      await run('get', opts, (ctx) => get(ctx, { ...opts, id }));
+    });
+
+  output(connection(program.command('search').argument('[identity...]', 'identities to look up')))
+    .description("Find identities' cards: chains linked, newest first, superseded marked.")
+    .option('--from <file>', 'read identities from FILE (one a line; - for stdin)')
+    .option(
+      '--identity <id>',
+      'identity of the token used for the search (default: the first searched)',
+    )
+    .addHelpText(
+      'after',
+      `
+Many identities are sent in batches of 50. Revoked chains are not returned.
+
+Examples:
+  $ cards search alice
+  $ cards search alice bob carol --json
+  $ cards search --from users.txt`,
+    )
+    .action(async (identities: string[], opts: Omit<SearchOptions, 'identities'> & OutputFlags) => {
+      const { search } = await import('./commands/search.js');
+      await run('search', opts, (ctx) => search(ctx, { ...opts, identities }));
+    });
+
+  output(connection(program.command('revoke').argument('<id>', 'card id to revoke')))
+    .description('Revoke a card by id, or send a revoking card with --with-card.')
+    .option('--yes', 'do not ask for confirmation (required without a terminal)')
+    .option('--with-card', 'build a revoking card (empty key, previous_card_id ID) and send it')
+    .option(
+      '--key <file>',
+      'with --with-card: sign the revoking card with this key (default: keystore)',
+    )
+    .option('--created-at <seconds>', 'with --with-card: created_at of the revoking card')
+    .addHelpText(
+      'after',
+      `
+Examples:
+  $ cards revoke 3f2a…(64 hex)
+  $ cards revoke 3f2a…(64 hex) --yes --json
+  $ cards revoke 3f2a…(64 hex) --with-card --key alice.pem --yes`,
+    )
+    .action(async (id: string, opts: Omit<RevokeOptions, 'id'> & OutputFlags) => {
+      const { revoke } = await import('./commands/revoke.js');
+      await run('revoke', opts, (ctx) => revoke(ctx, { ...opts, id }));
+    });
+
+  output(identity(connection(program.command('unregister'))))
+    .description("Revoke an identity's live cards, then delete its private key from the keystore.")
+    .option('--yes', 'do not ask for confirmation (required without a terminal)')
+    .option('--keep-key', 'revoke the cards but keep the private key')
+    .addHelpText(
+      'after',
+      `
+The key is deleted only after every revoke succeeded.
+
+Examples:
+  $ cards unregister --identity alice
+  $ cards unregister --identity alice --yes --json`,
+    )
+    .action(async (opts: UnregisterOptions & OutputFlags) => {
+      const { unregister } = await import('./commands/unregister.js');
+      await run('unregister', opts, (ctx) => unregister(ctx, opts));
+    });
+
+  output(
+    connection(
+      program
+        .command('inspect')
+        .argument('[input]', 'card JSON file, - for stdin (default), or a CARD_ID to fetch'),
+    ),
+  )
+    .description(
+      'Decode and verify a card offline: fields, id, signatures, limits. Exit 5 if anything fails.',
+    )
+    .option(
+      '--service-key <key>',
+      "the service's public key (base64 DER SPKI, PEM or a file) to check its signature",
+    )
+    .option('--trust <name=key>', 'a public key for another signer; repeatable', collect)
+    .addHelpText(
+      'after',
+      `
+Examples:
+  $ cards inspect card.json
+  $ cards build --identity alice | cards inspect -
+  $ cards inspect 3f2a…(64 hex) --service-key MCowBQYDK2VwAyEA… --trust app=app.pub --json`,
+    )
+    .action(async (input: string | undefined, opts: InspectOptions & OutputFlags) => {
+      const { inspect, inspectVerdict } = await import('./commands/inspect.js');
+      await run(
+        'inspect',
+        opts,
+        (ctx) => inspect(ctx, { ...opts, ...(input ? { input } : {}) }),
+        inspectVerdict,
+      );
+    });
+
+  output(connection(program.command('seed').argument('<file>', 'seed file (JSON; - for stdin)')))
+    .description('Create many cards from a seed file: identities, chains, revocations, references.')
+    .option('--concurrency <n>', 'requests in flight (default 16)')
+    .option('--save-keys', "save each identity's newest live key into the keystore")
+    .option('--force', 'with --save-keys: replace keys already in the keystore')
+    .addHelpText(
+      'after',
+      `
+The format is in the README ("Seed files"); fixtures/seed-example.json is an example.
+
+Examples:
+  $ cards seed fixtures/seed-example.json
+  $ cards seed big.json --concurrency 32 --json > ids.json`,
+    )
+    .action(async (file: string, opts: Omit<SeedOptions, 'file'> & OutputFlags) => {
+      const { seed } = await import('./commands/seed.js');
+      await run('seed', opts, (ctx) => seed(ctx, { ...opts, file }));
+    });
+
+  output(program.command('init'))
+    .description('Write a config profile (asks on a terminal; flags answer instead).')
+    .option('--profile <name>', 'profile name (default "default")')
+    .option('--url <url>', 'service base URL')
+    .option('--identity <id>', 'default identity')
+    .addOption(new Option('--compat <profile>', 'wire words').choices(['service', 'virgil']))
+    .option('--app-key <file>', 'app private key that mints tokens')
+    .option('--app-config <file>', 'vendor app credentials JSON')
+    .option('--db <file>', 'store of a local `cards serve`')
+    .option('--service-key <key>', "the service's public key, for `cards inspect`")
+    .option('--default', 'make this the default profile')
+    .option('--force', 'replace the profile if it exists')
+    .option('--yes', 'ask nothing; take the flags as they are')
+    .addHelpText(
+      'after',
+      `
+The config file is $CARDS_CONFIG, else $CARDS_HOME/config.json (default ~/.cards/config.json).
+
+Examples:
+  $ cards init
+  $ cards init --profile prod --url https://cards.example.com --app-key app.pem --identity alice --yes`,
+    )
+    .action(async (opts: InitOptions & OutputFlags) => {
+      const { init } = await import('./commands/init.js');
+      await run('init', opts, (ctx) => init(ctx, opts));
+    });
+
+  output(identity(connection(program.command('config'))))
+    .description('Show the config file, its profiles and each setting in force with its source.')
+    .option('--service-key <key>', "the service's public key")
+    .addHelpText('after', '\nExamples:\n  $ cards config\n  $ cards config --profile prod --json')
+    .action(async (opts: ConnectionFlags & OutputFlags) => {
+      const { showConfig } = await import('./commands/config.js');
+      await run('config', opts, (ctx) => showConfig(ctx, opts));
+    });
+
+  program
+    .command('serve')
+    .description('Serve the Cards API from a JSON-file store, for local use.')
+    .addOption(
+      new Option('--host <host>', 'address to listen on').env('CARDS_HOST').default('127.0.0.1'),
+    )
+    .addOption(
+      new Option('--port <port>', 'port to listen on; 0 picks a free one')
+        .env('CARDS_PORT')
+        .default('8080'),
+    )
+    .addOption(
+      new Option('--db <file>', 'the JSON store file').env('CARDS_DB').default('./cards.json'),
+    )
+    .addOption(
+      new Option(
+        '--service-key <file>',
+        'private key that signs every stored card (PEM or base64 DER PKCS#8); default: made on first start, kept beside the store',
+      ).env('CARDS_SERVICE_KEY'),
+    )
+    .addOption(
+      new Option(
+        '--jwt-key <key...>',
+        'trust tokens signed by this public key: a file (PEM SPKI, base64 DER SPKI, JWK or JWKS) or inline base64 DER SPKI; repeatable; default: a local app key kept beside the store',
+      ).env('CARDS_JWT_KEY'),
+    )
+    .addOption(
+      new Option(
+        '--compat <profile>',
+        'wire words: "service" (spec-literal) or "virgil" (the stock clients\' service)',
+      )
+        .env('CARDS_COMPAT')
+        .choices(['service', 'virgil'])
+        .default('service'),
+    )
+    .addOption(
+      new Option('--app-id <id>', 'stock-format tokens: require iss "virgil-<id>"').env(
+        'CARDS_APP_ID',
+      ),
+    )
+    .addOption(
+      new Option('--app-key-id <id>', 'stock-format tokens: require this kid').env(
+        'CARDS_APP_KEY_ID',
+      ),
+    )
+    .addOption(new Option('--no-cors', 'do not send CORS headers').env('CARDS_NO_CORS'))
+    .addOption(
+      new Option(
+        '--max-connections <n>',
+        'open connections served at once; a connection above this gets 503',
+      )
+        .env('CARDS_MAX_CONNECTIONS')
+        .default('1024'),
+    )
+    .addOption(
+      new Option(
+        '--request-timeout <seconds>',
+        'time a client has to send a whole request (headers and body)',
+      )
+        .env('CARDS_REQUEST_TIMEOUT')
+        .default('30'),
+    )
+    .addOption(
+      new Option(
+        '--compact-bytes <n>',
+        'fold the journal into the store file once it grows past this many bytes (or past the store file, if larger)',
+      )
+        .env('CARDS_COMPACT_BYTES')
+        .default('16777216'),
+    )
+    .addOption(new Option('--quiet', 'no per-request log lines').env('CARDS_QUIET'))
+    .addOption(
+      new Option('--log-format <format>', 'request log format')
+        .env('CARDS_LOG_FORMAT')
+        .choices(['text', 'json'])
+        .default('text'),
+    )
+    .addHelpText(
+      'after',
+      `
+On start it prints "listening on http://HOST:PORT" on a line of its own, the store path with
+its card count, the wire profile, and the service public key (base64 DER SPKI, the form
+clients pin). Every flag can also come from the environment (CARDS_PORT, CARDS_DB, …; shown
+above); flags win. CARDS_JWT_KEY takes a comma-separated list.
+
+Routes (each also as /v5/card/… and /card/…): POST /card/v5 (create), GET /card/v5/:id,
+POST /card/v5/actions/search, POST /card/v5/actions/revoke, POST /card/v5/actions/revoke/:id,
+and GET /health (no token). Requests need "Authorization: Service <token>" (Virgil with
+--compat virgil).
+
+The service key and a local app key are made on first start and kept beside the store
+(cards.service-key.pem, cards.app-key.pem; mode 0600). \`cards jwt\` and the other commands
+find the app key there through --db, so a local session needs no flags. With --jwt-key no
+app key is made. Writes go to a journal beside the store (cards.journal) and are on disk
+before the response; cards.lock keeps a second server off the same store.
+SIGINT/SIGTERM stop accepting, finish requests in flight, fold the journal into the store
+file and exit 0.
+
+Examples:
+  $ cards serve
+  $ cards serve --port 0 --db /tmp/cards.json --quiet
+  $ CARDS_PORT=9000 cards serve --compat virgil --jwt-key MCowBQYDK2VwAyEA...`,
+    )
+    .action(async (options: Record<string, unknown>) => {
+      const { serve } = await import('./commands/serve.js');
+      await serve(options);
+    });
+
   return program;
 }

@@ -8,6 +8,13 @@ export function reportError(err: unknown): ExitStatus {
     if (err.hint) process.stderr.write(`  ${err.hint}\n`);
     return exit;
   }
+  const sys = err as NodeJS.ErrnoException | undefined;
+  if (sys && typeof sys.code === 'string' && typeof sys.syscall === 'string') {
+    // A file-system refusal (permissions, a file where a folder should be): not a bug.
+    process.stderr.write(`error ${sys.code}: ${sys.message}\n`);
+    process.stderr.write('  check the path and its permissions (CARDS_HOME, --db, --out)\n');
+    return EXIT.error;
+  }
   process.stderr.write(
     'internal error: this is a bug in cards; please report it with the output below.\n',
   );

@@ -50,6 +50,9 @@ export const ERRORS = {
   SERVER_BUSY: e(10005, 503, unreachable, 'Too many connections. Try again later.'),
   STORE_UNAVAILABLE: e(10006, 500, error, 'The card store could not be written. Try again later.'),
   UNSUPPORTED_MEDIA_TYPE: e(10007, 415, refused, 'Request body must be application/json.'),
+  HTTP_MALFORMED: e(10008, 400, refused, 'Malformed HTTP request.'),
+  REQUEST_TIMEOUT: e(10009, 408, unreachable, 'The request was not received in time.'),
+  HEADERS_TOO_LARGE: e(10010, 431, refused, 'Request headers are too large.'),
 
   // Authentication (203xx). 20304 is the deployed service's; the rest are ours.
   AUTH_MISSING: e(20300, 401, unauthorized, 'Authorization header is missing.'),
@@ -155,6 +158,8 @@ export const ERRORS = {
   STORE_CORRUPT: e(90007, 500, error, 'The store file cannot be read.'),
   STORE_LOCKED: e(90008, 500, error, 'Another server is using this store.'),
   CONFIG_INVALID: e(90009, 400, usage, 'Configuration file is invalid.'),
+  SERVICE_REFUSED: e(90010, 400, refused, 'The service refused the request.'),
+  CREDENTIALS_MISSING: e(90011, 401, unauthorized, 'No token or app key to authenticate with.'),
 } as const satisfies Record<string, ErrorInfo>;
 
 export type ErrorCode = keyof typeof ERRORS;

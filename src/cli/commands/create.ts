@@ -1,0 +1,61 @@
+/**
+ * `cards create` builds and publishes a card (spec 4.1); `cards publish` publishes a card
+ * built earlier. Both check that the service returned the same snapshot (the stock client's
+ * "Received invalid card" check, wire-facts section 2) and show the stored card with its id.
+ */
+import type { RawCard } from '../../core/card.js';
+import { CardsError } from '../../core/errors.js';
+import { cardFromJson, viewCard, type CardView } from '../card-builder.js';
+import { connect } from '../connection.js';
+import type { CommandContext } from '../context.js';
+import { parseJson, readInput } from '../inputs.js';
+import { resolveSettings, type ConnectionFlags } from '../settings.js';
+import { prepareCard, type BuildOptions } from './build.js';
+
+export interface PublishResult {
+  id: string;
+  card: RawCard;
+  snapshot: CardView;
+  url: string;
+  keyCreated: string | null;
+}
+
+export async function create(ctx: CommandContext, options: BuildOptions): Promise<PublishResult> {
+  const settings = resolveSettings(ctx, options);
+  const client = connect(ctx, settings);
+  const { built, identity, keyCreated } = await prepareCard(ctx, options, settings);
+  const stored = await client.createCard(built.card, identity);
+  return { ...checkStored(built.card, stored), url: client.url, keyCreated };
+}
+
+export interface PublishOptions extends ConnectionFlags {
+  file?: string;
+}
+
+export async function publish(
+  ctx: CommandContext,
+  options: PublishOptions,
+): Promise<PublishResult> {
+  const settings = resolveSettings(ctx, options);
+  const where = options.file === undefined || options.file === '-' ? 'stdin' : options.file;
+  if (where === 'stdin' && ctx.stdin.isTTY)
+    throw new CardsError('USAGE', 'publish needs a card FILE, or a card piped on stdin.', {
+      hint: 'for example `cards publish card.json` or `cards build --identity alice | cards publish -`',
+    });
+  const bytes = await readInput(ctx, options.file ?? '-', 'Card file');
+  const card = cardFromJson(parseJson(bytes.toString('utf8'), `Card ${where}`), `Card ${where}`);
+  const view = viewCard(card);
+  const client = connect(ctx, settings);
+  const stored = await client.createCard(card, view.identity);
+  return { ...checkStored(card, stored), url: client.url, keyCreated: null };
+}
+
+function checkStored(sent: RawCard, stored: RawCard): Omit<PublishResult, 'url' | 'keyCreated'> {
+  if (stored.content_snapshot !== sent.content_snapshot)
+    throw new CardsError(
+      'SERVICE_REFUSED',
+      'The service returned a card with another snapshot than the one sent.',
+    );
+  const snapshot = viewCard(stored);
+  return { id: snapshot.id, card: stored, snapshot };
+}

@@ -1,0 +1,151 @@
+/**
+ * `cards inspect [FILE|-|CARD_ID]`: decodes and verifies a card offline: the snapshot's fields,
+ * the id recomputed, a verdict per signature (self with the card's key, the service's with
+ * --service-key, others with --trust NAME=KEY) and every limit violation. A CARD_ID is fetched
+ * from the service first; everything after that is local. Fails (exit 5) when anything fails.
+ */
+import { existsSync } from 'node:fs';
+import { resolve } from 'node:path';
+import { cardIdOf } from '../../core/card-id.js';
+import type { CardSignature } from '../../core/card.js';
+import { CardsError, EXIT } from '../../core/errors.js';
+import { isCardId } from '../../core/limits.js';
+import { parseSnapshot } from '../../core/snapshot.js';
+import type { PublicKey } from '../../crypto/keys.js';
+import { verifyCardSignatures, type SignatureVerdict } from '../../crypto/verify-card.js';
+import { connect } from '../connection.js';
+import type { CommandContext } from '../context.js';
+import { parseJson, readInput, readPublicKey, splitPair } from '../inputs.js';
+import { resolveSettings, type ConnectionFlags } from '../settings.js';
+import { checkSignatures, checkSnapshot, type Violation } from './inspect-checks.js';
+
+export interface InspectOptions extends ConnectionFlags {
+  input?: string;
+  trust?: string[];
+}
+
+export interface InspectResult {
+  ok: boolean;
+  source: string;
+  id: string | null;
+  expectedId: string | null;
+  snapshot: Record<string, unknown> | null;
+  extras: Record<string, string>;
+  signatures: (SignatureVerdict & { extraSnapshot: string | null })[];
+  violations: Violation[];
+}
+
+async function loadCard(
+  ctx: CommandContext,
+  options: InspectOptions,
+): Promise<{ json: unknown; source: string; expectedId: string | null }> {
+  const input = options.input ?? '-';
+  if (input === '-' && ctx.stdin.isTTY)
+    throw new CardsError('USAGE', 'inspect needs FILE, CARD_ID or a card on stdin.', {
+      hint: 'for example `cards inspect card.json` or `cards build … | cards inspect -`',
+    });
+  if (isCardId(input) && !existsSync(resolve(ctx.cwd, input))) {
+    const client = connect(ctx, resolveSettings(ctx, options));
+    const { card } = await client.getCard(input.toLowerCase());
+    return {
+      json: card,
+      source: `${client.url} (card ${input.toLowerCase()})`,
+      expectedId: input.toLowerCase(),
+    };
+  }
+  const text = (await readInput(ctx, input, 'Card file')).toString('utf8');
+  const json = parseJson(text, input === '-' ? 'stdin' : input);
+  const claimed = (json as { id?: unknown } | null)?.id;
+  return {
+    json,
+    source: input === '-' ? 'stdin' : input,
+    expectedId: isCardId(claimed) ? claimed.toLowerCase() : null,
+  };
+}
+
+export async function inspect(
+  ctx: CommandContext,
+  options: InspectOptions,
+): Promise<InspectResult> {
+  const settings = resolveSettings(ctx, options);
+  const trusted = new Map<string, PublicKey>();
+  if (settings.serviceKey)
+    trusted.set(settings.wire.signer, readPublicKey(ctx, settings.serviceKey.value));
+  for (const pair of options.trust ?? []) {
+    const [name, key] = splitPair(pair, '--trust');
+    trusted.set(name, readPublicKey(ctx, key));
+  }
+  const { json, source, expectedId } = await loadCard(ctx, options);
+  const wrapped = json as { card?: unknown; content_snapshot?: unknown } | null;
+  const card = (
+    wrapped && typeof wrapped === 'object' && wrapped.content_snapshot === undefined && wrapped.card
+      ? wrapped.card
+      : json
+  ) as { content_snapshot?: unknown; signatures?: unknown } | null;
+  if (!card || typeof card !== 'object')
+    throw new CardsError(
+      'USAGE',
+      `${source} holds no card: expected {"content_snapshot", "signatures"}.`,
+    );
+
+  const snap = checkSnapshot(card.content_snapshot);
+  const revoking = snap.fields !== null && (snap.fields.public_key ?? '') === '';
+  const sigs = checkSignatures(card.signatures, revoking);
+  const violations = [...snap.violations, ...sigs.violations];
+  const id = snap.bytes ? cardIdOf(snap.bytes) : null;
+
+  const decoded = sigs.entries.filter((e): e is CardSignature => 'signature' in e);
+  let verdicts: SignatureVerdict[] = [];
+  if (snap.bytes && snap.violations.length === 0) {
+    verdicts = verifyCardSignatures(parseSnapshot(snap.bytes, 'any'), decoded, { trusted });
+  }
+  const byEntry = new Map(decoded.map((entry, i) => [entry, verdicts[i]]));
+  const signatures = sigs.entries.map((entry) => {
+    const verdict: SignatureVerdict =
+      'broken' in entry
+        ? { signer: entry.signer, status: 'invalid', reason: entry.broken }
+        : (byEntry.get(entry) ?? {
+            signer: entry.signer,
+            status: 'unchecked',
+            reason: 'the snapshot could not be read',
+          });
+    const extra =
+      'snapshot' in entry && entry.snapshot.byteLength
+        ? Buffer.from(entry.snapshot).toString('utf8')
+        : null;
+    return { ...verdict, extraSnapshot: extra };
+  });
+  for (const name of trusted.keys()) {
+    if (!signatures.some((s) => s.signer === name))
+      signatures.push({
+        signer: name,
+        status: 'invalid',
+        reason: 'a key was given for this signer, but the card has no signature by it',
+        extraSnapshot: null,
+      });
+  }
+  const extras = Object.fromEntries(
+    signatures
+      .filter((s) => s.extraSnapshot !== null)
+      .map((s) => [s.signer, s.extraSnapshot as string]),
+  );
+  const ok =
+    violations.length === 0 &&
+    signatures.every((s) => s.status !== 'invalid') &&
+    (expectedId === null || expectedId === id);
+  return { ok, source, id, expectedId, snapshot: snap.fields, extras, signatures, violations };
+}
+
+/** The exit status and a one-line summary when the card did not verify (for stderr). */
+export function inspectVerdict(r: InspectResult): { exit: number; summary: string } | undefined {
+  if (r.ok) return undefined;
+  const failures = [
+    ...r.violations.map((v) => v.code),
+    ...r.signatures.filter((s) => s.status === 'invalid').map((s) => `signature "${s.signer}"`),
+    ...(r.expectedId !== null && r.expectedId !== r.id ? ['id mismatch'] : []),
+  ];
+  return {
+    exit: EXIT.verificationFailed,
+    summary: `card ${r.id ?? '(unreadable)'} did not verify: ${failures.join(', ')}`,
+  };
+}

@@ -1,0 +1,266 @@
+/**
+ * `cards seed FILE`: creates the cards of a seed file (format in the README) against a service:
+ * keys made with node:crypto, one token per identity reused, up to --concurrency requests in
+ * flight on kept-alive connections, each card started as soon as what it needs exists.
+ * Stops starting new work at the first failure and reports it.
+ */
+import { generateKeyPairSync, type KeyObject } from 'node:crypto';
+import { CardsError, isCardsError } from '../../core/errors.js';
+import { encodeBase64, utf8 } from '../../core/encoding.js';
+import { ED25519_SPKI_LENGTH, ED25519_SPKI_PREFIX } from '../../crypto/der.js';
+import { buildCard } from '../card-builder.js';
+import { connect } from '../connection.js';
+import type { CommandContext } from '../context.js';
+import { parseJson, parsePositiveInt, readInput } from '../inputs.js';
+import { loadKey, storeKey } from '../keystore.js';
+import { createProgress } from '../progress.js';
+import { planSeed, substitute, type SeedCard } from '../seed-plan.js';
+import { resolveSettings, type ConnectionFlags } from '../settings.js';
+
+export interface SeedOptions extends ConnectionFlags {
+  file: string;
+  concurrency?: string;
+  saveKeys?: boolean;
+  force?: boolean;
+}
+
+export interface SeededCard {
+  id: string;
+  ref: string;
+  identity: string;
+  previousCardId: string | null;
+  publicKey: string;
+  state: 'active' | 'superseded' | 'revoked';
+}
+
+export interface SeedResult {
+  url: string;
+  created: number;
+  revoked: number;
+  elapsedMs: number;
+  cards: Record<string, SeededCard>;
+  identities: Record<string, { identity: string; cards: string[]; keyFile: string | null }>;
+  signers: Record<string, string>;
+}
+
+const SKIPPED = Symbol('skipped');
+
+/** A fresh Ed25519 key kept as node:crypto made it (see SigningKey in card-builder.ts). */
+interface FreshKey {
+  readonly keyObject: KeyObject;
+  readonly spki: Uint8Array;
+  toPem(): string;
+}
+
+function freshKey(): FreshKey {
+  const { privateKey, publicKey } = generateKeyPairSync('ed25519');
+  // JWK export is nearly free where DER export costs OpenSSL's encoder ~80 µs; the SPKI of an
+  // Ed25519 key is a fixed prefix and the 32 key bytes (wire-facts section 1).
+  const raw = Buffer.from(publicKey.export({ format: 'jwk' }).x as string, 'base64url');
+  const spki = new Uint8Array(ED25519_SPKI_LENGTH);
+  spki.set(ED25519_SPKI_PREFIX);
+  spki.set(raw, ED25519_SPKI_PREFIX.byteLength);
+  return {
+    keyObject: privateKey,
+    spki,
+    toPem: () => privateKey.export({ type: 'pkcs8', format: 'pem' }).toString(),
+  };
+}
+
+function limiter(max: number): <T>(fn: () => Promise<T>) => Promise<T> {
+  let active = 0;
+  const queue: (() => void)[] = [];
+  return async (fn) => {
+    // A freed slot passes straight to the next waiter, so nobody can slip in between.
+    if (active >= max) await new Promise<void>((go) => queue.push(go));
+    else active++;
+    try {
+      return await fn();
+    } finally {
+      const next = queue.shift();
+      if (next) next();
+      else active--;
+    }
+  };
+}
+
+const extraBytes = (value: unknown): Uint8Array | undefined =>
+  value === undefined ? undefined : utf8(typeof value === 'string' ? value : JSON.stringify(value));
+
+export async function seed(ctx: CommandContext, options: SeedOptions): Promise<SeedResult> {
+  const started = ctx.now();
+  const settings = resolveSettings(ctx, options);
+  const concurrency = parsePositiveInt(options.concurrency ?? '16', '--concurrency', 256);
+  const text = (await readInput(ctx, options.file, 'Seed file')).toString('utf8');
+  const plan = planSeed(parseJson(text, `Seed file ${options.file}`));
+  const client = connect(ctx, settings, { timeoutMs: 0 });
+  const createdAt = Math.floor(ctx.now() / 1000);
+
+  const keys = new Map<string, FreshKey>();
+  const keyOf = (card: SeedCard): FreshKey => {
+    const owner = card.key ?? card.name;
+    let key = keys.get(owner);
+    if (!key) keys.set(owner, (key = freshKey()));
+    return key;
+  };
+  const signerKeys = new Map<string, FreshKey>();
+  const signerKey = (name: string): FreshKey => {
+    let key = signerKeys.get(name);
+    if (!key) signerKeys.set(name, (key = freshKey()));
+    return key;
+  };
+  const results = new Map<string, SeededCard>();
+  const lookup = (name: string, field: string): string => {
+    const card = results.get(plan.resolve(name) as string) as SeededCard;
+    return field === 'id' ? card.id : field === 'identity' ? card.identity : card.publicKey;
+  };
+
+  const revocations = plan.cards.filter((c) => c.revoke).length;
+  const progress = createProgress(ctx.stderr, plan.cards.length + revocations, 'requests');
+  const limit = limiter(concurrency);
+  let failure: { card: string; error: unknown } | undefined;
+
+  async function make(card: SeedCard): Promise<void> {
+    const key = keyOf(card);
+    const previous =
+      card.replaces === undefined
+        ? undefined
+        : (results.get(plan.resolve(card.replaces) as string)?.id ?? card.replaces.toLowerCase());
+    const selfExtra = extraBytes(substitute(card.extra, lookup));
+    const built = buildCard({
+      identity: card.identity,
+      key,
+      publicKey: key.spki,
+      createdAt: card.createdAt ?? createdAt,
+      reservedSigner: settings.wire.signer,
+      ...(previous ? { previousCardId: previous } : {}),
+      ...(selfExtra ? { selfExtra } : {}),
+      others: card.signers.map((s) => {
+        const snapshot = extraBytes(substitute(s.extra, lookup));
+        return { signer: s.name, key: signerKey(s.name), ...(snapshot ? { snapshot } : {}) };
+      }),
+    });
+    await client.createCard(built.card, card.identity);
+    progress.tick();
+    results.set(card.name, {
+      id: built.id,
+      ref: card.ref,
+      identity: card.identity,
+      previousCardId: previous ?? null,
+      publicKey: encodeBase64(key.spki),
+      state: 'active',
+    });
+    if (card.revoke === 'by-id') await client.revokeById(built.id, card.identity);
+    if (card.revoke === 'with-card') {
+      const revoking = buildCard({
+        identity: card.identity,
+        key,
+        previousCardId: built.id,
+        createdAt: card.createdAt ?? createdAt,
+        reservedSigner: settings.wire.signer,
+      });
+      await client.revokeWithCard(revoking.card, card.identity);
+    }
+    if (card.revoke) progress.tick();
+  }
+
+  const tasks = new Map<string, Promise<void>>();
+  for (const card of plan.cards) {
+    const needs = card.needs.map((n) => tasks.get(n) as Promise<void>);
+    const task = (async () => {
+      if (needs.length) await Promise.all(needs);
+      await limit(async () => {
+        if (failure) throw SKIPPED;
+        try {
+          await make(card);
+        } catch (error) {
+          failure ??= { card: card.name, error };
+          throw error;
+        }
+      });
+    })();
+    task.catch(() => undefined);
+    tasks.set(card.name, task);
+  }
+  await Promise.allSettled(tasks.values());
+  progress.done();
+  if (failure) {
+    const { card, error } = failure;
+    if (isCardsError(error))
+      throw new CardsError(
+        error.code,
+        `seed: card "${card}" (after ${results.size} created): ${error.message}`,
+        {
+          ...(error.hint ? { hint: error.hint } : {}),
+          cause: error,
+        },
+      );
+    throw error;
+  }
+  return summarise(ctx, options, plan, results, {
+    url: client.url,
+    revocations,
+    elapsedMs: ctx.now() - started,
+    keyOf,
+    signerKeys,
+  });
+}
+
+function summarise(
+  ctx: CommandContext,
+  options: SeedOptions,
+  plan: ReturnType<typeof planSeed>,
+  results: Map<string, SeededCard>,
+  extra: {
+    url: string;
+    revocations: number;
+    elapsedMs: number;
+    keyOf: (card: SeedCard) => FreshKey;
+    signerKeys: Map<string, FreshKey>;
+  },
+): SeedResult {
+  const byName = new Map(plan.cards.map((c) => [c.name, c]));
+  // States: a revoked card's whole chain is revoked; a replaced card is superseded.
+  for (const card of plan.cards) {
+    if (card.replaces !== undefined) {
+      const previous = plan.resolve(card.replaces);
+      const before = previous === undefined ? undefined : results.get(previous);
+      if (before && before.state === 'active') before.state = 'superseded';
+    }
+    if (card.revoke) {
+      for (let at: SeedCard | undefined = card; at;) {
+        (results.get(at.name) as SeededCard).state = 'revoked';
+        const previous: string | undefined =
+          at.replaces === undefined ? undefined : plan.resolve(at.replaces);
+        at = previous === undefined ? undefined : byName.get(previous);
+      }
+    }
+  }
+  const identities: SeedResult['identities'] = {};
+  for (const [ref, entry] of plan.identities) {
+    let keyFile: string | null = null;
+    const newest = [...entry.cards].reverse().find((name) => results.get(name)?.state === 'active');
+    if (options.saveKeys && newest && (options.force || !loadKey(ctx.home, entry.identity)))
+      keyFile = storeKey(
+        ctx.home,
+        entry.identity,
+        extra.keyOf(byName.get(newest) as SeedCard),
+        true,
+      );
+    identities[ref] = { identity: entry.identity, cards: entry.cards, keyFile };
+  }
+  const cards: Record<string, SeededCard> = {};
+  for (const entry of plan.identities.values())
+    for (const name of entry.cards) cards[name] = results.get(name) as SeededCard;
+  return {
+    url: extra.url,
+    created: results.size,
+    revoked: extra.revocations,
+    elapsedMs: extra.elapsedMs,
+    cards,
+    identities,
+    signers: Object.fromEntries(
+      [...extra.signerKeys].map(([name, key]) => [name, encodeBase64(key.spki)]),
+    ),
+  };
+}

@@ -1,0 +1,105 @@
+/**
+ * Builds the HTTP client and its token source from the settings in force: a fixed token, the
+ * vendor app config (stock VEDS512 tokens, wire-facts section 3), an app key, or the local app
+ * key of a `cards serve` store. Also reads the vendor CLI's app credentials JSON.
+ */
+import { CardsClient } from '../client/http-client.js';
+import { fixedToken, mintingTokens, type TokenSource } from '../client/token-source.js';
+import { CardsError } from '../core/errors.js';
+import { decodeBase64 } from '../core/encoding.js';
+import { PrivateKey } from '../crypto/keys.js';
+import type { TokenFormat } from '../crypto/tokens.js';
+import type { CommandContext } from './context.js';
+import { parseJson, readFileBytes, readPrivateKeyFile } from './inputs.js';
+import type { Settings } from './settings.js';
+
+/** Lifetime of tokens minted for requests: the stock client's default (wire-facts section 3). */
+export const REQUEST_TOKEN_TTL_SECONDS = 20 * 60;
+
+export interface AppCredentials {
+  readonly key: PrivateKey;
+  readonly format: TokenFormat;
+  readonly appId?: string;
+  readonly kid?: string;
+  readonly file: string;
+}
+
+/** The vendor CLI's app credentials file: {"APP_ID","APP_KEY_ID","APP_KEY"}. */
+export function readAppConfig(ctx: CommandContext, file: string): AppCredentials {
+  const json = parseJson(
+    readFileBytes(ctx, file, 'App config').toString('utf8'),
+    `App config ${file}`,
+  );
+  const raw = (json ?? {}) as Record<string, unknown>;
+  const { APP_ID: appId, APP_KEY_ID: kid, APP_KEY: appKey } = raw;
+  if (typeof appId !== 'string' || typeof kid !== 'string' || typeof appKey !== 'string') {
+    throw new CardsError(
+      'CONFIG_INVALID',
+      `App config ${file} must be a JSON object with string fields APP_ID, APP_KEY_ID and APP_KEY.`,
+    );
+  }
+  const der = decodeBase64(appKey.replace(/\s+/g, ''));
+  if (!der)
+    throw new CardsError('KEY_FORMAT', `App config ${file}: APP_KEY is not base64 DER PKCS#8.`);
+  return { key: PrivateKey.fromPkcs8(der), format: 'stock', appId, kid, file };
+}
+
+/** The key that mints tokens, per the settings' credential; undefined for a fixed token. */
+export function appCredentials(
+  ctx: CommandContext,
+  settings: Settings,
+): AppCredentials | undefined {
+  const credential = settings.credential;
+  if (credential === undefined) throw missingCredentials(settings);
+  switch (credential.kind) {
+    case 'token':
+      return undefined;
+    case 'app-config':
+      return readAppConfig(ctx, credential.file);
+    case 'app-key':
+    case 'local-app-key':
+      return {
+        key: readPrivateKeyFile(ctx, credential.file),
+        format: 'jwt',
+        file: credential.file,
+      };
+  }
+}
+
+export function missingCredentials(settings: Settings): CardsError {
+  return new CardsError(
+    'CREDENTIALS_MISSING',
+    `No token or app key to authenticate with ${settings.url.value}.`,
+    {
+      hint: `pass --token JWT or --app-key FILE; for a local \`cards serve\`, run in the folder of its store or pass --db (looked for the app key beside ${settings.db.value})`,
+    },
+  );
+}
+
+export function tokenSource(ctx: CommandContext, settings: Settings): TokenSource {
+  const credential = settings.credential;
+  if (credential?.kind === 'token') return fixedToken(credential.token);
+  const app = appCredentials(ctx, settings) as AppCredentials;
+  return mintingTokens({
+    key: app.key,
+    format: app.format,
+    ttlSeconds: REQUEST_TOKEN_TTL_SECONDS,
+    now: ctx.now,
+    ...(app.kid === undefined ? {} : { kid: app.kid }),
+    ...(app.appId === undefined ? {} : { appId: app.appId }),
+  });
+}
+
+export function connect(
+  ctx: CommandContext,
+  settings: Settings,
+  options: { timeoutMs?: number } = {},
+): CardsClient {
+  return new CardsClient({
+    ...options,
+    url: settings.url.value,
+    profile: settings.wire,
+    tokens: tokenSource(ctx, settings),
+    ...(settings.identity ? { readIdentity: settings.identity.value } : {}),
+  });
+}

@@ -1,0 +1,74 @@
+/**
+ * What every command receives instead of reaching for `process` (house habit 6): the working
+ * folder, the keystore home, the environment, the clock, the streams and, in tests, injected
+ * prompt answers. Only `processContext` reads the real process.
+ */
+import { homedir } from 'node:os';
+import { join, resolve } from 'node:path';
+import type { PromptFn } from './prompts.js';
+
+export interface OutStream {
+  write(chunk: string): unknown;
+  readonly isTTY?: boolean;
+  readonly columns?: number;
+}
+
+export interface InStream extends AsyncIterable<Buffer | string> {
+  readonly isTTY?: boolean;
+}
+
+export type Env = Readonly<Record<string, string | undefined>>;
+
+export interface CommandContext {
+  readonly cwd: string;
+  /** The keystore and config folder: CARDS_HOME, default ~/.cards. */
+  readonly home: string;
+  readonly env: Env;
+  /** Milliseconds since the epoch. */
+  readonly now: () => number;
+  readonly stdin: InStream;
+  readonly stdout: OutStream;
+  readonly stderr: OutStream;
+  /** Answers prompts instead of a terminal (tests); when absent, inquirer on a TTY. */
+  readonly prompt?: PromptFn;
+}
+
+export function cardsHome(env: Env, cwd: string): string {
+  const home = env.CARDS_HOME;
+  return home ? resolve(cwd, home) : join(homedir(), '.cards');
+}
+
+export function processContext(): CommandContext {
+  const cwd = process.cwd();
+  return {
+    cwd,
+    home: cardsHome(process.env, cwd),
+    env: process.env,
+    now: () => Date.now(),
+    stdin: process.stdin,
+    stdout: process.stdout,
+    stderr: process.stderr,
+  };
+}
+
+/** A context for tests and embedding: defaults filled, nothing read from the process. */
+export function makeContext(
+  overrides: Partial<CommandContext> & Pick<CommandContext, 'cwd'>,
+): CommandContext {
+  const env = overrides.env ?? {};
+  const sink: OutStream = { write: () => true };
+  const empty: InStream = {
+    async *[Symbol.asyncIterator]() {
+      /* no input */
+    },
+  };
+  return {
+    home: cardsHome(env, overrides.cwd),
+    env,
+    now: () => Date.now(),
+    stdin: empty,
+    stdout: sink,
+    stderr: sink,
+    ...overrides,
+  };
+}

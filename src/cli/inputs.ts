@@ -1,0 +1,113 @@
+/**
+ * Reading what the user points at: files or `-` (stdin), key files, inline-or-file public
+ * keys, JSON. A missing file is FILE_NOT_FOUND with the path; bad JSON is a usage error.
+ */
+import { readFileSync } from 'node:fs';
+import { resolve } from 'node:path';
+import { CardsError } from '../core/errors.js';
+import {
+  parsePrivateKey,
+  parsePublicKey,
+  type PrivateKey,
+  type PublicKey,
+} from '../crypto/keys.js';
+import type { CommandContext } from './context.js';
+
+export async function readStdin(ctx: CommandContext): Promise<Buffer> {
+  const chunks: Buffer[] = [];
+  for await (const chunk of ctx.stdin)
+    chunks.push(typeof chunk === 'string' ? Buffer.from(chunk) : chunk);
+  return Buffer.concat(chunks);
+}
+
+export function readFileBytes(ctx: CommandContext, file: string, what: string): Buffer {
+  const path = resolve(ctx.cwd, file);
+  try {
+    return readFileSync(path);
+  } catch (err) {
+    const code = (err as NodeJS.ErrnoException).code;
+    if (code === 'ENOENT' || code === 'ENOTDIR')
+      throw new CardsError('FILE_NOT_FOUND', `${what} ${path} does not exist.`);
+    if (code === 'EISDIR')
+      throw new CardsError('USAGE', `${what} ${path} is a folder, not a file.`);
+    throw err;
+  }
+}
+
+/** The bytes of FILE, or of stdin for `-`. */
+export async function readInput(ctx: CommandContext, file: string, what: string): Promise<Buffer> {
+  return file === '-' ? readStdin(ctx) : readFileBytes(ctx, file, what);
+}
+
+export function parseJson(text: string, what: string): unknown {
+  try {
+    return JSON.parse(text) as unknown;
+  } catch (err) {
+    throw new CardsError('USAGE', `${what} is not JSON (${(err as Error).message}).`);
+  }
+}
+
+export function readPrivateKeyFile(ctx: CommandContext, file: string): PrivateKey {
+  const text = readFileBytes(ctx, file, 'Key file').toString('utf8');
+  return withWhere(() => parsePrivateKey(text), file);
+}
+
+/** A public key given inline (base64 DER SPKI, PEM or JWK) or as a file holding one. */
+export function readPublicKey(ctx: CommandContext, value: string): PublicKey {
+  const inline = value.trim();
+  if (/^(MC|-----BEGIN|\{)/.test(inline))
+    return withWhere(() => parsePublicKey(inline), 'argument');
+  const text = readFileBytes(ctx, value, 'Public key file').toString('utf8');
+  // A private key file names its public key too: accept it for convenience.
+  if (/PRIVATE KEY|^MC4CAQAw/.test(text.trim()))
+    return withWhere(() => parsePrivateKey(text).publicKey, value);
+  return withWhere(() => parsePublicKey(text), value);
+}
+
+function withWhere<T>(fn: () => T, where: string): T {
+  try {
+    return fn();
+  } catch (err) {
+    if (err instanceof CardsError)
+      throw new CardsError(err.code, `${where}: ${err.message}`, {
+        ...(err.hint ? { hint: err.hint } : {}),
+        cause: err,
+      });
+    throw err;
+  }
+}
+
+/** `NAME=VALUE`, as in --signer app=app.pem and --trust app=KEY. */
+export function splitPair(text: string, flag: string): [string, string] {
+  const at = text.indexOf('=');
+  if (at <= 0 || at === text.length - 1)
+    throw new CardsError('USAGE', `${flag} expects NAME=VALUE, got "${text}".`);
+  return [text.slice(0, at), text.slice(at + 1)];
+}
+
+/** Durations like 30s, 20m, 1h, 7d or plain seconds. */
+export function parseDuration(text: string, flag: string): number {
+  const match = /^(\d+)\s*([smhd]?)$/.exec(text.trim());
+  const unit = { '': 1, s: 1, m: 60, h: 3600, d: 86400 } as const;
+  const seconds = match ? Number(match[1]) * unit[(match[2] ?? '') as keyof typeof unit] : NaN;
+  if (!Number.isSafeInteger(seconds) || seconds <= 0)
+    throw new CardsError(
+      'USAGE',
+      `${flag} expects a duration like 30s, 20m, 1h or 7d, got "${text}".`,
+    );
+  return seconds;
+}
+
+export function parsePositiveInt(
+  text: string,
+  flag: string,
+  max = Number.MAX_SAFE_INTEGER,
+): number {
+  const n = Number(text);
+  if (!Number.isSafeInteger(n) || n <= 0 || n > max)
+    throw new CardsError(
+      'USAGE',
+      `${flag} expects a whole number from 1 to ${max}, got "${text}".`,
+    );
+  return n;
+}

@@ -1,0 +1,166 @@
+/**
+ * Local key storage (spec 1.6): one private key per identity under <CARDS_HOME>/keys, as PEM
+ * PKCS#8, files 0600 in a 0700 folder.
+ *
+ * File names encode the identity so that any identity is safe on any file system: bytes
+ * outside [a-z0-9._@+-] (upper case included, for case-insensitive file systems) become
+ * %XX, a leading dot too; names too long for a file system are replaced by a SHA-256 and the
+ * identity is kept beside the key in `<name>.identity`. Keys are written so that a reader
+ * never sees half a file, and never overwritten unless asked.
+ */
+import { createHash } from 'node:crypto';
+import {
+  chmodSync,
+  mkdirSync,
+  readdirSync,
+  readFileSync,
+  renameSync,
+  rmSync,
+  writeFileSync,
+} from 'node:fs';
+import { join } from 'node:path';
+import { CardsError } from '../core/errors.js';
+import { parsePrivateKey, type PrivateKey } from '../crypto/keys.js';
+
+/** Anything that writes itself as PEM PKCS#8 (a PrivateKey, or seed's fresh keys). */
+export interface PemKey {
+  toPem(): string;
+}
+
+const SAFE = /^[a-z0-9_@+-]$|^\.$/;
+const MAX_NAME = 200;
+
+export function encodeIdentity(identity: string): string {
+  let name = '';
+  for (const byte of Buffer.from(identity, 'utf8')) {
+    const char = String.fromCharCode(byte);
+    name +=
+      byte < 0x80 && SAFE.test(char) && !(name === '' && char === '.')
+        ? char
+        : `%${byte.toString(16).toUpperCase().padStart(2, '0')}`;
+  }
+  if (name.length > MAX_NAME) name = `=${createHash('sha256').update(identity).digest('hex')}`;
+  return name;
+}
+
+export function decodeIdentity(name: string): string | undefined {
+  if (name.startsWith('=')) return undefined;
+  try {
+    return decodeURIComponent(name);
+  } catch {
+    return undefined;
+  }
+}
+
+export const keysDir = (home: string): string => join(home, 'keys');
+export const keyFile = (home: string, identity: string): string =>
+  join(keysDir(home), `${encodeIdentity(identity)}.pem`);
+
+export function ensureKeysDir(home: string): string {
+  const dir = keysDir(home);
+  mkdirSync(dir, { recursive: true, mode: 0o700 });
+  chmodSync(dir, 0o700);
+  return dir;
+}
+
+/** The stored key of `identity`, or undefined when there is none. */
+export function loadKey(home: string, identity: string): PrivateKey | undefined {
+  let text: string;
+  try {
+    text = readFileSync(keyFile(home, identity), 'utf8');
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
+    throw err;
+  }
+  return parsePrivateKey(text);
+}
+
+/** Like loadKey, but a missing key is an error with the command that makes one. */
+export function requireKey(home: string, identity: string): PrivateKey {
+  const key = loadKey(home, identity);
+  if (key) return key;
+  throw new CardsError(
+    'FILE_NOT_FOUND',
+    `No key for "${identity}" in the keystore (${keysDir(home)}).`,
+    {
+      hint: `run \`cards keygen --identity ${shellQuote(identity)}\` first, or pass --key FILE`,
+    },
+  );
+}
+
+/** Writes a key file (0600); refuses an existing file unless `force`. */
+export function writeKeyFile(path: string, key: PemKey, force: boolean): void {
+  if (!force) {
+    try {
+      writeFileSync(path, key.toPem(), { mode: 0o600, flag: 'wx' });
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code === 'EEXIST') {
+        throw new CardsError('FILE_EXISTS', `${path} exists already.`, {
+          hint: 'pass --force to replace it (the old key is lost)',
+        });
+      }
+      throw err;
+    }
+    return;
+  }
+  const temp = `${path}.${process.pid}.tmp`;
+  writeFileSync(temp, key.toPem(), { mode: 0o600 });
+  renameSync(temp, path);
+}
+
+/** Stores the key of `identity`; returns the file. */
+export function storeKey(home: string, identity: string, key: PemKey, force: boolean): string {
+  ensureKeysDir(home);
+  const path = keyFile(home, identity);
+  writeKeyFile(path, key, force);
+  if (encodeIdentity(identity).startsWith('='))
+    writeFileSync(path.replace(/\.pem$/, '.identity'), identity, { mode: 0o600 });
+  return path;
+}
+
+/** Removes the key of `identity`; returns whether there was one. */
+export function removeKey(home: string, identity: string): boolean {
+  const path = keyFile(home, identity);
+  let existed = true;
+  try {
+    readFileSync(path);
+  } catch {
+    existed = false;
+  }
+  rmSync(path, { force: true });
+  rmSync(path.replace(/\.pem$/, '.identity'), { force: true });
+  return existed;
+}
+
+export interface StoredKey {
+  readonly identity: string;
+  readonly file: string;
+}
+
+export function listKeys(home: string): StoredKey[] {
+  let names: string[];
+  try {
+    names = readdirSync(keysDir(home));
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code === 'ENOENT') return [];
+    throw err;
+  }
+  const keys: StoredKey[] = [];
+  for (const name of names.filter((n) => n.endsWith('.pem')).sort()) {
+    const stem = name.slice(0, -'.pem'.length);
+    const file = join(keysDir(home), name);
+    let identity = decodeIdentity(stem);
+    if (identity === undefined) {
+      try {
+        identity = readFileSync(join(keysDir(home), `${stem}.identity`), 'utf8');
+      } catch {
+        continue;
+      }
+    }
+    keys.push({ identity, file });
+  }
+  return keys;
+}
+
+export const shellQuote = (text: string): string =>
+  /^[A-Za-z0-9_@%+=:,./-]+$/.test(text) ? text : `'${text.replace(/'/g, `'\\''`)}'`;

@@ -1,0 +1,49 @@
+/**
+ * Everything the CLI prints on stdout, and the only module that colours it: each command's
+ * result as text for people, or with --json as exactly one JSON document. Colour (chalk) is
+ * off when stdout is not a terminal, under NO_COLOR or TERM=dumb, and with --no-color;
+ * FORCE_COLOR turns it on.
+ */
+import { Chalk, type ChalkInstance } from 'chalk';
+import type { CommandContext } from './context.js';
+import { TEXT, type ViewName } from './views.js';
+
+export interface OutputFlags {
+  json?: boolean;
+  color?: boolean;
+}
+
+export interface Style {
+  readonly ok: (s: string) => string;
+  readonly bad: (s: string) => string;
+  readonly warn: (s: string) => string;
+  readonly dim: (s: string) => string;
+  readonly bold: (s: string) => string;
+  readonly id: (s: string) => string;
+}
+
+export function colorLevel(ctx: CommandContext, flag: boolean | undefined): 0 | 1 {
+  if (flag === false) return 0;
+  const { NO_COLOR, FORCE_COLOR, TERM } = ctx.env;
+  if (FORCE_COLOR !== undefined && FORCE_COLOR !== '0' && FORCE_COLOR !== 'false') return 1;
+  if (NO_COLOR !== undefined && NO_COLOR !== '') return 0;
+  if (TERM === 'dumb') return 0;
+  return ctx.stdout.isTTY === true ? 1 : 0;
+}
+
+export function makeStyle(level: 0 | 1): Style {
+  const c: ChalkInstance = new Chalk({ level });
+  return { ok: c.green, bad: c.red, warn: c.yellow, dim: c.dim, bold: c.bold, id: c.cyan };
+}
+
+export function emit(ctx: CommandContext, view: ViewName, data: unknown, flags: OutputFlags): void {
+  if (flags.json) {
+    ctx.stdout.write(`${JSON.stringify(data, null, 2)}\n`);
+    return;
+  }
+  const text = (TEXT[view] as (d: unknown, s: Style) => string)(
+    data,
+    makeStyle(colorLevel(ctx, flags.color)),
+  );
+  if (text !== '') ctx.stdout.write(text.endsWith('\n') ? text : `${text}\n`);
+}

@@ -1,0 +1,63 @@
+/**
+ * Runs one command for commander's action: builds the context from the process, calls the
+ * command module, prints its result (output.ts) and sets the exit status. Errors go on to the
+ * funnel in main.ts, with a next step added here when the error has none.
+ */
+import { CardsError, ERRORS, EXIT, type ErrorCode } from '../core/errors.js';
+import { processContext, type CommandContext } from './context.js';
+import { emit, type OutputFlags } from './output.js';
+import type { ViewName } from './views.js';
+
+export async function run<T>(
+  view: ViewName,
+  flags: OutputFlags,
+  command: (ctx: CommandContext) => T | Promise<T>,
+  verdict?: (data: T) => { exit: number; summary: string } | undefined,
+): Promise<void> {
+  const ctx = processContext();
+  let data: T;
+  try {
+    data = await command(ctx);
+  } catch (err) {
+    throw withHint(err);
+  }
+  emit(ctx, view, data, flags);
+  const failed = verdict?.(data);
+  if (failed && failed.exit !== EXIT.ok) {
+    const { wire } = ERRORS.VERIFICATION_FAILED;
+    ctx.stderr.write(`error VERIFICATION_FAILED (${wire}): ${failed.summary}\n`);
+    process.exitCode = failed.exit;
+  }
+}
+
+const HINTS: Partial<Record<ErrorCode, string>> = {
+  UNREACHABLE:
+    'is the service running? Start a local one with `cards serve`, or point --url (CARDS_URL) at yours',
+  CARD_NOT_FOUND: 'check the id; `cards search IDENTITY` lists the cards of an identity',
+  ROUTE_NOT_FOUND: 'is --url the base address of a Cards Service (no path)?',
+  AUTH_MISSING: 'pass --token, or --app-key FILE to mint one',
+  AUTH_SCHEME: 'the service expects other wire words: try --compat virgil (or --compat service)',
+  TOKEN_MALFORMED: 'mint a fresh token with `cards jwt --identity ID`',
+  TOKEN_SIGNATURE:
+    'the service does not trust the key the token was signed with: check --token/--app-key, or --db for a local `cards serve`',
+  TOKEN_EXPIRED:
+    'mint a fresh token with `cards jwt --identity ID`, or pass --app-key to mint one per request',
+  TOKEN_NOT_YET_VALID: "check this machine's clock",
+  TOKEN_ALGORITHM: 'mint a token with `cards jwt` (EdDSA) or --app-config (VEDS512)',
+  TOKEN_CLAIMS: 'mint a token with `cards jwt --identity ID`',
+  IDENTITY_MISMATCH:
+    "the token's identity must equal the card's: mint tokens with --app-key instead of a fixed --token",
+  PREVIOUS_SUPERSEDED:
+    'replace the newest card of the chain instead: `cards search IDENTITY` shows it',
+  PREVIOUS_NOT_FOUND: 'check --previous; `cards search IDENTITY` lists the cards of an identity',
+  CHAIN_REVOKED: 'this chain is revoked already; create a new card without --previous',
+  SNAPSHOT_NOT_UNIQUE:
+    'an identical card exists already (same key, identity and time); wait a second or pass --created-at',
+  SEARCH_TOO_MANY: 'the CLI batches by 50; this service allows fewer',
+};
+
+function withHint(err: unknown): unknown {
+  if (!(err instanceof CardsError) || err.hint) return err;
+  const hint = HINTS[err.code];
+  return hint ? new CardsError(err.code, err.message, { hint, cause: err.cause }) : err;
+}

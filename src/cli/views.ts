@@ -1,0 +1,157 @@
+/**
+ * The text form of each command's result, for people. Pure functions of the result and a
+ * Style (colours come from output.ts, the only module that loads chalk).
+ */
+import type { BuildResult } from './commands/build.js';
+import type { ConfigResult } from './commands/config.js';
+import type { PublishResult } from './commands/create.js';
+import type { GetResult } from './commands/get.js';
+import type { InitResult } from './commands/init.js';
+import type { InspectResult } from './commands/inspect.js';
+import type { JwtResult } from './commands/jwt.js';
+import type { KeyListResult, KeyPublicResult } from './commands/key.js';
+import type { KeygenResult } from './commands/keygen.js';
+import type { RevokeResult } from './commands/revoke.js';
+import type { SearchResult } from './commands/search.js';
+import type { SeedResult } from './commands/seed.js';
+import type { UnregisterResult } from './commands/unregister.js';
+import type { CardView } from './card-builder.js';
+import type { Style } from './output.js';
+
+const when = (seconds: number): string =>
+  Number.isSafeInteger(seconds) && seconds > 0 && seconds < 1e11
+    ? new Date(seconds * 1000).toISOString().replace('.000Z', 'Z')
+    : String(seconds);
+
+const short = (key: string): string => (key.length > 24 ? `${key.slice(0, 20)}…` : key || '(none)');
+
+function cardLines(v: CardView, s: Style): string[] {
+  const lines = [
+    `  identity     ${v.identity}`,
+    `  public key   ${v.publicKey || s.dim('(empty: a revoking card)')}`,
+    `  created at   ${when(v.createdAt)}`,
+    `  previous     ${v.previousCardId ?? s.dim('(none)')}`,
+    `  signers      ${v.signers.join(', ')}`,
+  ];
+  for (const [signer, extra] of Object.entries(v.extras))
+    lines.push(`  extra (${signer})  ${extra}`);
+  return lines;
+}
+
+const stateColour = (state: string, s: Style): string =>
+  state === 'active' ? s.ok(state) : state === 'superseded' ? s.warn(state) : s.bad(state);
+
+export const TEXT = {
+  keygen: (r: KeygenResult, s: Style) =>
+    [
+      `${s.bold('public key')}  ${r.publicKey}`,
+      `private key ${r.file}${r.identity ? ` (${r.identity})` : ''}`,
+    ].join('\n'),
+  keyPublic: (r: KeyPublicResult) => r.publicKey,
+  keyList: (r: KeyListResult, s: Style) =>
+    r.keys.length === 0
+      ? s.dim(`no keys in ${r.home}/keys; make one with \`cards keygen --identity ID\``)
+      : r.keys.map((k) => `${k.identity}\t${s.dim(k.file)}`).join('\n'),
+  jwt: (r: JwtResult) => r.token,
+  build: (r: BuildResult, s: Style) =>
+    r.file
+      ? [`${s.bold('card')} ${s.id(r.id)} written to ${r.file}`, ...cardLines(r.snapshot, s)].join(
+          '\n',
+        )
+      : JSON.stringify(r.card, null, 2),
+  publish: (r: PublishResult, s: Style) =>
+    [
+      `${s.ok('created')} ${s.id(r.id)}`,
+      ...cardLines(r.snapshot, s),
+      ...(r.keyCreated ? [s.dim(`  new key saved to ${r.keyCreated}`)] : []),
+    ].join('\n'),
+  get: (r: GetResult, s: Style) =>
+    [
+      `${s.bold('card')} ${s.id(r.id)}  ${stateColour(r.state, s)}${r.supersededBy ? s.dim(` by ${r.supersededBy}`) : ''}`,
+      ...cardLines(r.snapshot, s),
+    ].join('\n'),
+  search: (r: SearchResult, s: Style) => {
+    const out: string[] = [];
+    for (const { identity, chains } of r.results) {
+      out.push(s.bold(identity) + (chains.length === 0 ? s.dim('  no cards') : ''));
+      chains.forEach((chain, i) => {
+        if (i > 0) out.push('');
+        for (const card of chain) {
+          const mark = card.state === 'active' ? s.ok('●') : s.dim('○');
+          out.push(
+            `  ${mark} ${s.id(card.id)}  ${stateColour(card.state, s)}  ${when(card.createdAt)}  ${s.dim(short(card.publicKey))}`,
+          );
+        }
+      });
+    }
+    out.push(s.dim(`${r.active} active, ${r.total} in all`));
+    return out.join('\n');
+  },
+  revoke: (r: RevokeResult, s: Style) =>
+    `${s.bad('revoked')} ${s.id(r.revoked)} (${r.identity})${r.revocation ? s.dim(` by revoking card ${r.revocation.id}`) : ''}`,
+  unregister: (r: UnregisterResult, s: Style) =>
+    [
+      `${s.bold(r.identity)}: ${r.revoked.length} card(s) revoked`,
+      ...r.revoked.map((id) => `  ${s.bad('revoked')} ${s.id(id)}`),
+      r.keyRemoved ? `  private key removed: ${r.keyRemoved}` : s.dim('  no private key removed'),
+    ].join('\n'),
+  inspect: (r: InspectResult, s: Style) => {
+    const out = [
+      `${s.bold('card')} ${r.id ? s.id(r.id) : s.bad('(unreadable)')}  ${r.ok ? s.ok('OK') : s.bad('FAILED')}  ${s.dim(r.source)}`,
+    ];
+    if (r.expectedId !== null)
+      out.push(
+        `  id           ${r.expectedId === r.id ? s.ok('matches') : s.bad(`expected ${r.expectedId}`)}`,
+      );
+    if (r.snapshot) {
+      for (const [k, v] of Object.entries(r.snapshot))
+        out.push(
+          `  ${k.padEnd(16)} ${k === 'created_at' && typeof v === 'number' ? `${v} (${when(v)})` : JSON.stringify(v)}`,
+        );
+    }
+    out.push(s.bold('signatures'));
+    for (const sig of r.signatures) {
+      const status =
+        sig.status === 'valid'
+          ? s.ok(sig.status)
+          : sig.status === 'invalid'
+            ? s.bad(sig.status)
+            : s.warn(sig.status);
+      out.push(`  ${sig.signer.padEnd(12)} ${status}  ${s.dim(sig.reason)}`);
+      if (sig.extraSnapshot !== null) out.push(`  ${''.padEnd(12)} extra: ${sig.extraSnapshot}`);
+    }
+    if (r.violations.length) {
+      out.push(s.bold('violations'));
+      for (const v of r.violations)
+        out.push(`  ${s.bad(v.code)} (${v.wire}) ${v.field}: ${v.message}`);
+    }
+    return out.join('\n');
+  },
+  seed: (r: SeedResult, s: Style) =>
+    [
+      `${s.ok('seeded')} ${r.created} card(s), ${r.revoked} revoked, ${Object.keys(r.identities).length} identities in ${(r.elapsedMs / 1000).toFixed(2)} s`,
+      ...Object.entries(r.cards)
+        .slice(0, 20)
+        .map(([name, c]) => `  ${name.padEnd(20)} ${s.id(c.id)}  ${stateColour(c.state, s)}`),
+      ...(Object.keys(r.cards).length > 20
+        ? [s.dim(`  … and ${Object.keys(r.cards).length - 20} more (--json lists every id)`)]
+        : []),
+    ].join('\n'),
+  init: (r: InitResult, s: Style) =>
+    [
+      `${r.replaced ? 'replaced' : s.ok('wrote')} profile "${r.profile}"${r.isDefault ? ' (default)' : ''} in ${r.path}`,
+      ...Object.entries(r.settings).map(([k, v]) => `  ${k.padEnd(11)} ${String(v)}`),
+    ].join('\n'),
+  config: (r: ConfigResult, s: Style) =>
+    [
+      `config file  ${r.path}${r.profiles.length ? '' : s.dim(' (none yet: `cards init` writes one)')}`,
+      `profiles     ${r.profiles.length ? r.profiles.map((p) => (p === r.activeProfile ? s.bold(`${p}*`) : p)).join(', ') : s.dim('(none)')}`,
+      `keystore     ${r.home}/keys`,
+      ...Object.entries(r.settings).map(
+        ([k, v]) =>
+          `  ${k.padEnd(12)} ${v ? `${v.value} ${s.dim(`(${v.source})`)}` : s.dim('(not set)')}`,
+      ),
+    ].join('\n'),
+} as const;
+
+export type ViewName = keyof typeof TEXT;

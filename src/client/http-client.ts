@@ -1,0 +1,203 @@
+/**
+ * HTTP client for a Cards Service v5 (spec 4; paths and headers as the stock client sends them,
+ * wire-facts section 2), remote or a local `cards serve`.
+ *
+ * Connections are kept alive (transport.ts). Every failure becomes a CardsError: an Error
+ * object's code is mapped back through `codeForWire`; a 5xx or a network failure is
+ * UNREACHABLE. Never prints, never reads files or the environment.
+ */
+import type { RawCard } from '../core/card.js';
+import { CardsError, codeForWire, ERRORS, type ErrorCode } from '../core/errors.js';
+import { LIMITS } from '../core/limits.js';
+import type { WireProfile } from '../core/profile.js';
+import type { TokenSource } from './token-source.js';
+import { createTransport, type Exchange, type Transport } from './transport.js';
+
+export interface ClientOptions {
+  /** Base URL without the path, e.g. http://127.0.0.1:8080 (a trailing slash is dropped). */
+  readonly url: string;
+  readonly profile: WireProfile;
+  readonly tokens: TokenSource;
+  /** Identity used for the tokens of reads (get, search), which name no card identity. */
+  readonly readIdentity?: string;
+  /**
+   * Per-request time limit; 0 leaves it to fetch's own (minutes). A timer per request costs
+   * about a tenth of a request's client time, which bulk work (`seed`) can do without.
+   */
+  readonly timeoutMs?: number;
+}
+
+export interface FetchedCard {
+  readonly card: RawCard;
+  /** The superseded header was set: another card names this one as previous_card_id. */
+  readonly superseded: boolean;
+}
+
+const DEFAULT_TIMEOUT_MS = 30_000;
+const AGENT = 'cards-cli';
+
+export class CardsClient {
+  readonly url: string;
+  readonly profile: WireProfile;
+  private readonly tokens: TokenSource;
+  private readonly readIdentity: string;
+  private readonly transport: Transport;
+
+  constructor(options: ClientOptions) {
+    this.url = options.url.replace(/\/+$/, '');
+    this.profile = options.profile;
+    this.tokens = options.tokens;
+    this.readIdentity = options.readIdentity ?? AGENT;
+    this.transport = createTransport({ timeoutMs: options.timeoutMs ?? DEFAULT_TIMEOUT_MS });
+  }
+
+  /** Closes the kept-alive connections. */
+  close(): void {
+    this.transport.close();
+  }
+
+  /** Create card (spec 4.1): the stored card, with the service's signature added. */
+  async createCard(card: RawCard, identity: string): Promise<RawCard> {
+    return readCard(await this.request('POST', '/card/v5', identity, card));
+  }
+
+  /** Get card (spec 4.2), with the superseded header read. */
+  async getCard(id: string, identity = this.readIdentity): Promise<FetchedCard> {
+    const res = await this.request('GET', `/card/v5/${encodeURIComponent(id)}`, identity);
+    const header = res.headers[this.profile.supersededHeader.toLowerCase()];
+    const value = Array.isArray(header) ? header[0] : header;
+    return { card: readCard(res), superseded: value?.trim().toLowerCase() === 'true' };
+  }
+
+  /** Search (spec 4.3): at most 50 identities per request, as the stock client sends them. */
+  async searchCards(
+    identities: readonly string[],
+    identity = this.readIdentity,
+  ): Promise<RawCard[]> {
+    const unique = [...new Set(identities)];
+    const batches: string[][] = [];
+    for (let i = 0; i < unique.length; i += LIMITS.searchIdentitiesMax)
+      batches.push(unique.slice(i, i + LIMITS.searchIdentitiesMax));
+    const results = await Promise.all(
+      batches.map(async (batch) => {
+        const res = await this.request('POST', '/card/v5/actions/search', identity, {
+          identities: batch,
+        });
+        const body = readJson(res);
+        if (!Array.isArray(body))
+          throw new CardsError(
+            'SERVICE_REFUSED',
+            'Search answered with something other than a list.',
+          );
+        return body as RawCard[];
+      }),
+    );
+    return results.flat();
+  }
+
+  /** Revoke with a revoking card (spec 4.4). */
+  async revokeWithCard(card: RawCard, identity: string): Promise<RawCard> {
+    return readCard(await this.request('POST', '/card/v5/actions/revoke', identity, card));
+  }
+
+  /** Revoke by id (spec 4.5): body literally `{}` (wire-facts section 2); any 2xx succeeds. */
+  async revokeById(id: string, identity: string): Promise<void> {
+    await this.request('POST', `/card/v5/actions/revoke/${encodeURIComponent(id)}`, identity, {});
+  }
+
+  private async request(
+    method: 'GET' | 'POST',
+    path: string,
+    identity: string,
+    body?: unknown,
+  ): Promise<Exchange> {
+    const token = await this.tokens.tokenFor(identity);
+    const headers: Record<string, string> = {
+      authorization: `${this.profile.scheme} ${token}`,
+      accept: 'application/json',
+    };
+    if (body !== undefined) headers['content-type'] = 'application/json';
+    let res: Exchange;
+    try {
+      res = await this.transport.send(
+        method,
+        new URL(this.url + path),
+        headers,
+        body === undefined ? undefined : JSON.stringify(body),
+      );
+    } catch (cause) {
+      throw unreachable(this.url, cause);
+    }
+    if (res.status >= 200 && res.status < 300) return res;
+    throw failure(res);
+  }
+}
+
+function unreachable(url: string, cause: unknown): CardsError {
+  const err = cause as NodeJS.ErrnoException | undefined;
+  const why =
+    err?.code === 'ETIMEDOUT' ? 'no answer in time' : (err?.code ?? err?.message ?? String(cause));
+  return new CardsError('UNREACHABLE', `The service at ${url} could not be reached (${why}).`, {
+    cause,
+  });
+}
+
+function readJson(res: Exchange): unknown {
+  try {
+    return JSON.parse(res.body) as unknown;
+  } catch {
+    throw new CardsError(
+      'SERVICE_REFUSED',
+      `The service answered HTTP ${res.status} without JSON.`,
+    );
+  }
+}
+
+function readCard(res: Exchange): RawCard {
+  const body = readJson(res);
+  const card = body as Partial<RawCard> | null;
+  if (
+    typeof card !== 'object' ||
+    card === null ||
+    typeof card.content_snapshot !== 'string' ||
+    !Array.isArray(card.signatures)
+  ) {
+    throw new CardsError(
+      'SERVICE_REFUSED',
+      'The service answered with something that is not a card.',
+    );
+  }
+  return { content_snapshot: card.content_snapshot, signatures: card.signatures };
+}
+
+/** Turns an error response into the CardsError its Error object names (spec 7). */
+function failure(res: Exchange): CardsError {
+  let body: { code?: unknown; message?: unknown } | undefined;
+  try {
+    body = JSON.parse(res.body) as typeof body;
+  } catch {
+    body = undefined;
+  }
+  const wire = body?.code;
+  const code: ErrorCode | undefined =
+    typeof wire === 'number' || typeof wire === 'string' ? codeForWire(wire) : undefined;
+  const message = typeof body?.message === 'string' ? body.message : undefined;
+  if (res.status >= 500 && (code === undefined || ERRORS[code].exit === ERRORS.INTERNAL.exit)) {
+    const detail = code ? `${code} (${ERRORS[code].wire}): ${message ?? ERRORS[code].message}` : '';
+    return new CardsError(
+      'UNREACHABLE',
+      `The service failed with HTTP ${res.status}${detail ? ` — ${detail}` : ''}.`,
+    );
+  }
+  if (code !== undefined) return new CardsError(code, message);
+  if (res.status === 401) return new CardsError('TOKEN_SIGNATURE', message);
+  if (res.status === 404)
+    return new CardsError(
+      'ROUTE_NOT_FOUND',
+      `HTTP 404 from the service${message ? `: ${message}` : ''}.`,
+    );
+  return new CardsError(
+    'SERVICE_REFUSED',
+    `The service refused the request with HTTP ${res.status}${message ? `: ${message}` : ''}.`,
+  );
+}

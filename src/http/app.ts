@@ -1,0 +1,181 @@
+/**
+ * The HTTP app: `createApp(deps)` builds a Fastify instance serving the Cards API over a
+ * registry (house habit 5). No listen here: `cards serve` listens, tests `inject`.
+ *
+ * Every response that is not a card is the Error object with a documented code: unknown paths
+ * 404, known paths with another method 405 (with Allow), bodies over 64 KiB 413, non-JSON 415,
+ * bad JSON 30001, malformed requests 400, fastify's own errors translated (error-reply.ts).
+ */
+import cors from '@fastify/cors';
+import Fastify, { type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
+import { CardsError, ERRORS } from '../core/errors.js';
+import { LIMITS } from '../core/limits.js';
+import type { WireProfile } from '../core/profile.js';
+import type { Registry } from '../registry/registry.js';
+import type { Authenticator } from './auth.js';
+import {
+  DEFAULT_LIMITS,
+  httpServerOptions,
+  trackConnections,
+  type ServerLimits,
+} from './connections.js';
+import { errorBody, rawErrorResponse, toCardsError } from './error-reply.js';
+import { silentLogger, type RequestLogger } from './request-log.js';
+import { allowedMethods, JSON_TYPE, registerRoutes } from './routes.js';
+
+export interface AppOptions {
+  readonly registry: Registry;
+  readonly profile: WireProfile;
+  readonly auth: Authenticator;
+  /** Request lines and warnings; default: none. */
+  readonly logger?: RequestLogger;
+  /** CORS headers for any origin (default true). */
+  readonly cors?: boolean;
+  readonly limits?: Partial<ServerLimits>;
+  /** Reported by /health. */
+  readonly version?: string;
+}
+
+const pathOf = (url: string): string => url.split('?', 1)[0] ?? url;
+const logPath = (url: string): string => {
+  const path = pathOf(url);
+  return path.length > 200 ? `${path.slice(0, 200)}…` : path;
+};
+
+export async function createApp(options: AppOptions): Promise<FastifyInstance> {
+  const { profile } = options;
+  const logger = options.logger ?? silentLogger;
+  const limits: ServerLimits = { ...DEFAULT_LIMITS, ...options.limits };
+  const corsOn = options.cors ?? true;
+
+  const sendError = (reply: FastifyReply, err: CardsError): FastifyReply => {
+    if (err.code === 'INTERNAL') logger.warn(`internal error: ${describe(err.cause ?? err)}`);
+    return reply.code(ERRORS[err.code].status).type(JSON_TYPE).send(errorBody(profile, err));
+  };
+
+  const app = Fastify({
+    logger: false,
+    bodyLimit: LIMITS.bodyMax,
+    return503OnClosing: false,
+    keepAliveTimeout: limits.keepAliveTimeoutMs,
+    requestTimeout: limits.requestTimeoutMs,
+    connectionTimeout: Math.max(limits.requestTimeoutMs * 2, 60_000),
+    http: httpServerOptions(limits),
+    routerOptions: { maxParamLength: 256 },
+    frameworkErrors: (err, request, reply) => {
+      sendError(reply, toCardsError(err));
+      logger.request({
+        method: request.raw.method ?? '-',
+        path: logPath(request.raw.url ?? '-'),
+        status: reply.statusCode,
+        ms: 0,
+      });
+    },
+    clientErrorHandler: (err, socket) => {
+      const code = (err as NodeJS.ErrnoException).code;
+      if (code === 'ECONNRESET' || socket.destroyed) return;
+      const error = new CardsError(
+        code === 'ERR_HTTP_REQUEST_TIMEOUT'
+          ? 'REQUEST_TIMEOUT'
+          : code === 'HPE_HEADER_OVERFLOW'
+            ? 'HEADERS_TOO_LARGE'
+            : 'HTTP_MALFORMED',
+      );
+      if (socket.writable) socket.end(rawErrorResponse(profile, error));
+      else socket.destroy();
+      logger.request({ method: '-', path: '-', status: ERRORS[error.code].status, ms: 0 });
+    },
+  });
+
+  // Connections over the cap get 503 on their first request, then are closed.
+  const isOverCap = trackConnections(app.server, limits.maxConnections);
+  let closing = false;
+  app.addHook('preClose', async () => {
+    closing = true;
+  });
+  // 404 and 405 are decided here, before fastify would read and parse the body.
+  const notFound = (request: FastifyRequest, reply: FastifyReply): FastifyReply => {
+    const allowed = allowedMethods(pathOf(request.url), corsOn);
+    if (allowed.length === 0) return sendError(reply, new CardsError('ROUTE_NOT_FOUND'));
+    reply.header('allow', allowed.join(', '));
+    return sendError(
+      reply,
+      new CardsError(
+        'METHOD_NOT_ALLOWED',
+        `Method ${request.method} is not allowed here; use ${allowed.join(', ')}.`,
+      ),
+    );
+  };
+  app.addHook('onRequest', async (request, reply) => {
+    if (isOverCap(request.raw.socket)) {
+      reply.header('connection', 'close');
+      return sendError(reply, new CardsError('SERVER_BUSY'));
+    }
+    // RFC 9112 section 3.2: an HTTP/1.1 request without Host is a 400.
+    if (request.raw.httpVersion === '1.1' && request.headers.host === undefined) {
+      reply.header('connection', 'close');
+      return sendError(reply, new CardsError('HTTP_MALFORMED', 'The Host header is missing.'));
+    }
+    if (request.is404) return notFound(request, reply);
+    // @fastify/cors answers every OPTIONS itself: unknown paths included, and a plain OPTIONS
+    // (no Origin / Access-Control-Request-Method) with a text/plain 400. Keep those ours.
+    if (corsOn && request.method === 'OPTIONS') {
+      const allowed = allowedMethods(pathOf(request.url), corsOn);
+      if (allowed.length === 0) return sendError(reply, new CardsError('ROUTE_NOT_FOUND'));
+      if (!request.headers.origin || !request.headers['access-control-request-method'])
+        return reply.code(204).header('allow', allowed.join(', ')).send();
+    }
+    return undefined;
+  });
+  // While closing, every response (in flight ones too) ends its connection, so close() does not
+  // wait for keep-alive connections to time out.
+  app.addHook('onSend', async (_request, reply, payload) => {
+    if (closing) reply.header('connection', 'close');
+    return payload;
+  });
+  app.addHook('onResponse', async (request: FastifyRequest, reply: FastifyReply) => {
+    logger.request({
+      method: request.method,
+      path: logPath(request.url),
+      status: reply.statusCode,
+      ms: reply.elapsedTime,
+    });
+  });
+
+  // JSON only; an empty body is no body (revoke by id sends none, or `{}`).
+  app.removeAllContentTypeParsers();
+  app.addContentTypeParser('application/json', { parseAs: 'string' }, (_request, body, done) => {
+    const text = body as string;
+    if (text.trim() === '') return done(null, undefined);
+    try {
+      done(null, JSON.parse(text) as unknown);
+    } catch {
+      done(new CardsError('BODY_PARSE', 'Request body is not valid JSON.'), undefined);
+    }
+  });
+
+  if (corsOn)
+    await app.register(cors, {
+      origin: '*',
+      methods: ['GET', 'HEAD', 'POST', 'OPTIONS'],
+      allowedHeaders: ['Authorization', 'Content-Type', 'Virgil-Agent'],
+      exposedHeaders: [profile.supersededHeader],
+      maxAge: 600,
+    });
+
+  app.setErrorHandler((err, _request, reply) => sendError(reply, toCardsError(err)));
+  app.setNotFoundHandler((request, reply) => notFound(request, reply));
+
+  registerRoutes(app, {
+    registry: options.registry,
+    profile,
+    auth: options.auth,
+    version: options.version ?? '',
+  });
+  await app.ready();
+  return app;
+}
+
+function describe(err: unknown): string {
+  return err instanceof Error ? (err.stack ?? err.message) : String(err);
+}

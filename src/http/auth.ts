@@ -1,0 +1,69 @@
+/**
+ * The Authorization header (spec 5): `<scheme> <token>`, the scheme word the profile's,
+ * compared case-insensitively; the token checked by crypto/tokens.ts (EdDSA JWT or the stock
+ * VEDS512 format). A verified token is remembered by its exact text until its `exp`, in a
+ * bounded map, since verifying costs far more than serving a card.
+ */
+import { CardsError } from '../core/errors.js';
+import { verifyToken, type TrustedKey } from '../crypto/tokens.js';
+
+export interface AuthenticatorOptions {
+  readonly keys: readonly TrustedKey[];
+  /** The profile's scheme word (`Service`, `Virgil`). */
+  readonly scheme: string;
+  /** Milliseconds since the epoch. */
+  readonly clock?: () => number;
+  /** Stock tokens: `iss` must be `virgil-<appId>`. */
+  readonly appId?: string;
+  /** Stock tokens: `kid` must be this. */
+  readonly appKeyId?: string;
+  /** Verified tokens remembered at most (oldest forgotten first). Default 10,000. */
+  readonly cacheSize?: number;
+}
+
+export interface Authenticator {
+  /** The identity the header's token carries; throws a 401 CardsError otherwise. */
+  authenticate(header: string | undefined): Promise<string>;
+}
+
+interface Remembered {
+  readonly identity: string;
+  /** Milliseconds since the epoch after which the token must be checked again. */
+  readonly until: number;
+}
+
+export function createAuthenticator(options: AuthenticatorOptions): Authenticator {
+  const clock = options.clock ?? Date.now;
+  const cacheSize = options.cacheSize ?? 10_000;
+  const cache = new Map<string, Remembered>();
+  const scheme = options.scheme.toLowerCase();
+  const verifyOptions = {
+    keys: options.keys,
+    ...(options.appId !== undefined && { appId: options.appId }),
+    ...(options.appKeyId !== undefined && { appKeyId: options.appKeyId }),
+  };
+
+  return {
+    async authenticate(header) {
+      if (header === undefined || header.trim() === '') throw new CardsError('AUTH_MISSING');
+      const space = header.indexOf(' ');
+      const word = space < 0 ? header : header.slice(0, space);
+      if (word.toLowerCase() !== scheme)
+        throw new CardsError(
+          'AUTH_SCHEME',
+          `Authorization scheme must be "${options.scheme}" (as in "Authorization: ${options.scheme} <token>").`,
+        );
+      const token = space < 0 ? '' : header.slice(space + 1).trim();
+      const now = clock();
+      const known = cache.get(token);
+      if (known !== undefined) {
+        if (now < known.until) return known.identity;
+        cache.delete(token);
+      }
+      const verified = await verifyToken(token, { ...verifyOptions, now });
+      if (cache.size >= cacheSize) cache.delete(cache.keys().next().value as string);
+      cache.set(token, { identity: verified.identity, until: verified.expiresAt * 1000 });
+      return verified.identity;
+    },
+  };
+}

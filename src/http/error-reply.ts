@@ -1,0 +1,53 @@
+/**
+ * Every failure leaves the server as the Error object `{code, message}` (spec 2.5) with a
+ * documented code: the registry's CardsErrors as they are, fastify's own errors (bad JSON, body
+ * too large, wrong content type, bad URL) translated here, anything else 500 INTERNAL. A
+ * library's message never reaches a response body.
+ */
+import { CardsError, ERRORS, type ErrorCode } from '../core/errors.js';
+import type { WireProfile } from '../core/profile.js';
+
+/** fastify error codes → ours; any other 4xx becomes HTTP_MALFORMED, anything else INTERNAL. */
+const FASTIFY_CODES: Readonly<Record<string, ErrorCode>> = {
+  FST_ERR_CTP_BODY_TOO_LARGE: 'BODY_TOO_LARGE',
+  FST_ERR_CTP_INVALID_MEDIA_TYPE: 'UNSUPPORTED_MEDIA_TYPE',
+  FST_ERR_CTP_INVALID_CONTENT_LENGTH: 'BODY_PARSE',
+  FST_ERR_CTP_EMPTY_JSON_BODY: 'BODY_PARSE',
+  FST_ERR_CTP_INVALID_JSON_BODY: 'BODY_PARSE',
+  FST_ERR_BAD_URL: 'HTTP_MALFORMED',
+  FST_ERR_MAX_PARAM_LENGTH: 'CARD_ID_INVALID',
+};
+
+/** The CardsError a thrown value stands for (never carrying a library's message). */
+export function toCardsError(err: unknown): CardsError {
+  if (err instanceof CardsError) return err;
+  const { code, statusCode } = (err ?? {}) as { code?: unknown; statusCode?: unknown };
+  if (typeof code === 'string' && Object.hasOwn(FASTIFY_CODES, code))
+    return new CardsError(FASTIFY_CODES[code] as ErrorCode);
+  if (typeof statusCode === 'number' && statusCode >= 400 && statusCode < 500)
+    return new CardsError('HTTP_MALFORMED');
+  return new CardsError('INTERNAL', undefined, { cause: err });
+}
+
+/** The Error object's JSON: `code` a string of digits or a number, as the profile says. */
+export function errorBody(profile: WireProfile, err: CardsError): string {
+  const { wire } = ERRORS[err.code];
+  return JSON.stringify({
+    code: profile.codeType === 'number' ? wire : String(wire),
+    message: err.code === 'INTERNAL' ? ERRORS.INTERNAL.message : err.message,
+  });
+}
+
+/** A whole HTTP/1.1 response for a socket fastify never turned into a request. */
+export function rawErrorResponse(profile: WireProfile, err: CardsError): string {
+  const body = errorBody(profile, err);
+  const { status } = ERRORS[err.code];
+  const reason =
+    { 400: 'Bad Request', 408: 'Request Timeout', 431: 'Request Header Fields Too Large' }[
+      status
+    ] ?? 'Error';
+  return (
+    `HTTP/1.1 ${status} ${reason}\r\nContent-Type: application/json; charset=utf-8\r\n` +
+    `Content-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`
+  );
+}

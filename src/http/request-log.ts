@@ -1,0 +1,77 @@
+/**
+ * One line per request (method, path, status, milliseconds), as text or JSON, and the server's
+ * own warnings. Lines are gathered and written once per event-loop turn, so a busy server makes
+ * one write call per turn rather than one per request.
+ */
+export interface RequestLogEntry {
+  readonly method: string;
+  readonly path: string;
+  readonly status: number;
+  readonly ms: number;
+}
+
+export interface RequestLogger {
+  request(entry: RequestLogEntry): void;
+  /** Something a person should know (an internal error, a failed background compaction). */
+  warn(message: string): void;
+  /** Writes what is buffered now (on shut-down). */
+  flush(): void;
+}
+
+export interface RequestLoggerOptions {
+  readonly format?: 'text' | 'json';
+  /** No request lines (warnings still written). */
+  readonly quiet?: boolean;
+  readonly write?: (text: string) => void;
+  readonly clock?: () => number;
+}
+
+export function createRequestLogger(options: RequestLoggerOptions = {}): RequestLogger {
+  const write = options.write ?? ((text: string) => process.stderr.write(text));
+  const clock = options.clock ?? Date.now;
+  const json = options.format === 'json';
+  let lines: string[] = [];
+  let scheduled = false;
+
+  const flush = (): void => {
+    scheduled = false;
+    if (lines.length === 0) return;
+    const text = lines.join('');
+    lines = [];
+    write(text);
+  };
+  const push = (line: string): void => {
+    lines.push(line);
+    if (!scheduled) {
+      scheduled = true;
+      setImmediate(flush);
+    }
+  };
+
+  return {
+    request(entry) {
+      if (options.quiet) return;
+      const ms = Math.round(entry.ms * 10) / 10;
+      push(
+        json
+          ? `${JSON.stringify({ time: new Date(clock()).toISOString(), method: entry.method, path: entry.path, status: entry.status, ms })}\n`
+          : `${entry.method} ${entry.path} ${entry.status} ${ms}ms\n`,
+      );
+    },
+    warn(message) {
+      push(
+        json
+          ? `${JSON.stringify({ time: new Date(clock()).toISOString(), level: 'warn', message })}\n`
+          : `warning: ${message}\n`,
+      );
+    },
+    flush,
+  };
+}
+
+/** A logger that writes nothing (tests, embedding). */
+export const silentLogger: RequestLogger = {
+  request: () => undefined,
+  warn: () => undefined,
+  flush: () => undefined,
+};

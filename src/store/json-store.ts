@@ -1,0 +1,351 @@
+/**
+ * The JSON-file store: one readable JSON file (store-file.ts) plus an append-only journal
+ * beside it (paths.ts `journal`), one JSON line per card.
+ *
+ * - An append is acknowledged only after its line is written and fdatasync'ed. Appends that
+ *   arrive while a write is in flight wait and go together in the next one (group commit), so
+ *   16 clients share one fdatasync, and a write never costs time proportional to the store.
+ * - On open the journal is replayed onto the file's cards (a torn last line, the trace of a
+ *   crash mid-write, is ignored; a card already in the file is skipped) and folded into the
+ *   file atomically; the same happens on close, and in the background whenever the journal
+ *   outgrows the file (then only the cards written since are kept in a fresh journal).
+ * - A failed write is cut back off the journal, so nothing of it survives a restart.
+ * - One server per store (lock.ts); a corrupt or newer file is refused, never overwritten.
+ */
+import { mkdir, open, readFile, realpath, rm, type FileHandle } from 'node:fs/promises';
+import { basename, dirname, join, resolve } from 'node:path';
+import { Low } from 'lowdb';
+import { CardsError } from '../core/errors.js';
+import { fsyncDir, replaceFile } from './fs-durable.js';
+import { acquireLock, type StoreLock } from './lock.js';
+import { storePaths, type StorePaths } from './paths.js';
+import { corrupt, readStoredCard, serializeCard } from './record.js';
+import { STORE_FORMAT, STORE_VERSION, StoreFileAdapter, type StoreFileData } from './store-file.js';
+import type { CardStore, StoreStats, StoredCard } from './store.js';
+import { parseStoredLine } from './stored-line.js';
+
+export interface JsonStoreOptions {
+  /** The store file (companions are found beside it through paths.ts). */
+  readonly path: string;
+  /** Fold the journal into the file once it exceeds max(this, the file's size). Default 16 MiB. */
+  readonly compactBytes?: number;
+  /** Told about failures that do not fail a request (a background compaction). */
+  readonly onWarning?: (message: string) => void;
+  /**
+   * Checks the cards read (file and journal) before start-up folds the journal into the file;
+   * a throw refuses the store with every file untouched. The server passes the registry's
+   * relation checks, so a journal naming a missing card never rewrites the file.
+   */
+  readonly verify?: (cards: readonly StoredCard[]) => void;
+}
+
+interface Waiting {
+  readonly card: StoredCard;
+  readonly line: string;
+  readonly resolve: () => void;
+  readonly reject: (err: unknown) => void;
+}
+
+const emptyData = (): StoreFileData => ({
+  format: STORE_FORMAT,
+  version: STORE_VERSION,
+  cards: [],
+});
+
+const unavailable = (what: string, cause: unknown): CardsError =>
+  new CardsError(
+    'STORE_UNAVAILABLE',
+    `${what}: ${(cause as NodeJS.ErrnoException).code ?? 'write failed'}.`,
+    { cause },
+  );
+
+export class JsonStore implements CardStore {
+  readonly paths: StorePaths;
+  readonly #db: Low<StoreFileData>;
+  readonly #file: StoreFileAdapter;
+  readonly #lock: StoreLock;
+  readonly #records: StoredCard[];
+  readonly #compactBytes: number;
+  readonly #warn: (message: string) => void;
+  #journal: FileHandle | undefined;
+  #journalBytes = 0;
+  #mustTruncate = false;
+  #queue: Waiting[] = [];
+  #flushing = false;
+  #idle: (() => void)[] = [];
+  #compaction: Promise<void> | undefined;
+  #compactAt: number;
+  /** After a background compaction: the journal keeps only records from this index on. */
+  #resetFrom: number | undefined;
+  /** How many records the main file holds. */
+  #fileCards: number;
+  #closing = false;
+  #stats = { appends: 0, flushes: 0, compactions: 0 };
+
+  private constructor(
+    paths: StorePaths,
+    lock: StoreLock,
+    db: Low<StoreFileData>,
+    file: StoreFileAdapter,
+    records: StoredCard[],
+    fileCards: number,
+    options: JsonStoreOptions,
+  ) {
+    this.paths = paths;
+    this.#lock = lock;
+    this.#file = file;
+    this.#db = db;
+    this.#records = records;
+    this.#fileCards = fileCards;
+    this.#compactBytes = options.compactBytes ?? 16 * 1024 * 1024;
+    this.#compactAt = Math.max(this.#compactBytes, file.bytes);
+    this.#warn = options.onWarning ?? (() => undefined);
+  }
+
+  /** Locks the store, reads it, replays and folds the journal, opens the journal for appends. */
+  static async open(options: JsonStoreOptions): Promise<JsonStore> {
+    const paths = storePaths(await realStorePath(options.path));
+    const lock = await acquireLock(paths.lock, paths.store);
+    try {
+      const file = new StoreFileAdapter(paths.store);
+      const db = new Low(file, emptyData());
+      await db.read(); // STORE_CORRUPT for a file it cannot read; no file: the empty default
+      const records = db.data.cards as StoredCard[];
+      const fileCards = records.length;
+      const journalBytes = await replayJournal(paths.journal, records);
+      if (journalBytes > 0) options.verify?.(records);
+      const store = new JsonStore(paths, lock, db, file, records, fileCards, options);
+      if (!file.found || journalBytes > 0) await store.#compactAll('start-up');
+      await store.#openJournal();
+      return store;
+    } catch (err) {
+      await lock.release();
+      throw err;
+    }
+  }
+
+  get location(): string {
+    return this.paths.store;
+  }
+
+  get journalBytes(): number {
+    return this.#journalBytes;
+  }
+
+  load(): readonly StoredCard[] {
+    return this.#records;
+  }
+
+  stats(): StoreStats {
+    return { cards: this.#records.length, ...this.#stats };
+  }
+
+  append(card: StoredCard): Promise<void> {
+    if (this.#closing)
+      return Promise.reject(new CardsError('STORE_UNAVAILABLE', 'The store is closing.'));
+    return new Promise((resolve, reject) => {
+      this.#queue.push({ card, line: `${serializeCard(card)}\n`, resolve, reject });
+      if (!this.#flushing) void this.#flushLoop();
+    });
+  }
+
+  async close(): Promise<void> {
+    if (this.#closing) return;
+    this.#closing = true;
+    while (this.#flushing || this.#compaction) {
+      if (this.#flushing) await new Promise<void>((resolve) => this.#idle.push(resolve));
+      if (this.#compaction) await this.#compaction;
+    }
+    try {
+      if (this.#journalBytes > 0 || this.#fileCards !== this.#records.length)
+        await this.#compactAll('shut-down');
+      await this.#journal?.close();
+      this.#journal = undefined;
+      await rm(this.paths.journal, { force: true });
+      await fsyncDir(dirname(this.paths.journal));
+    } finally {
+      await this.#journal?.close().catch(() => undefined);
+      // A lock left behind names a dead pid and is taken over: never mask the error above.
+      await this.#lock
+        .release()
+        .catch((err: Error) =>
+          this.#warn(`Cannot remove the lock ${this.paths.lock}: ${err.message}`),
+        );
+    }
+  }
+
+  /** Writes queued lines in batches, one write + fdatasync each, until the queue is empty. */
+  async #flushLoop(): Promise<void> {
+    this.#flushing = true;
+    try {
+      for (;;) {
+        if (this.#resetFrom !== undefined) await this.#resetJournal();
+        const batch = this.#queue;
+        if (batch.length === 0) break;
+        this.#queue = [];
+        try {
+          await this.#writeJournal(batch.map((entry) => entry.line).join(''));
+        } catch (err) {
+          for (const entry of batch) entry.reject(err);
+          continue;
+        }
+        for (const entry of batch) this.#records.push(entry.card);
+        this.#stats.appends += batch.length;
+        this.#stats.flushes++;
+        for (const entry of batch) entry.resolve();
+        if (!this.#compaction && !this.#closing && this.#journalBytes > this.#compactAt)
+          this.#compaction = this.#compactInBackground().finally(() => {
+            this.#compaction = undefined;
+          });
+      }
+    } finally {
+      this.#flushing = false;
+      for (const resolve of this.#idle.splice(0)) resolve();
+    }
+  }
+
+  async #writeJournal(text: string): Promise<void> {
+    const buffer = Buffer.from(text, 'utf8');
+    try {
+      if (!this.#journal) await this.#openJournal();
+      const journal = this.#journal as FileHandle;
+      if (this.#mustTruncate) {
+        await journal.truncate(this.#journalBytes);
+        this.#mustTruncate = false;
+      }
+      let offset = 0;
+      while (offset < buffer.byteLength) {
+        offset += (await journal.write(buffer, offset)).bytesWritten;
+      }
+      await journal.datasync();
+      this.#journalBytes += buffer.byteLength;
+    } catch (err) {
+      // Cut a partial write back off, so that no line of a refused card survives a restart.
+      this.#mustTruncate = true;
+      await this.#journal
+        ?.truncate(this.#journalBytes)
+        .then(() => (this.#mustTruncate = false))
+        .catch(() => undefined);
+      throw unavailable(`Cannot write the journal ${this.paths.journal}`, err);
+    }
+  }
+
+  async #openJournal(): Promise<void> {
+    const handle = await open(this.paths.journal, 'a', 0o644);
+    try {
+      this.#journalBytes = (await handle.stat()).size;
+      await fsyncDir(dirname(this.paths.journal));
+    } catch (err) {
+      await handle.close();
+      throw err;
+    }
+    this.#journal = handle;
+  }
+
+  /** Writes every record to the main file (start-up, shut-down); the caller empties the journal. */
+  async #compactAll(when: string): Promise<void> {
+    const count = this.#records.length;
+    try {
+      this.#db.data = { ...emptyData(), cards: this.#records.slice(0, count) };
+      await this.#db.write();
+    } catch (err) {
+      throw unavailable(`Cannot write the store ${this.paths.store} at ${when}`, err);
+    } finally {
+      this.#db.data = emptyData();
+    }
+    this.#fileCards = count;
+    this.#stats.compactions++;
+    if (when === 'start-up') {
+      await rm(this.paths.journal, { force: true });
+      await fsyncDir(dirname(this.paths.journal));
+    }
+  }
+
+  async #compactInBackground(): Promise<void> {
+    const count = this.#records.length;
+    try {
+      await this.#compactAll('compaction');
+    } catch (err) {
+      this.#compactAt = this.#journalBytes + Math.max(this.#compactBytes, this.#file.bytes);
+      this.#warn(`${(err as Error).message} The journal keeps every card; will retry later.`);
+      return;
+    }
+    this.#resetFrom = count;
+    if (!this.#flushing) void this.#flushLoop();
+  }
+
+  /** Replaces the journal by one holding only the records the main file does not. */
+  async #resetJournal(): Promise<void> {
+    const from = this.#resetFrom as number;
+    this.#resetFrom = undefined;
+    const kept = this.#records.slice(from);
+    try {
+      await replaceFile(this.paths.journal, [
+        kept.map((card) => `${serializeCard(card)}\n`).join(''),
+      ]);
+    } catch (err) {
+      this.#warn(`Cannot shorten the journal (${(err as Error).message}); it keeps every card.`);
+      return;
+    }
+    const old = this.#journal;
+    this.#journal = undefined;
+    this.#mustTruncate = false;
+    await old?.close().catch(() => undefined);
+    // Reopened on the next write if this fails; the next batch then retries.
+    await this.#openJournal().catch(() => undefined);
+    this.#compactAt = Math.max(this.#compactBytes, this.#file.bytes) + this.#journalBytes;
+  }
+}
+
+/**
+ * Appends the journal's cards to `records`, skipping those already present (a crash between
+ * folding the journal in and removing it). Returns the journal's size; 0 when there is none.
+ */
+async function replayJournal(path: string, records: StoredCard[]): Promise<number> {
+  let text: string;
+  try {
+    text = await readFile(path, 'utf8');
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code === 'ENOENT') return 0;
+    throw err;
+  }
+  if (text.length === 0) return 0;
+  const lines = text.split('\n');
+  lines.pop(); // after the last newline: empty, or a torn line a crash cut short
+  const known = new Set(records.map((card) => card.id));
+  lines.forEach((line, i) => {
+    if (line.trim() === '') return;
+    let card: StoredCard | undefined = parseStoredLine(line);
+    if (!card) {
+      let value: unknown;
+      try {
+        value = JSON.parse(line);
+      } catch {
+        throw corrupt(`line ${i + 1} of the journal ${path} is not valid JSON`);
+      }
+      card = readStoredCard(value, `line ${i + 1} of the journal ${path}`);
+    }
+    if (known.has(card.id)) return;
+    known.add(card.id);
+    records.push(card);
+  });
+  return Buffer.byteLength(text);
+}
+
+/**
+ * The store file's real path (its folder created if missing), so that every spelling of it,
+ * a symlink included, finds the same lock, journal and keys: one server per file.
+ */
+async function realStorePath(path: string): Promise<string> {
+  const absolute = resolve(path);
+  await mkdir(dirname(absolute), { recursive: true });
+  try {
+    return await realpath(absolute);
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code !== 'ENOENT') throw err;
+    return join(await realpath(dirname(absolute)), basename(absolute));
+  }
+}
+
+export const openJsonStore = (options: JsonStoreOptions): Promise<JsonStore> =>
+  JsonStore.open(options);

@@ -1,0 +1,92 @@
+/**
+ * Cards loaded from the store file or the journal, kept as the line they were written as.
+ *
+ * Start-up with 100,000 cards must be fast and small: instead of JSON.parse'ing every card into
+ * objects, each line is checked against the exact shape serializeCard writes (a strict subset
+ * of JSON, so a line that passes is valid JSON) and only the index fields are read out. The
+ * wire object a GET returns is a slice of the line; the full record is parsed on first use of
+ * content_snapshot or signatures. A line of any other shape (a hand-edited file) is not an
+ * error here: the caller falls back to JSON.parse and its own checks.
+ */
+import type { StoredCard } from './store.js';
+
+/** A JSON string literal (unrolled: fast on long base64 values). */
+const STR = String.raw`"[^"\\\x00-\x1f]*(?:\\(?:["\\/bfnrt]|u[0-9a-fA-F]{4})[^"\\\x00-\x1f]*)*"`;
+const SIG = String.raw`\{"signer":${STR},"signature":${STR}(?:,"snapshot":${STR})?\}`;
+const LINE = new RegExp(
+  String.raw`^\{"id":"([0-9a-f]{64})","identity":(${STR})` +
+    String.raw`(?:,"previous_card_id":"([0-9a-f]{64})")?(,"revoking":true)?` +
+    String.raw`,("content_snapshot":"[A-Za-z0-9+/=]+","signatures":\[(?:${SIG}(?:,${SIG})*)?\]\})$`,
+);
+
+export class StoredLine implements StoredCard {
+  readonly id: string;
+  readonly identity: string;
+  readonly previous_card_id?: string;
+  readonly revoking?: true;
+  /** The card's line exactly as serializeCard wrote it. */
+  readonly line: string;
+  readonly #wireStart: number;
+  #full: StoredCard | undefined;
+
+  constructor(line: string, match: RegExpExecArray) {
+    const [, id, identity, previous, revoking, wire] = match as unknown as string[];
+    this.id = id as string;
+    const literal = identity as string;
+    this.identity = literal.includes('\\') ? (JSON.parse(literal) as string) : literal.slice(1, -1);
+    if (previous !== undefined) this.previous_card_id = previous;
+    if (revoking !== undefined) this.revoking = true;
+    this.line = line;
+    this.#wireStart = line.length - (wire as string).length;
+  }
+
+  get content_snapshot(): string {
+    return this.#parse().content_snapshot;
+  }
+
+  get signatures(): StoredCard['signatures'] {
+    return this.#parse().signatures;
+  }
+
+  /** `{"content_snapshot":…,"signatures":[…]}`: the wire object, without parsing. */
+  get wireJson(): string {
+    return `{${this.line.slice(this.#wireStart)}`;
+  }
+
+  #parse(): StoredCard {
+    return (this.#full ??= JSON.parse(this.line) as StoredCard);
+  }
+}
+
+/** The line as a StoredLine, or undefined when it is not exactly serializeCard's shape. */
+export function parseStoredLine(line: string): StoredLine | undefined {
+  const match = LINE.exec(line);
+  return match ? new StoredLine(line, match) : undefined;
+}
+
+const HEADER = ['{', '"format": "cards-store",', '"version": 1,', '"cards": ['];
+const FOOTER = [']', '}', ''];
+
+/**
+ * The cards of a store file exactly as storeChunks (store-file.ts) writes it, or undefined
+ * when the text is shaped in any other way (then the caller parses it as plain JSON).
+ */
+export function parseStoreLines(text: string): StoredLine[] | undefined {
+  const lines = text.split('\n');
+  if (lines.length < HEADER.length + FOOTER.length) return undefined;
+  if (HEADER.some((expected, i) => lines[i] !== expected)) return undefined;
+  const end = lines.length - FOOTER.length;
+  if (FOOTER.some((expected, i) => lines[end + i] !== expected)) return undefined;
+  const cards: StoredLine[] = [];
+  for (let i = HEADER.length; i < end; i++) {
+    let line = lines[i] as string;
+    if (i < end - 1) {
+      if (!line.endsWith(',')) return undefined;
+      line = line.slice(0, -1);
+    }
+    const card = parseStoredLine(line);
+    if (!card) return undefined;
+    cards.push(card);
+  }
+  return cards;
+}

@@ -1,0 +1,236 @@
+/**
+ * Starts a real `cards serve` (node bin/cards.js serve --port 0 --host 127.0.0.1 --db <tmp>)
+ * and waits for its start-up lines. Shared by every end-to-end test (HTTP, CLI, crash, bench).
+ *
+ *   const server = await startServer();                 // fresh temp dir, default flags
+ *   const token = await server.token('alice');          // minted with the store's local app key
+ *   await fetch(`${server.url}/card/v5`, { … });
+ *   await server.stop();                                // SIGTERM, waits for exit 0
+ *   await server.dispose();                             // stop if needed, remove the temp dir
+ *
+ * Restart on the same store: `startServer({ dir: server.dir })`. Crash: `server.kill()`.
+ * The environment is hermetic: no CARDS_* variable of the machine leaks in; `env` adds some.
+ */
+import { spawn, type ChildProcess } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { parsePrivateKey } from '../../src/crypto/keys.js';
+import { mintToken, type TokenFormat } from '../../src/crypto/tokens.js';
+import { storePaths, type StorePaths } from '../../src/store/paths.js';
+
+export const CARDS_BIN = new URL('../../../bin/cards.js', import.meta.url).pathname;
+
+export interface StartServerOptions {
+  /** Extra arguments after `serve` (may override --port, --host, --db). */
+  readonly args?: readonly string[];
+  /** Extra environment variables (CARDS_PORT, …); undefined removes one. */
+  readonly env?: Readonly<Record<string, string | undefined>>;
+  /** Folder holding the store (`<dir>/cards.json`); default: a new temp folder. */
+  readonly dir?: string;
+  /** How long to wait for the start-up lines, ms. Default 15 s. */
+  readonly timeoutMs?: number;
+}
+
+export interface ExitResult {
+  readonly code: number | null;
+  readonly signal: NodeJS.Signals | null;
+  readonly stdout: string;
+  readonly stderr: string;
+}
+
+export interface TestServer {
+  /** Base URL from the "listening on" line, e.g. http://127.0.0.1:41234 */
+  readonly url: string;
+  /** The service public key, base64 DER SPKI, as printed. */
+  readonly serviceKey: string;
+  readonly dir: string;
+  /** The store file and its companions (keys, journal, lock). */
+  readonly paths: StorePaths;
+  readonly proc: ChildProcess;
+  /** Everything written so far. */
+  stdout(): string;
+  stderr(): string;
+  /** A token for `identity` signed by the store's local app key (not with --jwt-key). */
+  token(
+    identity: string,
+    options?: {
+      ttlSeconds?: number;
+      format?: TokenFormat;
+      now?: number;
+      /** Stock tokens: iss "virgil-<appId>" and kid. */
+      appId?: string;
+      kid?: string;
+    },
+  ): Promise<string>;
+  /** Sends `signal` (default SIGTERM) and waits for the exit. */
+  stop(signal?: NodeJS.Signals): Promise<ExitResult>;
+  /** SIGKILL: a crash, no clean-up. */
+  kill(): Promise<ExitResult>;
+  /** Stops the server if it runs and removes the temp folder when this helper made it. */
+  dispose(): Promise<void>;
+}
+
+/** The machine's environment without CARDS_* variables, plus `extra`. */
+export function hermeticEnv(
+  extra: Readonly<Record<string, string | undefined>> = {},
+): NodeJS.ProcessEnv {
+  const env: NodeJS.ProcessEnv = {};
+  for (const [key, value] of Object.entries(process.env))
+    if (!key.startsWith('CARDS_') && key !== 'NODE_OPTIONS') env[key] = value;
+  for (const [key, value] of Object.entries(extra)) {
+    if (value === undefined) delete env[key];
+    else env[key] = value;
+  }
+  return env;
+}
+
+const tempDirs = new Set<string>();
+
+/** A new temporary folder, removed by `removeTempDirs()` (call it from an `after` hook). */
+export function makeTempDir(prefix = 'cards-serve-'): string {
+  const dir = mkdtempSync(join(tmpdir(), prefix));
+  tempDirs.add(dir);
+  return dir;
+}
+
+/** Removes every folder makeTempDir made in this process. */
+export function removeTempDirs(): void {
+  for (const dir of tempDirs) rmSync(dir, { recursive: true, force: true });
+  tempDirs.clear();
+}
+
+export async function startServer(options: StartServerOptions = {}): Promise<TestServer> {
+  const ownDir = options.dir === undefined;
+  const dir = options.dir ?? makeTempDir();
+  const args = [...(options.args ?? [])];
+  const env = options.env ?? {};
+  const db = flagValue(args, '--db') ?? env.CARDS_DB ?? join(dir, 'cards.json');
+  const given = (flag: string, variable: string): boolean =>
+    flagValue(args, flag) !== undefined || env[variable] !== undefined;
+  const defaults = [
+    ...(given('--port', 'CARDS_PORT') ? [] : ['--port', '0']),
+    ...(given('--host', 'CARDS_HOST') ? [] : ['--host', '127.0.0.1']),
+    ...(given('--db', 'CARDS_DB') ? [] : ['--db', db]),
+  ];
+  const proc = spawn(process.execPath, [CARDS_BIN, 'serve', ...defaults, ...args], {
+    cwd: dir,
+    env: hermeticEnv(options.env),
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let stdout = '';
+  let stderr = '';
+  proc.stdout?.setEncoding('utf8').on('data', (chunk: string) => (stdout += chunk));
+  proc.stderr?.setEncoding('utf8').on('data', (chunk: string) => (stderr += chunk));
+  const exited = new Promise<ExitResult>((resolve) =>
+    proc.once('exit', (code, signal) => {
+      // Let the pipes drain before reporting.
+      setImmediate(() => resolve({ code, signal, stdout, stderr }));
+    }),
+  );
+
+  const { url, serviceKey } = await new Promise<{ url: string; serviceKey: string }>(
+    (resolve, reject) => {
+      const timer = setTimeout(() => {
+        proc.kill('SIGKILL');
+        reject(
+          new Error(`cards serve did not start in time.\nstdout:\n${stdout}\nstderr:\n${stderr}`),
+        );
+      }, options.timeoutMs ?? 15_000);
+      const check = (): void => {
+        const url = /^listening on (\S+)$/m.exec(stdout)?.[1];
+        const key = /^service key: (\S+)$/m.exec(stdout)?.[1];
+        // "tokens:" is the last start-up line; the lines may arrive in separate chunks.
+        if (url && key && /^tokens: .*$/m.test(stdout)) {
+          clearTimeout(timer);
+          resolve({ url, serviceKey: key });
+        }
+      };
+      proc.stdout?.on('data', check);
+      void exited.then((result) => {
+        clearTimeout(timer);
+        reject(
+          Object.assign(
+            new Error(
+              `cards serve exited (${result.code ?? result.signal}) before listening.\nstderr:\n${result.stderr}`,
+            ),
+            { result },
+          ),
+        );
+      });
+    },
+  );
+
+  let done: ExitResult | undefined;
+  void exited.then((result) => (done = result));
+  const stop = async (signal: NodeJS.Signals = 'SIGTERM'): Promise<ExitResult> => {
+    if (done) return done;
+    proc.kill(signal);
+    return exited;
+  };
+  const paths = storePaths(db, dir);
+  return {
+    url,
+    serviceKey,
+    dir,
+    paths,
+    proc,
+    stdout: () => stdout,
+    stderr: () => stderr,
+    async token(identity, tokenOptions = {}) {
+      const key = parsePrivateKey(readFileSync(paths.appKey, 'utf8'));
+      return mintToken({
+        key,
+        identity,
+        now: tokenOptions.now ?? Date.now(),
+        ttlSeconds: tokenOptions.ttlSeconds ?? 600,
+        ...(tokenOptions.format && { format: tokenOptions.format }),
+        ...(tokenOptions.appId !== undefined && { appId: tokenOptions.appId }),
+        ...(tokenOptions.kid !== undefined && { kid: tokenOptions.kid }),
+      });
+    },
+    stop,
+    kill: () => stop('SIGKILL'),
+    async dispose() {
+      await stop();
+      if (ownDir) rmSync(dir, { recursive: true, force: true });
+    },
+  };
+}
+
+/** Runs `cards serve …` expecting it to exit by itself (a refusal); kills it after `timeoutMs`. */
+export function runServeToExit(
+  args: readonly string[],
+  options: {
+    env?: Readonly<Record<string, string | undefined>>;
+    cwd?: string;
+    timeoutMs?: number;
+  } = {},
+): Promise<ExitResult> {
+  return new Promise((resolve, reject) => {
+    const proc = spawn(process.execPath, [CARDS_BIN, 'serve', ...args], {
+      cwd: options.cwd ?? tmpdir(),
+      env: hermeticEnv(options.env),
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let stdout = '';
+    let stderr = '';
+    proc.stdout.setEncoding('utf8').on('data', (chunk: string) => (stdout += chunk));
+    proc.stderr.setEncoding('utf8').on('data', (chunk: string) => (stderr += chunk));
+    const timer = setTimeout(() => proc.kill('SIGKILL'), options.timeoutMs ?? 15_000);
+    proc.on('error', reject);
+    proc.on('close', (code, signal) => {
+      clearTimeout(timer);
+      resolve({ code, signal, stdout, stderr });
+    });
+  });
+}
+
+function flagValue(args: readonly string[], flag: string): string | undefined {
+  for (let i = 0; i < args.length; i++) {
+    const arg = args[i] as string;
+    if (arg === flag) return args[i + 1];
+    if (arg.startsWith(`${flag}=`)) return arg.slice(flag.length + 1);
+  }
+  return undefined;
+}
