@@ -1,0 +1,131 @@
+// @virgilsecurity/e3kit-node 2 (the vendor's end-to-end encryption kit, which bundles its own
+// virgil-sdk) against `cards serve --compat virgil`: register, findUsers, rotatePrivateKey,
+// unregister (issue 5, "Proof": the e3kit-node bullet). On Node 20 e3kit-node loads only
+// without the built-in fetch: `npm test` runs this under `node --no-experimental-fetch`.
+import assert from 'node:assert/strict';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { after, before, describe, test } from 'node:test';
+import { startServer } from '../lib/server.mjs';
+import { makeApp, makeCardManager, rejection, uniqueIdentity } from '../lib/stock.mjs';
+
+if (typeof globalThis.fetch === 'function') {
+  throw new Error('e3kit-node needs Node 20 run with --no-experimental-fetch (`npm test` does)');
+}
+const { EThree } = await import('@virgilsecurity/e3kit-node');
+
+const app = makeApp();
+const dirs = [];
+let server;
+
+before(async () => {
+  server = await startServer({ jwtKeys: [app.publicKeyBase64] });
+});
+after(async () => {
+  await server?.stop();
+  for (const dir of dirs) rmSync(dir, { recursive: true, force: true });
+});
+
+/** One device of `identity`: its own key storage in a temporary directory. */
+async function device(identity) {
+  const dir = mkdtempSync(join(tmpdir(), 'cards-e3kit-'));
+  dirs.push(dir);
+  return EThree.initialize(async () => app.token(identity).toString(), {
+    apiUrl: server.url,
+    storageName: join(dir, 'keys'),
+    groupStorageName: join(dir, 'groups'),
+  });
+}
+
+/** The stock CardManager with the README's verifier, to check what e3kit left on the server. */
+const cardManager = (identity) =>
+  makeCardManager({
+    url: server.url,
+    serviceKey: server.serviceKey,
+    getJwt: () => app.token(identity),
+  });
+
+describe('e3kit-node against cards serve --compat virgil', () => {
+  const alice = uniqueIdentity('alice');
+  const bob = uniqueIdentity('bob');
+  let aliceE3;
+  let bobE3;
+  let aliceFirstCard;
+
+  test('register', async () => {
+    aliceE3 = await device(alice);
+    bobE3 = await device(bob);
+    assert.equal(aliceE3.identity, alice);
+    await aliceE3.register();
+    await bobE3.register();
+    assert.equal(await aliceE3.hasLocalPrivateKey(), true);
+
+    // what e3kit published is a card the stock CardManager verifies with the service key
+    const cards = await cardManager(alice).searchCards(alice);
+    assert.equal(cards.length, 1);
+    assert.equal(cards[0].identity, alice);
+    aliceFirstCard = cards[0];
+  });
+
+  test('register again from a second device: IdentityAlreadyExistsError', async () => {
+    const second = await device(alice);
+    const err = await rejection(second.register());
+    assert.equal(err.name, 'IdentityAlreadyExistsError', String(err));
+  });
+
+  test('findUsers: one and many; the found keys encrypt and verify', async () => {
+    const bobCard = await aliceE3.findUsers(bob);
+    assert.equal(bobCard.identity, bob);
+    const both = await bobE3.findUsers([alice, bob]);
+    assert.deepEqual(Object.keys(both).sort(), [alice, bob].sort());
+    assert.equal(both[alice].id, aliceFirstCard.id);
+
+    const message = 'hello from alice';
+    const encrypted = await aliceE3.authEncrypt(message, bobCard);
+    assert.equal(await bobE3.authDecrypt(encrypted, both[alice]), message);
+
+    const missing = uniqueIdentity('nobody');
+    const err = await rejection(aliceE3.findUsers([bob, missing]));
+    assert.equal(err.name, 'UsersNotFoundError', String(err));
+    assert.deepEqual(err.identities, [missing]);
+  });
+
+  test('rotatePrivateKey: a new card replaces the old one', async () => {
+    await aliceE3.cleanup();
+    assert.equal(await aliceE3.hasLocalPrivateKey(), false);
+    await aliceE3.rotatePrivateKey();
+    assert.equal(await aliceE3.hasLocalPrivateKey(), true);
+
+    const card = await bobE3.findUsers(alice);
+    assert.notEqual(card.id, aliceFirstCard.id);
+    assert.equal(card.previousCardId, aliceFirstCard.id);
+
+    const manager = cardManager(bob);
+    assert.equal((await manager.getCard(aliceFirstCard.id)).isOutdated, true);
+    const [head] = await manager.searchCards(alice);
+    assert.equal(head.id, card.id);
+    assert.equal(head.previousCard?.id, aliceFirstCard.id);
+
+    // the rotated key works end to end
+    const encrypted = await bobE3.authEncrypt('after rotation', card);
+    assert.equal(
+      await aliceE3.authDecrypt(encrypted, await aliceE3.findUsers(bob)),
+      'after rotation',
+    );
+  });
+
+  test('unregister: then findUsers fails with UsersNotFoundError', async () => {
+    const [head] = await cardManager(alice).searchCards(alice);
+    await aliceE3.unregister();
+    assert.equal(await aliceE3.hasLocalPrivateKey(), false);
+
+    const err = await rejection(bobE3.findUsers(alice));
+    assert.equal(err.name, 'UsersNotFoundError', String(err));
+    assert.deepEqual(err.identities, [alice]);
+    // revoked, not deleted: still fetchable by id
+    assert.equal((await cardManager(bob).getCard(head.id)).isOutdated, true);
+    // bob is untouched
+    assert.equal((await aliceE3.findUsers(bob)).identity, bob);
+  });
+});
