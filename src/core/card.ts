@@ -3,7 +3,7 @@
  * signature-list rules of the deployed service, in its order (wire-facts section 4).
  * Pure: validates shapes and limits, decodes base64; signature maths lives in src/crypto.
  */
-import { CardsError } from './errors.js';
+import { CardsError, type ErrorCode } from './errors.js';
 import { decodeBase64, utf8Length } from './encoding.js';
 import { LIMITS, SELF_SIGNER } from './limits.js';
 
@@ -88,6 +88,48 @@ export function parseSignatures(
   if (options.requireSelf && selfCount === 0) throw new CardsError('SELF_SIGNATURE_MISSING');
   if (selfCount > 1) throw new CardsError('SELF_SIGNATURE_DUPLICATE');
   return parsed;
+}
+
+export interface SignatureProblem {
+  /** `signatures` for the list as a whole, `signatures[i]` for one entry. */
+  readonly field: string;
+  readonly error: CardsError;
+}
+
+/**
+ * Every problem of a signature list, with the same checks as `parseSignatures` (which stops at
+ * the first, as the service does): the list's own, then the first of each entry. Entries that
+ * decode are returned for verification. Used by `cards inspect`.
+ */
+export function reportSignatures(
+  list: unknown,
+  options: ParseSignaturesOptions,
+): { entries: (CardSignature | SignatureProblem)[]; problems: SignatureProblem[] } {
+  if (list !== undefined && list !== null && !Array.isArray(list)) {
+    const error = new CardsError('BODY_PARSE', 'signatures must be an array.');
+    return { entries: [], problems: [{ field: 'signatures', error }] };
+  }
+  const items = (list ?? []) as unknown[];
+  const problems: SignatureProblem[] = [];
+  const listProblem = (code: ErrorCode) =>
+    problems.push({ field: 'signatures', error: new CardsError(code) });
+  if (items.length === 0 && options.requireSelf) listProblem('SIGNATURES_EMPTY');
+  if (items.length > LIMITS.signaturesMax) listProblem('SIGNATURES_TOO_MANY');
+  const entries = items.map((item, index): CardSignature | SignatureProblem => {
+    try {
+      return parseSignature(item, index, options.reservedSigner);
+    } catch (err) {
+      if (!(err instanceof CardsError)) throw err;
+      const problem = { field: `signatures[${index}]`, error: err };
+      problems.push(problem);
+      return problem;
+    }
+  });
+  const selfCount = items.filter((item) => isObject(item) && item.signer === SELF_SIGNER).length;
+  if (items.length > 0 && options.requireSelf && selfCount === 0)
+    listProblem('SELF_SIGNATURE_MISSING');
+  if (selfCount > 1) listProblem('SELF_SIGNATURE_DUPLICATE');
+  return { entries, problems };
 }
 
 function parseSignature(entry: unknown, index: number, reservedSigner: string): CardSignature {

@@ -70,8 +70,8 @@ const fieldType = (name: string, expected: string, value: unknown): CardsError =
     `content snapshot: ${name} must be ${expected}, got ${value === null ? 'null' : typeof value}`,
   );
 
-/** Parses and validates snapshot bytes without copying or re-serialising them. */
-export function parseSnapshot(bytes: Uint8Array, purpose: SnapshotPurpose): Snapshot {
+/** Reads the JSON object out of snapshot bytes (40003 when it is not JSON, 30001 not an object). */
+function readJsonObject(bytes: Uint8Array): Record<string, unknown> {
   const text = decodeUtf8(bytes);
   let json: unknown;
   try {
@@ -83,22 +83,86 @@ export function parseSnapshot(bytes: Uint8Array, purpose: SnapshotPurpose): Snap
   if (typeof json !== 'object' || json === null || Array.isArray(json)) {
     throw new CardsError('BODY_PARSE', 'content snapshot: expected a JSON object');
   }
-  const raw = json as Record<string, unknown>;
+  return json as Record<string, unknown>;
+}
 
+/** Parses and validates snapshot bytes without copying or re-serialising them. */
+export function parseSnapshot(bytes: Uint8Array, purpose: SnapshotPurpose): Snapshot {
+  const raw = readJsonObject(bytes);
   const publicKey = readPublicKey(raw.public_key, purpose);
   const identity = readIdentity(raw.identity);
   const previousCardId = readPreviousCardId(raw.previous_card_id, purpose);
   const createdAt = readCreatedAt(raw.created_at);
-  if (raw.version !== SNAPSHOT_VERSION) {
-    if (raw.version !== undefined && typeof raw.version !== 'string') {
-      throw fieldType('version', 'a string', raw.version);
-    }
-    throw new CardsError(
-      'VERSION_INVALID',
-      `Card version must be 5.0, got ${JSON.stringify(raw.version ?? null)}.`,
-    );
-  }
+  readVersion(raw.version);
   return { bytes, publicKey, identity, previousCardId, version: SNAPSHOT_VERSION, createdAt };
+}
+
+export interface SnapshotProblem {
+  /** The wire field at fault (`content_snapshot` when the snapshot cannot be read at all). */
+  readonly field: string;
+  readonly error: CardsError;
+}
+
+export interface SnapshotReport {
+  /** The decoded bytes, when the string was base64. */
+  readonly bytes: Uint8Array | undefined;
+  /** The snapshot's JSON fields as found, when it was a JSON object. */
+  readonly fields: Record<string, unknown> | undefined;
+  readonly problems: SnapshotProblem[];
+}
+
+/**
+ * Every problem of a snapshot, one per field, with the same checks as `decodeSnapshot` (which
+ * stops at the first, as the service does). A snapshot with an empty key is judged as a
+ * revoking card. Used by `cards inspect` to list all that is wrong at once.
+ */
+export function reportSnapshot(contentSnapshot: string): SnapshotReport {
+  const fail = (error: unknown, bytes?: Uint8Array): SnapshotReport => ({
+    bytes,
+    fields: undefined,
+    problems: [{ field: 'content_snapshot', error: asCardsError(error) }],
+  });
+  if (contentSnapshot.length === 0) return fail(new CardsError('SNAPSHOT_EMPTY'));
+  const bytes = decodeBase64(contentSnapshot);
+  if (!bytes) return fail(new CardsError('SNAPSHOT_NOT_BASE64'));
+  let raw: Record<string, unknown>;
+  try {
+    raw = readJsonObject(bytes);
+  } catch (err) {
+    return fail(err, bytes);
+  }
+  const purpose: SnapshotPurpose = (raw.public_key ?? '') === '' ? 'revocation' : 'card';
+  const checks: [string, () => unknown][] = [
+    ['public_key', () => readPublicKey(raw.public_key, purpose)],
+    ['identity', () => readIdentity(raw.identity)],
+    ['previous_card_id', () => readPreviousCardId(raw.previous_card_id, purpose)],
+    ['created_at', () => readCreatedAt(raw.created_at)],
+    ['version', () => readVersion(raw.version)],
+  ];
+  const problems: SnapshotProblem[] = [];
+  for (const [field, check] of checks) {
+    try {
+      check();
+    } catch (err) {
+      problems.push({ field, error: asCardsError(err) });
+    }
+  }
+  return { bytes, fields: raw, problems };
+}
+
+const asCardsError = (err: unknown): CardsError => {
+  if (err instanceof CardsError) return err;
+  throw err;
+};
+
+function readVersion(value: unknown): void {
+  if (value === SNAPSHOT_VERSION) return;
+  if (value !== undefined && typeof value !== 'string')
+    throw fieldType('version', 'a string', value);
+  throw new CardsError(
+    'VERSION_INVALID',
+    `Card version must be 5.0, got ${JSON.stringify(value ?? null)}.`,
+  );
 }
 
 function readPublicKey(value: unknown, purpose: SnapshotPurpose): Uint8Array {

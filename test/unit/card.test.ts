@@ -1,7 +1,12 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import fc from 'fast-check';
-import { parseRawCard, parseSignatures, type RawSignature } from '../../src/core/card.js';
+import {
+  parseRawCard,
+  parseSignatures,
+  reportSignatures,
+  type RawSignature,
+} from '../../src/core/card.js';
 import { encodeBase64 } from '../../src/core/encoding.js';
 import { CardsError, type ErrorCode } from '../../src/core/errors.js';
 import { buildSnapshot } from '../../src/core/snapshot.js';
@@ -181,4 +186,27 @@ test('any flipped bit in the snapshot, extra snapshot or signature makes the ver
     }),
     { numRuns: 300 },
   );
+});
+
+test('reportSignatures lists the list problems and the first problem of each entry', () => {
+  const list = [
+    { signer: '', signature: sig },
+    { signer: 'app' },
+    { signer: 'self', signature: '%%' },
+    { signer: 'x', signature: sig },
+  ];
+  const report = reportSignatures(list, options);
+  assert.deepEqual(
+    report.problems.map((p) => [p.field, p.error.code]),
+    [
+      ['signatures[0]', 'SIGNER_EMPTY'],
+      ['signatures[1]', 'SIGNATURE_MISSING'],
+      ['signatures[2]', 'SIGNATURE_NOT_BASE64'],
+    ],
+  );
+  assert.equal(report.entries.filter((e) => 'signature' in e).length, 1);
+  for (const [name, input, code] of cases) {
+    const first = reportSignatures(input, options).problems[0]?.error.code ?? 'none';
+    assert.equal(first, code, name);
+  }
 });

@@ -6,6 +6,7 @@ import {
   decodeSnapshot,
   encodeSnapshot,
   parseSnapshot,
+  reportSnapshot,
   type SnapshotPurpose,
 } from '../../src/core/snapshot.js';
 import { cardIdOf } from '../../src/core/card-id.js';
@@ -195,5 +196,31 @@ test('parseSnapshot never throws anything but CardsError on arbitrary bytes', ()
       }
     }),
     { numRuns: 500 },
+  );
+});
+
+test('reportSnapshot lists every field problem with the codes decodeSnapshot gives one at a time', () => {
+  const report = reportSnapshot(
+    b64json({ public_key: '***', identity: '', created_at: 'x', version: '4' }),
+  );
+  assert.deepEqual(
+    report.problems.map((p) => [p.field, p.error.code]),
+    [
+      ['public_key', 'PUBLIC_KEY_NOT_BASE64'],
+      ['identity', 'IDENTITY_EMPTY'],
+      ['created_at', 'BODY_PARSE'],
+      ['version', 'VERSION_INVALID'],
+    ],
+  );
+  // An empty key is judged as a revoking card, so a missing key reports the missing previous id.
+  for (const [name, input, code] of badInputs.filter(([name]) => name !== 'public key missing')) {
+    const first = reportSnapshot(input).problems[0]?.error.code;
+    assert.equal(first, code, name);
+  }
+  assert.deepEqual(reportSnapshot(b64json(base)).problems, []);
+  const revoking = reportSnapshot(b64json({ ...base, public_key: '' }));
+  assert.deepEqual(
+    revoking.problems.map((p) => p.error.code),
+    ['REVOKE_PREVIOUS_MISSING'],
   );
 });

@@ -7,17 +7,31 @@
 import { existsSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { cardIdOf } from '../../core/card-id.js';
-import type { CardSignature } from '../../core/card.js';
-import { CardsError, EXIT } from '../../core/errors.js';
+import { reportSignatures, type CardSignature } from '../../core/card.js';
+import { CardsError, EXIT, type ErrorCode } from '../../core/errors.js';
 import { isCardId } from '../../core/limits.js';
-import { parseSnapshot } from '../../core/snapshot.js';
+import { parseSnapshot, reportSnapshot } from '../../core/snapshot.js';
 import type { PublicKey } from '../../crypto/keys.js';
 import { verifyCardSignatures, type SignatureVerdict } from '../../crypto/verify-card.js';
 import { connect } from '../connection.js';
 import type { CommandContext } from '../context.js';
 import { parseJson, readInput, readPublicKey, splitPair } from '../inputs.js';
 import { resolveSettings, type ConnectionFlags } from '../settings.js';
-import { checkSignatures, checkSnapshot, type Violation } from './inspect-checks.js';
+
+/** One limit or format violation, with the code the service would refuse it with. */
+export interface Violation {
+  field: string;
+  code: ErrorCode;
+  wire: number;
+  message: string;
+}
+
+const toViolation = ({ field, error }: { field: string; error: CardsError }): Violation => ({
+  field,
+  code: error.code,
+  wire: error.info.wire,
+  message: error.message,
+});
 
 export interface InspectOptions extends ConnectionFlags {
   input?: string;
@@ -88,22 +102,29 @@ export async function inspect(
       `${source} holds no card: expected {"content_snapshot", "signatures"}.`,
     );
 
-  const snap = checkSnapshot(card.content_snapshot);
-  const revoking = snap.fields !== null && (snap.fields.public_key ?? '') === '';
-  const sigs = checkSignatures(card.signatures, revoking);
-  const violations = [...snap.violations, ...sigs.violations];
+  const snap = reportSnapshot(
+    typeof card.content_snapshot === 'string' ? card.content_snapshot : '',
+  );
+  const revoking = snap.fields !== undefined && (snap.fields.public_key ?? '') === '';
+  // A stored card carries the service's signature: no signer name is reserved here.
+  const sigs = reportSignatures(card.signatures, { reservedSigner: '', requireSelf: !revoking });
+  const violations = [...snap.problems, ...sigs.problems].map(toViolation);
   const id = snap.bytes ? cardIdOf(snap.bytes) : null;
 
   const decoded = sigs.entries.filter((e): e is CardSignature => 'signature' in e);
   let verdicts: SignatureVerdict[] = [];
-  if (snap.bytes && snap.violations.length === 0) {
+  if (snap.bytes && snap.problems.length === 0) {
     verdicts = verifyCardSignatures(parseSnapshot(snap.bytes, 'any'), decoded, { trusted });
   }
   const byEntry = new Map(decoded.map((entry, i) => [entry, verdicts[i]]));
-  const signatures = sigs.entries.map((entry) => {
+  const signerOf = (index: number): string => {
+    const raw = (card.signatures as { signer?: unknown }[] | undefined)?.[index]?.signer;
+    return typeof raw === 'string' ? raw : '';
+  };
+  const signatures = sigs.entries.map((entry, index) => {
     const verdict: SignatureVerdict =
-      'broken' in entry
-        ? { signer: entry.signer, status: 'invalid', reason: entry.broken }
+      'error' in entry
+        ? { signer: signerOf(index), status: 'invalid', reason: entry.error.message }
         : (byEntry.get(entry) ?? {
             signer: entry.signer,
             status: 'unchecked',
@@ -133,7 +154,16 @@ export async function inspect(
     violations.length === 0 &&
     signatures.every((s) => s.status !== 'invalid') &&
     (expectedId === null || expectedId === id);
-  return { ok, source, id, expectedId, snapshot: snap.fields, extras, signatures, violations };
+  return {
+    ok,
+    source,
+    id,
+    expectedId,
+    snapshot: snap.fields ?? null,
+    extras,
+    signatures,
+    violations,
+  };
 }
 
 /** The exit status and a one-line summary when the card did not verify (for stderr). */
