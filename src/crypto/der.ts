@@ -75,3 +75,25 @@ export function isEd25519Spki(key: Uint8Array): 'yes' | 'malformed' | 'no' {
   }
   return 'no';
 }
+
+/**
+ * The Ed25519 encodings of small-order points, with the sign bit cleared (libsodium's
+ * blocklist): the 8 torsion points plus the non-canonical y = p and y = p + 1. OpenSSL accepts
+ * such a key, and with it the trivial signature over any message, so no one can own it.
+ */
+const SMALL_ORDER = [
+  '0100000000000000000000000000000000000000000000000000000000000000',
+  '0000000000000000000000000000000000000000000000000000000000000000',
+  'c7176a703d4dd84fba3c0b760d10670f2a2053fa2c39ccc64ec7fd7792ac037a',
+  '26e8958fc2b227b045c3f489f2ef98f0d5dfac05d3c63339b13802886d53fc05',
+  'ecffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff7f',
+  'edffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff7f',
+  'eeffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff7f',
+].map(hex);
+
+/** Whether 32 raw Ed25519 public key bytes encode a small-order point. */
+export function isSmallOrderKey(raw: Uint8Array): boolean {
+  return SMALL_ORDER.some((bad) =>
+    bad.every((b, i) => (i === 31 ? (raw[i] ?? 0) & 0x7f : raw[i]) === b),
+  );
+}

@@ -27,6 +27,7 @@ import {
   ED25519_PKCS8_PREFIX,
   ED25519_SPKI_LENGTH,
   ED25519_SPKI_PREFIX,
+  isSmallOrderKey,
 } from './der.js';
 
 export const ACCEPTED_PRIVATE_KEY_FORMATS =
@@ -52,6 +53,12 @@ export class PublicKey {
       throw new CardsError(
         'KEY_FORMAT',
         `public key: expected a ${ED25519_SPKI_LENGTH}-byte Ed25519 DER SPKI, got ${spki.byteLength} bytes`,
+      );
+    }
+    if (isSmallOrderKey(spki.subarray(ED25519_SPKI_PREFIX.byteLength))) {
+      throw new CardsError(
+        'KEY_FORMAT',
+        'public key: a small-order Ed25519 point, which verifies forged signatures; refused',
       );
     }
     const x = encodeBase64Url(spki.subarray(ED25519_SPKI_PREFIX.byteLength));

@@ -12,8 +12,8 @@
  * - A failed write is cut back off the journal, so nothing of it survives a restart.
  * - One server per store (lock.ts); a corrupt or newer file is refused, never overwritten.
  */
-import { mkdir, open, readFile, realpath, rm, type FileHandle } from 'node:fs/promises';
-import { basename, dirname, join, resolve } from 'node:path';
+import { mkdir, open, readFile, rm, type FileHandle } from 'node:fs/promises';
+import { dirname, resolve } from 'node:path';
 import { Low } from 'lowdb';
 import { CardsError } from '../core/errors.js';
 import { fsyncDir, replaceFile } from './fs-durable.js';
@@ -104,7 +104,8 @@ export class JsonStore implements CardStore {
 
   /** Locks the store, reads it, replays and folds the journal, opens the journal for appends. */
   static async open(options: JsonStoreOptions): Promise<JsonStore> {
-    const paths = storePaths(await realStorePath(options.path));
+    await mkdir(dirname(resolve(options.path)), { recursive: true });
+    const paths = storePaths(options.path);
     const lock = await acquireLock(paths.lock, paths.store);
     try {
       const file = new StoreFileAdapter(paths.store);
@@ -330,21 +331,6 @@ async function replayJournal(path: string, records: StoredCard[]): Promise<numbe
     records.push(card);
   });
   return Buffer.byteLength(text);
-}
-
-/**
- * The store file's real path (its folder created if missing), so that every spelling of it,
- * a symlink included, finds the same lock, journal and keys: one server per file.
- */
-async function realStorePath(path: string): Promise<string> {
-  const absolute = resolve(path);
-  await mkdir(dirname(absolute), { recursive: true });
-  try {
-    return await realpath(absolute);
-  } catch (err) {
-    if ((err as NodeJS.ErrnoException).code !== 'ENOENT') throw err;
-    return join(await realpath(dirname(absolute)), basename(absolute));
-  }
 }
 
 export const openJsonStore = (options: JsonStoreOptions): Promise<JsonStore> =>

@@ -4,6 +4,7 @@
  * `./data/cards.journal` and `./data/cards.lock`. `cards serve` writes them; the CLI finds the
  * local app key through the same function, so a newcomer needs no flags.
  */
+import { realpathSync } from 'node:fs';
 import { basename, dirname, extname, join, resolve } from 'node:path';
 
 export interface StorePaths {
@@ -17,7 +18,7 @@ export interface StorePaths {
 export const DEFAULT_DB = './cards.json';
 
 export function storePaths(db: string, cwd = process.cwd()): StorePaths {
-  const store = resolve(cwd, db);
+  const store = realStorePath(resolve(cwd, db));
   const stem = join(dirname(store), basename(store, extname(store)));
   return {
     store,
@@ -26,4 +27,20 @@ export function storePaths(db: string, cwd = process.cwd()): StorePaths {
     journal: `${stem}.journal`,
     lock: `${stem}.lock`,
   };
+}
+
+/**
+ * The store file's real path, so that every spelling of it, a symlink included, finds the same
+ * lock, journal and keys (one server per file), and the CLI finds the app key the server made.
+ */
+function realStorePath(absolute: string): string {
+  try {
+    return realpathSync.native(absolute);
+  } catch {
+    try {
+      return join(realpathSync.native(dirname(absolute)), basename(absolute));
+    } catch {
+      return absolute; // the folder does not exist yet: the store makes it
+    }
+  }
 }

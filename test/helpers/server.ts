@@ -65,6 +65,8 @@ export interface TestServer {
   ): Promise<string>;
   /** Sends `signal` (default SIGTERM) and waits for the exit. */
   stop(signal?: NodeJS.Signals): Promise<ExitResult>;
+  /** Waits for the exit without sending anything (after a signal the test sent itself). */
+  exited(): Promise<ExitResult>;
   /** SIGKILL: a crash, no clean-up. */
   kill(): Promise<ExitResult>;
   /** Stops the server if it runs and removes the temp folder when this helper made it. */
@@ -191,6 +193,7 @@ export async function startServer(options: StartServerOptions = {}): Promise<Tes
     },
     stop,
     kill: () => stop('SIGKILL'),
+    exited: () => exited,
     async dispose() {
       await stop();
       if (ownDir) rmSync(dir, { recursive: true, force: true });

@@ -10,6 +10,7 @@ import {
 import { encodeBase64 } from '../../src/core/encoding.js';
 import { CardsError, type ErrorCode } from '../../src/core/errors.js';
 import { buildSnapshot } from '../../src/core/snapshot.js';
+import { ED25519_SPKI_PREFIX, wrapSignature } from '../../src/crypto/der.js';
 import { generatePrivateKey } from '../../src/crypto/keys.js';
 import { signCard, signEntry } from '../../src/crypto/sign-card.js';
 import { verifyCardSignatures } from '../../src/crypto/verify-card.js';
@@ -209,4 +210,17 @@ test('reportSignatures lists the list problems and the first problem of each ent
     const first = reportSignatures(input, options).problems[0]?.error.code ?? 'none';
     assert.equal(first, code, name);
   }
+});
+
+test('a card whose key is a small-order point gets an invalid self verdict, even for the trivial signature', () => {
+  const identityPoint = new Uint8Array(32);
+  identityPoint[0] = 1;
+  const spki = new Uint8Array([...ED25519_SPKI_PREFIX, ...identityPoint]);
+  const weak = buildSnapshot({ publicKey: spki, identity: 'mallory', createdAt: 1700000000 });
+  const trivial = new Uint8Array(64);
+  trivial[0] = 1; // R = identity, S = 0: OpenSSL verifies it for any message under this key
+  const entry = { signer: 'self', signature: encodeBase64(wrapSignature(trivial)) };
+  const [verdict] = verifyCardSignatures(weak, parseSignatures([entry], options));
+  assert.equal(verdict?.status, 'invalid');
+  assert.match(verdict?.reason ?? '', /small-order/);
 });

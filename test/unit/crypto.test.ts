@@ -2,10 +2,16 @@ import assert from 'node:assert/strict';
 import { sign as nodeSign, verify as nodeVerify } from 'node:crypto';
 import { test } from 'node:test';
 import fc from 'fast-check';
-import { ed25519 } from '@noble/curves/ed25519.js';
+import { ED25519_TORSION_SUBGROUP, ed25519 } from '@noble/curves/ed25519.js';
 import { decodeHex, encodeBase64, encodeHex } from '../../src/core/encoding.js';
 import { CardsError } from '../../src/core/errors.js';
-import { SIGNATURE_LENGTH, unwrapSignature, wrapSignature } from '../../src/crypto/der.js';
+import {
+  ED25519_SPKI_PREFIX,
+  SIGNATURE_LENGTH,
+  isSmallOrderKey,
+  unwrapSignature,
+  wrapSignature,
+} from '../../src/crypto/der.js';
 import { sha512, signParts, verifyParts } from '../../src/crypto/ed25519.js';
 import {
   PrivateKey,
@@ -156,4 +162,22 @@ test('node verifies what noble signs (cross-check in the other direction)', () =
   const key = PrivateKey.fromSeed(seed);
   const digest = sha512(new Uint8Array([9, 9]));
   assert.ok(nodeVerify(null, digest, key.publicKey.keyObject, ed25519.sign(digest, seed)));
+});
+
+test('small-order public keys are refused: OpenSSL would accept forged signatures for them', () => {
+  for (const point of ED25519_TORSION_SUBGROUP) {
+    const raw = hex(point);
+    assert.ok(isSmallOrderKey(raw), point);
+    const spki = new Uint8Array([...ED25519_SPKI_PREFIX, ...raw]);
+    assert.throws(
+      () => PublicKey.fromSpki(spki),
+      (err: unknown) => err instanceof CardsError && err.code === 'KEY_FORMAT',
+    );
+  }
+  fc.assert(
+    fc.property(fc.uint8Array({ minLength: 32, maxLength: 32 }), (seed) => {
+      assert.equal(isSmallOrderKey(PrivateKey.fromSeed(seed).publicKey.raw), false);
+    }),
+    { numRuns: 50 },
+  );
 });
