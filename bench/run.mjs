@@ -1,0 +1,50 @@
+// `npm run bench [-- --quick] [-- --json FILE]`: installs the bench's own dependencies when
+// they are missing (bench/package.json, its own lock), runs every benchmark against the built
+// code (the root script builds first) and prints one table. Never part of `npm test`.
+//   --quick      a smaller, shorter pass (20,000 stored cards, 1 s runs): about two minutes
+//   --json FILE  also write every round's raw figures to FILE
+// BENCH_CARDS_BIN=/other/checkout/bin/cards.js measures another build's server and CLI.
+import { execFileSync } from 'node:child_process';
+import { existsSync, writeFileSync } from 'node:fs';
+import { parseArgs } from 'node:util';
+
+const bench = new URL('.', import.meta.url).pathname;
+const { values } = parseArgs({
+  options: { quick: { type: 'boolean', default: false }, json: { type: 'string' } },
+});
+
+if (!existsSync(new URL('node_modules/autocannon/package.json', import.meta.url))) {
+  process.stderr.write('installing the bench dependencies (npm ci --prefix bench)…\n');
+  execFileSync('npm', ['ci', '--prefix', bench, '--no-audit', '--no-fund'], { stdio: 'inherit' });
+}
+if (!existsSync(new URL('../dist/src/index.js', import.meta.url))) {
+  process.stderr.write('dist/ is missing: run `npm run build` first (npm run bench does).\n');
+  process.exit(1);
+}
+
+const { CONFIGS, runSuite } = await import('./suite.mjs');
+const { removeTempDirs } = await import('./lib/stores.mjs');
+// Ctrl-C reaches the servers too (same process group); leave no temporary stores behind.
+for (const signal of ['SIGINT', 'SIGTERM'])
+  process.once(signal, () => {
+    removeTempDirs();
+    process.exit(130);
+  });
+const { formatTable } = await import('./report.mjs');
+
+const result = await runSuite(values.quick ? CONFIGS.quick : CONFIGS.full);
+const { machine, config, summary } = result;
+const [low, high] = summary.loadAverage.map((x) => x.toFixed(1));
+console.log(
+  `cards benchmarks${values.quick ? ' (--quick)' : ''}: ${machine.nproc} × ${machine.cpu}, ` +
+    `node ${machine.node}; medians of ${config.rounds} rounds of ${config.seconds} s runs; ` +
+    `load average ${low}–${high}; CPU steal ${Math.round(summary.steal * 100)}%; ` +
+    `disk write+fdatasync ${summary.fsyncMs.toFixed(2)} ms; ` +
+    `${Math.round(result.totalSeconds)} s in all`,
+);
+console.log(formatTable(result));
+if (result.summary.failures > 0)
+  console.log(
+    `\nWARNING: ${result.summary.failures} cards requests did not answer 2xx; see --json output.`,
+  );
+if (values.json) writeFileSync(values.json, `${JSON.stringify(result, null, 2)}\n`);
