@@ -48,7 +48,7 @@ const HINTS: Partial<Record<ErrorCode, string>> = {
   IDENTITY_MISMATCH:
     "the token's identity must equal the card's: mint tokens with --app-key instead of a fixed --token",
   PREVIOUS_SUPERSEDED:
-    'replace the newest card of the chain instead: `cards search IDENTITY` shows it',
+    'only the newest card of a chain can be replaced or revoked; the message names it, and `cards search IDENTITY` shows it',
   PREVIOUS_NOT_FOUND: 'check --previous; `cards search IDENTITY` lists the cards of an identity',
   CHAIN_REVOKED: 'this chain is revoked already; create a new card without --previous',
   SNAPSHOT_NOT_UNIQUE:
