@@ -4,51 +4,23 @@
  * optional extra snapshot. Checks locally what the service would refuse, so that a bad card
  * fails before it travels. Also decodes cards for display.
  */
-import type { RawCard, RawSignature } from '../core/card.js';
+import type { RawCard } from '../core/card.js';
 import { cardIdOf } from '../core/card-id.js';
 import { decodeBase64, encodeBase64, utf8 } from '../core/encoding.js';
 import { CardsError } from '../core/errors.js';
 import { LIMITS, SELF_SIGNER } from '../core/limits.js';
 import { buildSnapshot, decodeSnapshot, type Snapshot } from '../core/snapshot.js';
-import { sign, type KeyObject } from 'node:crypto';
-import { wrapSignature } from '../crypto/der.js';
-import { sha512 } from '../crypto/ed25519.js';
 import type { PrivateKey } from '../crypto/keys.js';
+import { signEntry, type SignerInput } from '../crypto/sign-card.js';
 import type { CommandContext } from './context.js';
 import { readFileBytes, readPrivateKeyFile, splitPair } from './inputs.js';
 
-/**
- * What signing needs of a key: only its KeyObject. A PrivateKey is one; so is a key fresh from
- * generateKeyPairSync, which `seed` uses as is because importing DER PKCS#8 costs OpenSSL ten
- * times more than generating the key (about 0.5 ms: a second per two thousand cards).
- */
-export interface SigningKey {
-  readonly keyObject: KeyObject;
-}
-
-export interface OtherSigner {
-  readonly signer: string;
-  readonly key: SigningKey;
-  /** Extra snapshot stored on behalf of the signer. */
-  readonly snapshot?: Uint8Array;
-}
-
-/** One signature entry (spec 2.3 rule 2), as src/crypto/sign-card.ts makes it. */
-function signEntry(snapshot: Snapshot, input: OtherSigner): RawSignature {
-  const extra = input.snapshot ?? new Uint8Array(0);
-  const digest = sha512(snapshot.bytes, extra);
-  const entry: RawSignature = {
-    signer: input.signer,
-    signature: encodeBase64(wrapSignature(new Uint8Array(sign(null, digest, input.key.keyObject)))),
-  };
-  if (extra.byteLength > 0) entry.snapshot = encodeBase64(extra);
-  return entry;
-}
+export type OtherSigner = SignerInput;
 
 export interface BuildCardInput {
   readonly identity: string;
   /** The owner's key; absent for an unsigned revoking card. */
-  readonly key?: SigningKey;
+  readonly key?: PrivateKey;
   /** Omit for a revoking card (empty public key). */
   readonly publicKey?: Uint8Array;
   readonly previousCardId?: string;

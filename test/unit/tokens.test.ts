@@ -4,7 +4,7 @@ import { test } from 'node:test';
 import { encodeBase64Url, utf8 } from '../../src/core/encoding.js';
 import { CardsError, type ErrorCode } from '../../src/core/errors.js';
 import { generatePrivateKey } from '../../src/crypto/keys.js';
-import { mintToken, verifyToken } from '../../src/crypto/tokens.js';
+import { mintJwtSync, mintToken, verifyToken } from '../../src/crypto/tokens.js';
 
 const app = generatePrivateKey();
 const other = generatePrivateKey();
@@ -121,4 +121,11 @@ test('stock tokens: a bare 64-byte signature, wrong app id or key id are refused
   assert.equal(await codeOf(`${h}.${c}.${bare}`), 'TOKEN_SIGNATURE');
   assert.equal(await codeOf(token, { appId: 'other' }), 'TOKEN_CLAIMS');
   assert.equal(await codeOf(token, { appKeyId: 'other' }), 'TOKEN_SIGNATURE');
+});
+
+test('mintJwtSync is byte-identical to the jose-minted token, with and without kid', async () => {
+  for (const kid of [undefined, 'k1']) {
+    const options = { key: app, identity: 'alice', now, ttlSeconds: 600, ...(kid && { kid }) };
+    assert.equal(mintJwtSync(options), await mintToken(options));
+  }
 });

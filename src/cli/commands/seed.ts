@@ -4,10 +4,9 @@
  * flight on kept-alive connections, each card started as soon as what it needs exists.
  * Stops starting new work at the first failure and reports it.
  */
-import { generateKeyPairSync, type KeyObject } from 'node:crypto';
+import { generatePrivateKey, type PrivateKey } from '../../crypto/keys.js';
 import { CardsError, isCardsError } from '../../core/errors.js';
 import { encodeBase64, utf8 } from '../../core/encoding.js';
-import { ED25519_SPKI_LENGTH, ED25519_SPKI_PREFIX } from '../../crypto/der.js';
 import { buildCard } from '../card-builder.js';
 import { connect } from '../connection.js';
 import type { CommandContext } from '../context.js';
@@ -45,28 +44,6 @@ export interface SeedResult {
 
 const SKIPPED = Symbol('skipped');
 
-/** A fresh Ed25519 key kept as node:crypto made it (see SigningKey in card-builder.ts). */
-interface FreshKey {
-  readonly keyObject: KeyObject;
-  readonly spki: Uint8Array;
-  toPem(): string;
-}
-
-function freshKey(): FreshKey {
-  const { privateKey, publicKey } = generateKeyPairSync('ed25519');
-  // JWK export is nearly free where DER export costs OpenSSL's encoder ~80 µs; the SPKI of an
-  // Ed25519 key is a fixed prefix and the 32 key bytes (wire-facts section 1).
-  const raw = Buffer.from(publicKey.export({ format: 'jwk' }).x as string, 'base64url');
-  const spki = new Uint8Array(ED25519_SPKI_LENGTH);
-  spki.set(ED25519_SPKI_PREFIX);
-  spki.set(raw, ED25519_SPKI_PREFIX.byteLength);
-  return {
-    keyObject: privateKey,
-    spki,
-    toPem: () => privateKey.export({ type: 'pkcs8', format: 'pem' }).toString(),
-  };
-}
-
 function limiter(max: number): <T>(fn: () => Promise<T>) => Promise<T> {
   let active = 0;
   const queue: (() => void)[] = [];
@@ -96,17 +73,17 @@ export async function seed(ctx: CommandContext, options: SeedOptions): Promise<S
   const client = connect(ctx, settings, { timeoutMs: 0 });
   const createdAt = Math.floor(ctx.now() / 1000);
 
-  const keys = new Map<string, FreshKey>();
-  const keyOf = (card: SeedCard): FreshKey => {
+  const keys = new Map<string, PrivateKey>();
+  const keyOf = (card: SeedCard): PrivateKey => {
     const owner = card.key ?? card.name;
     let key = keys.get(owner);
-    if (!key) keys.set(owner, (key = freshKey()));
+    if (!key) keys.set(owner, (key = generatePrivateKey()));
     return key;
   };
-  const signerKeys = new Map<string, FreshKey>();
-  const signerKey = (name: string): FreshKey => {
+  const signerKeys = new Map<string, PrivateKey>();
+  const signerKey = (name: string): PrivateKey => {
     let key = signerKeys.get(name);
-    if (!key) signerKeys.set(name, (key = freshKey()));
+    if (!key) signerKeys.set(name, (key = generatePrivateKey()));
     return key;
   };
   const results = new Map<string, SeededCard>();
@@ -130,7 +107,7 @@ export async function seed(ctx: CommandContext, options: SeedOptions): Promise<S
     const built = buildCard({
       identity: card.identity,
       key,
-      publicKey: key.spki,
+      publicKey: key.publicKey.spki,
       createdAt: card.createdAt ?? createdAt,
       reservedSigner: settings.wire.signer,
       ...(previous ? { previousCardId: previous } : {}),
@@ -147,7 +124,7 @@ export async function seed(ctx: CommandContext, options: SeedOptions): Promise<S
       ref: card.ref,
       identity: card.identity,
       previousCardId: previous ?? null,
-      publicKey: encodeBase64(key.spki),
+      publicKey: encodeBase64(key.publicKey.spki),
       state: 'active',
     });
     if (card.revoke === 'by-id') await client.revokeById(built.id, card.identity);
@@ -215,8 +192,8 @@ function summarise(
     url: string;
     revocations: number;
     elapsedMs: number;
-    keyOf: (card: SeedCard) => FreshKey;
-    signerKeys: Map<string, FreshKey>;
+    keyOf: (card: SeedCard) => PrivateKey;
+    signerKeys: Map<string, PrivateKey>;
   },
 ): SeedResult {
   const byName = new Map(plan.cards.map((c) => [c.name, c]));
@@ -260,7 +237,7 @@ function summarise(
     cards,
     identities,
     signers: Object.fromEntries(
-      [...extra.signerKeys].map(([name, key]) => [name, encodeBase64(key.spki)]),
+      [...extra.signerKeys].map(([name, key]) => [name, encodeBase64(key.publicKey.spki)]),
     ),
   };
 }
