@@ -56,7 +56,3 @@ export function decodeUtf8(bytes: Uint8Array): string | undefined {
 export function concatBytes(...parts: Uint8Array[]): Uint8Array {
   return new Uint8Array(Buffer.concat(parts));
 }
-
-export function equalBytes(a: Uint8Array, b: Uint8Array): boolean {
-  return a.byteLength === b.byteLength && Buffer.compare(a, b) === 0;
-}

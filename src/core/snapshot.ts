@@ -54,12 +54,24 @@ export function buildSnapshot(options: BuildSnapshotOptions): Snapshot {
 }
 
 /** Decodes the wire `content_snapshot` string (40001 empty, 40002 not base64). */
-export function decodeSnapshot(contentSnapshot: string, purpose: SnapshotPurpose): Snapshot {
+export interface DecodeSnapshotOptions {
+  /**
+   * The identity the snapshot must carry (the request token's, spec 5.3): checked right after
+   * the snapshot's own identity checks, where the deployed service checks it (40034).
+   */
+  readonly expectedIdentity?: string;
+}
+
+export function decodeSnapshot(
+  contentSnapshot: string,
+  purpose: SnapshotPurpose,
+  options: DecodeSnapshotOptions = {},
+): Snapshot {
   if (contentSnapshot.length === 0) throw new CardsError('SNAPSHOT_EMPTY');
   const bytes = decodeBase64(contentSnapshot);
   if (!bytes) throw new CardsError('SNAPSHOT_NOT_BASE64');
   if (bytes.byteLength === 0) throw new CardsError('SNAPSHOT_EMPTY');
-  return parseSnapshot(bytes, purpose);
+  return parseSnapshot(bytes, purpose, options);
 }
 
 export const encodeSnapshot = (snapshot: Snapshot): string => encodeBase64(snapshot.bytes);
@@ -87,10 +99,20 @@ function readJsonObject(bytes: Uint8Array): Record<string, unknown> {
 }
 
 /** Parses and validates snapshot bytes without copying or re-serialising them. */
-export function parseSnapshot(bytes: Uint8Array, purpose: SnapshotPurpose): Snapshot {
+export function parseSnapshot(
+  bytes: Uint8Array,
+  purpose: SnapshotPurpose,
+  options: DecodeSnapshotOptions = {},
+): Snapshot {
   const raw = readJsonObject(bytes);
   const publicKey = readPublicKey(raw.public_key, purpose);
   const identity = readIdentity(raw.identity);
+  if (options.expectedIdentity !== undefined && identity !== options.expectedIdentity) {
+    throw new CardsError(
+      'IDENTITY_MISMATCH',
+      "Identity is incorrect. It must match request identity provided in JWT (the snapshot's identity is not the token's).",
+    );
+  }
   const previousCardId = readPreviousCardId(raw.previous_card_id, purpose);
   const createdAt = readCreatedAt(raw.created_at);
   readVersion(raw.version);

@@ -224,3 +224,16 @@ test('reportSnapshot lists every field problem with the codes decodeSnapshot giv
     ['REVOKE_PREVIOUS_MISSING'],
   );
 });
+
+test("expectedIdentity is checked right after the snapshot's own identity checks (40034)", () => {
+  const decode = (fields: object) =>
+    codeOf(() => decodeSnapshot(b64json(fields), 'card', { expectedIdentity: 'alice' }));
+  assert.equal(decode(base), 'none');
+  assert.equal(decode({ ...base, identity: 'bob' }), 'IDENTITY_MISMATCH');
+  assert.equal(
+    decode({ ...base, identity: 'bob', created_at: 0, version: '4' }),
+    'IDENTITY_MISMATCH',
+  );
+  assert.equal(decode({ ...base, identity: 'bob', public_key: '***' }), 'PUBLIC_KEY_NOT_BASE64');
+  assert.equal(decode({ ...base, identity: '' }), 'IDENTITY_EMPTY');
+});
