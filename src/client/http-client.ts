@@ -10,6 +10,7 @@ import type { RawCard } from '../core/card.js';
 import { CardsError, codeForWire, ERRORS, type ErrorCode } from '../core/errors.js';
 import { LIMITS } from '../core/limits.js';
 import type { WireProfile } from '../core/profile.js';
+import { routePath } from '../core/routes.js';
 import type { TokenSource } from './token-source.js';
 import { createTransport, type Exchange, type Transport } from './transport.js';
 
@@ -58,12 +59,12 @@ export class CardsClient {
 
   /** Create card (spec 4.1): the stored card, with the service's signature added. */
   async createCard(card: RawCard, identity: string): Promise<RawCard> {
-    return readCard(await this.request('POST', '/card/v5', identity, card));
+    return readCard(await this.request('POST', routePath('createCard'), identity, card));
   }
 
   /** Get card (spec 4.2), with the superseded header read. */
   async getCard(id: string, identity = this.readIdentity): Promise<FetchedCard> {
-    const res = await this.request('GET', `/card/v5/${encodeURIComponent(id)}`, identity);
+    const res = await this.request('GET', routePath('getCard', { id }), identity);
     const header = res.headers[this.profile.supersededHeader.toLowerCase()];
     const value = Array.isArray(header) ? header[0] : header;
     return { card: readCard(res), superseded: value?.trim().toLowerCase() === 'true' };
@@ -80,7 +81,7 @@ export class CardsClient {
       batches.push(unique.slice(i, i + LIMITS.searchIdentitiesMax));
     const results = await Promise.all(
       batches.map(async (batch) => {
-        const res = await this.request('POST', '/card/v5/actions/search', identity, {
+        const res = await this.request('POST', routePath('searchCards'), identity, {
           identities: batch,
         });
         const body = readJson(res);
@@ -97,12 +98,12 @@ export class CardsClient {
 
   /** Revoke with a revoking card (spec 4.4). */
   async revokeWithCard(card: RawCard, identity: string): Promise<RawCard> {
-    return readCard(await this.request('POST', '/card/v5/actions/revoke', identity, card));
+    return readCard(await this.request('POST', routePath('revokeCard'), identity, card));
   }
 
   /** Revoke by id (spec 4.5): body literally `{}` (wire-facts section 2); any 2xx succeeds. */
   async revokeById(id: string, identity: string): Promise<void> {
-    await this.request('POST', `/card/v5/actions/revoke/${encodeURIComponent(id)}`, identity, {});
+    await this.request('POST', routePath('revokeCardById', { id }), identity, {});
   }
 
   private async request(

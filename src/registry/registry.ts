@@ -2,30 +2,29 @@
  * The service's rules (spec section 3, wire-facts section 4): create, get, search and revoke,
  * over a CardStore. Knows nothing of HTTP or of the storage engine.
  *
- * Concurrency: every rule is checked synchronously against the in-memory indexes, then the
- * card's id and previous id are reserved before the durable append is awaited, so racing
- * requests get 40027 / 40037 / 40310 deterministically (exactly one winner). A card becomes
- * visible to get and search only once the store has acknowledged it; when the write fails the
- * reservation is released and the caller gets STORE_UNAVAILABLE: nothing visible, nothing after
- * a restart.
+ * Every rule is checked in the deployed service's order against what the store answers; the
+ * store's atomic insert then re-checks the chain rules (src/core/chain.ts) against cards still
+ * being written, so of racing requests, on one server or several sharing a store, exactly one
+ * wins and the others get 40027 / 40037 / 40310. A card is visible to get and search only once
+ * the store has acknowledged it; a write that fails is STORE_UNAVAILABLE and leaves nothing.
  */
 import { parseRawCard, parseSignatures, type RawSignature } from '../core/card.js';
 import { cardIdOf } from '../core/card-id.js';
+import { previousConflict } from '../core/chain.js';
 import { encodeBase64 } from '../core/encoding.js';
 import { CardsError, isCardsError } from '../core/errors.js';
 import { CARD_ID_PATTERN, SELF_SIGNER } from '../core/limits.js';
 import { buildSnapshot, type Snapshot } from '../core/snapshot.js';
 import type { PrivateKey } from '../crypto/keys.js';
 import { signEntry } from '../crypto/sign-card.js';
-import type { CardStore, StoredCard } from '../store/store.js';
-import { CardIndex, type IndexedCard } from './card-index.js';
+import type { CardEntry, CardStore, StoredCard } from '../store/store.js';
 import { decodeSnapshotFor, parseSearchQuery } from './requests.js';
 import { checkSelfSignature } from './self-signature.js';
 
-export type { IndexedCard } from './card-index.js';
+export type { CardEntry } from '../store/store.js';
 
 export interface RegistryOptions {
-  /** An opened store; its cards are indexed once, here. */
+  /** An opened store. */
   readonly store: CardStore;
   /** Signs every stored card (wire-facts section 1: over the snapshot alone). */
   readonly serviceKey: PrivateKey;
@@ -35,37 +34,30 @@ export interface RegistryOptions {
   readonly clock?: () => number;
 }
 
-/** A card waiting for its durable write: it holds its id and its previous card's successor slot. */
-interface Pending {
-  readonly id: string;
-  readonly revoking: boolean;
-}
-
 export class Registry {
   readonly #store: CardStore;
   readonly #serviceKey: PrivateKey;
   readonly #signer: string;
   readonly #clock: () => number;
-  readonly #index = new CardIndex();
-  readonly #pendingIds = new Set<string>();
-  /** Reserved successors, by the previous card id they name. */
-  readonly #pendingSuccessors = new Map<string, Pending>();
 
   constructor(options: RegistryOptions) {
     this.#store = options.store;
     this.#serviceKey = options.serviceKey;
     this.#signer = options.signer;
     this.#clock = options.clock ?? Date.now;
-    this.#index.load(options.store.load(), options.store.location);
+  }
+
+  get store(): CardStore {
+    return this.#store;
   }
 
   /** Number of stored (durable) cards. */
-  get size(): number {
-    return this.#index.size;
+  count(): Promise<number> {
+    return this.#store.count();
   }
 
   /** Spec 4.1: a new card or a replacement (previous_card_id set). `caller`: the token's identity. */
-  async createCard(body: unknown, caller: string): Promise<IndexedCard> {
+  async createCard(body: unknown, caller: string): Promise<CardEntry> {
     const raw = parseRawCard(body);
     const snapshot = decodeSnapshotFor(raw.content_snapshot, 'card', caller);
     const signatures = parseSignatures(raw.signatures, {
@@ -75,8 +67,8 @@ export class Registry {
     const self = signatures.find((entry) => entry.signer === SELF_SIGNER);
     if (self) checkSelfSignature(snapshot, self); // parseSignatures guarantees one
     const id = cardIdOf(snapshot.bytes);
-    this.#checkChain(snapshot, id, 'card');
-    return this.#commit(
+    await this.#checkChain(snapshot, id);
+    return this.#insert(
       snapshot,
       id,
       signatures.map((entry) => entry.raw),
@@ -85,7 +77,7 @@ export class Registry {
   }
 
   /** Spec 4.4: revoke with a revoking card (empty public key, previous_card_id required). */
-  async revokeCard(body: unknown, caller: string): Promise<IndexedCard> {
+  async revokeCard(body: unknown, caller: string): Promise<CardEntry> {
     const raw = parseRawCard(body);
     const snapshot = decodeSnapshotFor(raw.content_snapshot, 'revocation', caller);
     // Spec 4.4: signatures are optional and, when present, not verified.
@@ -94,8 +86,8 @@ export class Registry {
       requireSelf: false,
     });
     const id = cardIdOf(snapshot.bytes);
-    this.#checkChain(snapshot, id, 'revocation');
-    return this.#commit(
+    await this.#checkChain(snapshot, id);
+    return this.#insert(
       snapshot,
       id,
       signatures.map((entry) => entry.raw),
@@ -107,35 +99,34 @@ export class Registry {
    * Spec 4.5: the service builds and signs the empty-key revoking card itself. The body must be
    * empty (undefined) or `{}`, which the stock client sends (wire-facts section 2).
    */
-  async revokeCardById(cardId: string, caller: string, body?: unknown): Promise<IndexedCard> {
+  async revokeCardById(cardId: string, caller: string, body?: unknown): Promise<CardEntry> {
     if (body !== undefined && !isEmptyObject(body))
       throw new CardsError('BODY_PARSE', 'Revoke by id takes an empty body or {}.');
-    const target = this.getCard(cardId);
+    const target = await this.getCard(cardId);
     if (target.card.identity !== caller)
       throw new CardsError(
         'IDENTITY_MISMATCH',
         "Identity is incorrect. It must match request identity provided in JWT (the card's identity is not the token's).",
       );
-    this.#checkTarget(target, 'revocation');
+    await this.#checkTarget(target, true);
     const snapshot = buildSnapshot({
       identity: target.card.identity,
       previousCardId: target.id,
       createdAt: Math.max(1, Math.floor(this.#clock() / 1000)),
     });
     const id = cardIdOf(snapshot.bytes);
-    if (this.#index.get(id) || this.#pendingIds.has(id))
-      throw new CardsError('SNAPSHOT_NOT_UNIQUE');
-    return this.#commit(snapshot, id, [], encodeBase64(snapshot.bytes));
+    if (await this.#store.getCard(id)) throw new CardsError('SNAPSHOT_NOT_UNIQUE');
+    return this.#insert(snapshot, id, [], encodeBase64(snapshot.bytes));
   }
 
   /** Spec 4.2: 30002 for an id that is not 64 hex characters, 10001 for an unknown one. */
-  getCard(cardId: string): IndexedCard {
+  async getCard(cardId: string): Promise<CardEntry> {
     if (!CARD_ID_PATTERN.test(cardId))
       throw new CardsError(
         'CARD_ID_INVALID',
         `Card ID is not a valid ID: expected 64 hexadecimal characters, got ${cardId.length} characters.`,
       );
-    const entry = this.#index.get(cardId.toLowerCase());
+    const entry = await this.#store.getCard(cardId.toLowerCase());
     if (!entry) throw new CardsError('CARD_NOT_FOUND');
     return entry;
   }
@@ -145,19 +136,9 @@ export class Registry {
    * identities in the order asked, each identity's chains oldest first, each chain in order;
    * revoked chains left out whole.
    */
-  searchCards(query: unknown): IndexedCard[] {
-    const found: IndexedCard[] = [];
-    for (const identity of parseSearchQuery(query)) {
-      for (const chain of this.#index.chainsOf(identity)) {
-        if (!chain.revoked) found.push(...chain.cards);
-      }
-    }
-    return found;
-  }
-
-  /** The store's counters plus the registry's view. */
-  stats(): { cards: number; pending: number } {
-    return { cards: this.#index.size, pending: this.#pendingIds.size };
+  async searchCards(query: unknown): Promise<CardEntry[]> {
+    const chains = await this.#store.chainsOf(parseSearchQuery(query));
+    return chains.filter((chain) => !chain.revoked).flatMap((chain) => chain.cards);
   }
 
   /** Closes the store (pending writes finish first). */
@@ -170,84 +151,65 @@ export class Registry {
    * 40310 when the chain is revoked) → exists (40015) → same identity (40032) → duplicate id
    * (40027) → chain revoked (40310, when the named card is the revoking card itself).
    */
-  #checkChain(snapshot: Snapshot, id: string, purpose: 'card' | 'revocation'): void {
+  async #checkChain(snapshot: Snapshot, id: string): Promise<void> {
     const previousId = snapshot.previousCardId;
-    let previous: IndexedCard | undefined;
+    const revoking = snapshot.publicKey.byteLength === 0;
+    let previous: CardEntry | undefined;
     if (previousId !== undefined) {
-      previous = this.#index.get(previousId);
-      // Only durable cards can be named: a card still being written does not exist yet.
-      if (previous) this.#checkTarget(previous, purpose);
+      previous = await this.#store.getCard(previousId);
       if (!previous)
         throw new CardsError(
           'PREVIOUS_NOT_FOUND',
           `Previous Card ID ${previousId} does not exist.`,
         );
+      await this.#checkTarget(previous, revoking);
       if (previous.card.identity !== snapshot.identity)
         throw new CardsError('PREVIOUS_IDENTITY_MISMATCH');
     }
-    if (this.#index.get(id) || this.#pendingIds.has(id))
+    if (await this.#store.getCard(id))
       throw new CardsError(
         'SNAPSHOT_NOT_UNIQUE',
         `Card content snapshot is not unique: card ${id} exists.`,
       );
-    if (previous?.card.revoking) throw new CardsError('CHAIN_REVOKED');
+    if (previous?.revoking) throw new CardsError('CHAIN_REVOKED');
   }
 
-  /**
-   * The named card must be the last of its chain. Replacing a card whose successor revokes
-   * the chain is 40310 (the chain is deleted), any other superseded card 40037; a revocation
-   * of any card of a revoked chain is 40310. Reserved (pending) successors count.
-   */
-  #checkTarget(target: IndexedCard, purpose: 'card' | 'revocation'): void {
-    const last = target.chain.last;
-    const pendingAfterLast = this.#pendingSuccessors.get(last.id);
-    const chainRevoked = last.card.revoking === true || pendingAfterLast?.revoking === true;
-    if (purpose === 'revocation' && chainRevoked) throw new CardsError('CHAIN_REVOKED');
-    const successor = target.successor ?? this.#pendingSuccessors.get(target.id);
-    if (successor === undefined) return;
-    const successorRevokes =
-      'card' in successor ? successor.card.revoking === true : successor.revoking;
-    if (successorRevokes) throw new CardsError('CHAIN_REVOKED');
-    const lastId = pendingAfterLast?.id ?? last.id;
+  /** The named card must be the last of its live chain (src/core/chain.ts). */
+  async #checkTarget(target: CardEntry, revoking: boolean): Promise<void> {
+    const conflict = previousConflict(target, revoking);
+    if (conflict === undefined) return;
+    if (conflict === 'CHAIN_REVOKED') throw new CardsError(conflict);
+    const last = await this.#store.lastOfChain(target.id);
     throw new CardsError(
-      'PREVIOUS_SUPERSEDED',
-      `Previous Card exists already: card ${target.id} is superseded; the last card of its chain is ${lastId}.`,
+      conflict,
+      `Previous Card exists already: card ${target.id} is superseded; the last card of its chain is ${last?.id ?? target.successor}.`,
     );
   }
 
-  /** Signs, reserves, awaits the durable append, then makes the card visible. */
-  async #commit(
+  /** Signs the card and inserts it; the store re-checks the chain rules atomically. */
+  async #insert(
     snapshot: Snapshot,
     id: string,
     signatures: readonly RawSignature[],
     contentSnapshot: string,
-  ): Promise<IndexedCard> {
+  ): Promise<CardEntry> {
     const service = signEntry(snapshot, { signer: this.#signer, key: this.#serviceKey });
-    const revoking = snapshot.publicKey.byteLength === 0;
     const previousId = snapshot.previousCardId;
     const card: StoredCard = {
       id,
       identity: snapshot.identity,
       ...(previousId !== undefined && { previous_card_id: previousId }),
-      ...(revoking && { revoking: true as const }),
+      ...(snapshot.publicKey.byteLength === 0 && { revoking: true as const }),
       content_snapshot: contentSnapshot,
       signatures: [...signatures, service],
     };
-    this.#pendingIds.add(id);
-    if (previousId !== undefined) this.#pendingSuccessors.set(previousId, { id, revoking });
-    let failure: unknown;
     try {
-      await this.#store.append(card);
+      return await this.#store.insert(card);
     } catch (err) {
-      failure = err;
+      throw isCardsError(err)
+        ? err
+        : new CardsError('STORE_UNAVAILABLE', undefined, { cause: err });
     }
-    this.#pendingIds.delete(id);
-    if (previousId !== undefined) this.#pendingSuccessors.delete(previousId);
-    if (failure !== undefined)
-      throw isCardsError(failure)
-        ? failure
-        : new CardsError('STORE_UNAVAILABLE', undefined, { cause: failure });
-    return this.#index.add(card);
   }
 }
 

@@ -16,12 +16,13 @@ import { mkdir, open, readFile, rm, type FileHandle } from 'node:fs/promises';
 import { dirname, resolve } from 'node:path';
 import { Low } from 'lowdb';
 import { CardsError } from '../core/errors.js';
+import { CardIndex, type Reservation } from './card-index.js';
 import { fsyncDir, replaceFile } from './fs-durable.js';
 import { acquireLock, type StoreLock } from './lock.js';
 import { storePaths, type StorePaths } from './paths.js';
 import { corrupt, readStoredCard, serializeCard } from './record.js';
 import { STORE_FORMAT, STORE_VERSION, StoreFileAdapter, type StoreFileData } from './store-file.js';
-import type { CardStore, StoreStats, StoredCard } from './store.js';
+import type { CardChain, CardEntry, CardStore, StoreStats, StoredCard } from './store.js';
 import { parseStoredLine } from './stored-line.js';
 
 export interface JsonStoreOptions {
@@ -31,18 +32,12 @@ export interface JsonStoreOptions {
   readonly compactBytes?: number;
   /** Told about failures that do not fail a request (a background compaction). */
   readonly onWarning?: (message: string) => void;
-  /**
-   * Checks the cards read (file and journal) before start-up folds the journal into the file;
-   * a throw refuses the store with every file untouched. The server passes the registry's
-   * relation checks, so a journal naming a missing card never rewrites the file.
-   */
-  readonly verify?: (cards: readonly StoredCard[]) => void;
 }
 
 interface Waiting {
-  readonly card: StoredCard;
+  readonly reservation: Reservation;
   readonly line: string;
-  readonly resolve: () => void;
+  readonly resolve: (entry: CardEntry) => void;
   readonly reject: (err: unknown) => void;
 }
 
@@ -60,11 +55,12 @@ const unavailable = (what: string, cause: unknown): CardsError =>
   );
 
 export class JsonStore implements CardStore {
+  readonly engine = 'json';
   readonly paths: StorePaths;
   readonly #db: Low<StoreFileData>;
   readonly #file: StoreFileAdapter;
   readonly #lock: StoreLock;
-  readonly #records: StoredCard[];
+  readonly #index: CardIndex;
   readonly #compactBytes: number;
   readonly #warn: (message: string) => void;
   #journal: FileHandle | undefined;
@@ -87,7 +83,7 @@ export class JsonStore implements CardStore {
     lock: StoreLock,
     db: Low<StoreFileData>,
     file: StoreFileAdapter,
-    records: StoredCard[],
+    index: CardIndex,
     fileCards: number,
     options: JsonStoreOptions,
   ) {
@@ -95,7 +91,7 @@ export class JsonStore implements CardStore {
     this.#lock = lock;
     this.#file = file;
     this.#db = db;
-    this.#records = records;
+    this.#index = index;
     this.#fileCards = fileCards;
     this.#compactBytes = options.compactBytes ?? 16 * 1024 * 1024;
     this.#compactAt = Math.max(this.#compactBytes, file.bytes);
@@ -114,8 +110,11 @@ export class JsonStore implements CardStore {
       const records = db.data.cards as StoredCard[];
       const fileCards = records.length;
       const journalBytes = await replayJournal(paths.journal, records);
-      if (journalBytes > 0) options.verify?.(records);
-      const store = new JsonStore(paths, lock, db, file, records, fileCards, options);
+      // Relations no registry could have made refuse the store before anything is rewritten.
+      const index = new CardIndex();
+      index.load(records, paths.store);
+      db.data = emptyData();
+      const store = new JsonStore(paths, lock, db, file, index, fileCards, options);
       if (!file.found || journalBytes > 0) await store.#compactAll('start-up');
       await store.#openJournal();
       return store;
@@ -133,19 +132,43 @@ export class JsonStore implements CardStore {
     return this.#journalBytes;
   }
 
-  load(): readonly StoredCard[] {
-    return this.#records;
+  /** Every durable card, in insertion order. */
+  cards(): StoredCard[] {
+    return this.#index.entries.map((entry) => entry.card);
+  }
+
+  async getCard(id: string): Promise<CardEntry | undefined> {
+    return this.#index.get(id);
+  }
+
+  async lastOfChain(id: string): Promise<CardEntry | undefined> {
+    return this.#index.get(id)?.chain.last;
+  }
+
+  async chainsOf(identities: readonly string[]): Promise<CardChain[]> {
+    return [...new Set(identities)].flatMap((identity) => this.#index.chainsOf(identity));
+  }
+
+  async count(): Promise<number> {
+    return this.#index.size;
   }
 
   stats(): StoreStats {
-    return { cards: this.#records.length, ...this.#stats };
+    return { cards: this.#index.size, ...this.#stats };
   }
 
-  append(card: StoredCard): Promise<void> {
+  /** Reserves the card (the chain rules, card-index.ts), then queues its line for the journal. */
+  insert(card: StoredCard): Promise<CardEntry> {
     if (this.#closing)
       return Promise.reject(new CardsError('STORE_UNAVAILABLE', 'The store is closing.'));
+    let reservation: Reservation;
+    try {
+      reservation = this.#index.reserve(card);
+    } catch (err) {
+      return Promise.reject(err);
+    }
     return new Promise((resolve, reject) => {
-      this.#queue.push({ card, line: `${serializeCard(card)}\n`, resolve, reject });
+      this.#queue.push({ reservation, line: `${serializeCard(card)}\n`, resolve, reject });
       if (!this.#flushing) void this.#flushLoop();
     });
   }
@@ -158,7 +181,7 @@ export class JsonStore implements CardStore {
       if (this.#compaction) await this.#compaction;
     }
     try {
-      if (this.#journalBytes > 0 || this.#fileCards !== this.#records.length)
+      if (this.#journalBytes > 0 || this.#fileCards !== this.#index.size)
         await this.#compactAll('shut-down');
       await this.#journal?.close();
       this.#journal = undefined;
@@ -187,13 +210,16 @@ export class JsonStore implements CardStore {
         try {
           await this.#writeJournal(batch.map((entry) => entry.line).join(''));
         } catch (err) {
-          for (const entry of batch) entry.reject(err);
+          for (const entry of batch) {
+            this.#index.release(entry.reservation);
+            entry.reject(err);
+          }
           continue;
         }
-        for (const entry of batch) this.#records.push(entry.card);
         this.#stats.appends += batch.length;
         this.#stats.flushes++;
-        for (const entry of batch) entry.resolve();
+        // In queue order: the journal's order is the sequence.
+        for (const entry of batch) entry.resolve(this.#index.commit(entry.reservation));
         if (!this.#compaction && !this.#closing && this.#journalBytes > this.#compactAt)
           this.#compaction = this.#compactInBackground().finally(() => {
             this.#compaction = undefined;
@@ -245,9 +271,9 @@ export class JsonStore implements CardStore {
 
   /** Writes every record to the main file (start-up, shut-down); the caller empties the journal. */
   async #compactAll(when: string): Promise<void> {
-    const count = this.#records.length;
+    const count = this.#index.size;
     try {
-      this.#db.data = { ...emptyData(), cards: this.#records.slice(0, count) };
+      this.#db.data = { ...emptyData(), cards: this.cards().slice(0, count) };
       await this.#db.write();
     } catch (err) {
       throw unavailable(`Cannot write the store ${this.paths.store} at ${when}`, err);
@@ -263,7 +289,7 @@ export class JsonStore implements CardStore {
   }
 
   async #compactInBackground(): Promise<void> {
-    const count = this.#records.length;
+    const count = this.#index.size;
     try {
       await this.#compactAll('compaction');
     } catch (err) {
@@ -279,7 +305,7 @@ export class JsonStore implements CardStore {
   async #resetJournal(): Promise<void> {
     const from = this.#resetFrom as number;
     this.#resetFrom = undefined;
-    const kept = this.#records.slice(from);
+    const kept = this.#index.entries.slice(from).map((entry) => entry.card);
     try {
       await replaceFile(this.paths.journal, [
         kept.map((card) => `${serializeCard(card)}\n`).join(''),

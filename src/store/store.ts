@@ -1,18 +1,24 @@
 /**
- * The store interface the registry writes through, and the stored card record.
+ * The store contract: what the registry asks of a storage engine, and the stored card record.
  *
- * A store keeps cards in insertion order and makes each append durable before it resolves. It
- * knows nothing of the rules (src/registry/registry.ts): it never decides that a card may be
- * stored, only that it was. The JSON-file store (json-store.ts) is the one engine today; a
- * PostgreSQL store will implement the same interface. An engine shared by several servers must
- * enforce the uniqueness of `id` and `previous_card_id` itself and reject a losing append with
- * the CardsError the registry would have raised (SNAPSHOT_NOT_UNIQUE, PREVIOUS_SUPERSEDED).
+ * A store answers the registry's queries itself (a card by id with its place in its chain, the
+ * chains of some identities, the last card of a chain) and inserts atomically: `insert` stores a
+ * card only if its id is free, the card it names as previous has no successor yet and its chain
+ * is not revoked, and rejects a loser with the CardsError the registry would have raised
+ * (SNAPSHOT_NOT_UNIQUE 40027, PREVIOUS_SUPERSEDED 40037, CHAIN_REVOKED 40310; the rules are
+ * src/core/chain.ts). So several servers can share one engine (PostgreSQL) and racing requests
+ * have exactly one winner whichever server they reach. A store never checks signatures,
+ * identities or snapshots: the registry does, before it inserts.
+ *
+ * Engines: memory (memory-store.ts), JSON file (json-store.ts); both keep the indexes of
+ * card-index.ts. Every engine passes the conformance suite in test/store/.
  */
 import type { RawSignature } from '../core/card.js';
+import type { CardState, ChainPlace } from '../core/chain.js';
 
 /**
  * A stored card: the wire object (content_snapshot exactly as received, the signatures including
- * the service's) plus fields derived from the snapshot when it was accepted, so that loading a
+ * the service's) plus fields derived from the snapshot when it was accepted, so that opening a
  * store builds its indexes without decoding a single snapshot.
  */
 export interface StoredCard {
@@ -27,33 +33,67 @@ export interface StoredCard {
   readonly signatures: readonly RawSignature[];
   /**
    * The wire object's JSON text, when the store has it ready (cards loaded from a file keep
-   * their line and slice it); otherwise the registry serialises content_snapshot and signatures.
+   * their line and slice it); otherwise it is serialised from content_snapshot and signatures.
    */
   readonly wireJson?: string;
 }
 
+/** A stored card with what the store knows of it: its position and its place in its chain. */
+export interface CardEntry extends ChainPlace {
+  readonly id: string;
+  readonly card: StoredCard;
+  /** Position in insertion order, from 0: the same on every server sharing the store. */
+  readonly seq: number;
+  readonly state: CardState;
+  /** Spec 4.2: another card names this one as previous_card_id (the superseded header). */
+  readonly superseded: boolean;
+  /** The wire object (spec 2.1) as JSON text. */
+  readonly json: string;
+}
+
+/** One chain of an identity: its cards in order, oldest first. */
+export interface CardChain {
+  readonly identity: string;
+  readonly cards: readonly CardEntry[];
+  /** The chain ends in a revoking card (spec 2.2 rule 3). */
+  readonly revoked: boolean;
+}
+
 export interface StoreStats {
   readonly cards: number;
-  /** Appends acknowledged since open. */
+  /** Inserts acknowledged since open. */
   readonly appends: number;
-  /** Durable writes (write + fdatasync) since open; fewer than appends under group commit. */
+  /** Durable writes since open; fewer than appends under group commit. */
   readonly flushes: number;
   /** Compactions since open (start-up and close included). */
   readonly compactions: number;
 }
 
+export type StoreEngine = 'memory' | 'json' | 'postgres';
+
 export interface CardStore {
+  readonly engine: StoreEngine;
   /** Where the store lives, for messages ("/data/cards.json", "memory"). */
   readonly location: string;
-  /** Every stored card, in insertion order, as opened. Read once by the registry. */
-  load(): readonly StoredCard[];
+  /** The card with this id (lowercase hex), or undefined. Only durable cards are found. */
+  getCard(id: string): Promise<CardEntry | undefined>;
+  /** The last card of the chain holding the card with this id, or undefined. */
+  lastOfChain(id: string): Promise<CardEntry | undefined>;
   /**
-   * Stores one card. Resolves only once the card is durable; rejects when it could not be
-   * written (then nothing of it is stored, now or after a restart).
+   * The chains of each identity asked, revoked ones included: identities in the order asked
+   * (each once), each identity's chains in the order their first card was stored.
    */
-  append(card: StoredCard): Promise<void>;
+  chainsOf(identities: readonly string[]): Promise<CardChain[]>;
+  /**
+   * Stores one card atomically (see above) and resolves with its entry, sequence number
+   * included, once it is durable. Rejects a conflict with its CardsError; any other failure
+   * leaves nothing of the card stored, now or after a restart.
+   */
+  insert(card: StoredCard): Promise<CardEntry>;
+  /** Number of durable cards. */
+  count(): Promise<number>;
   stats(): StoreStats;
-  /** Finishes pending appends, folds everything into the main file, releases the store. */
+  /** Finishes pending inserts and releases the store. */
   close(): Promise<void>;
 }
 
@@ -64,3 +104,7 @@ export const wireCard = (
   content_snapshot: card.content_snapshot,
   signatures: card.signatures,
 });
+
+/** The wire object's JSON text. */
+export const wireJsonOf = (card: StoredCard): string =>
+  card.wireJson ?? JSON.stringify(wireCard(card));

@@ -15,7 +15,7 @@ import { generatePrivateKey } from '../../src/crypto/keys.js';
 import { mintToken } from '../../src/crypto/tokens.js';
 import { createApp } from '../../src/http/app.js';
 import { createAuthenticator, type Authenticator } from '../../src/http/auth.js';
-import { ROUTE_PREFIXES } from '../../src/http/routes.js';
+import { CARD_PREFIXES as ROUTE_PREFIXES } from '../../src/core/routes.js';
 import { createRegistry, type Registry } from '../../src/registry/registry.js';
 import { MemoryStore, type MemoryStoreOptions } from '../../src/store/memory-store.js';
 import { cardFromFields, fieldsFor, makeCard, makeRevocation } from './card-kit.js';

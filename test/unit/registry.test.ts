@@ -278,7 +278,7 @@ describe('create: every refusal, in the deployed service order', () => {
     test(name, async () => {
       const { registry } = fresh();
       assert.equal(await codeOf(() => registry.createCard(body(), 'alice')), expected);
-      assert.equal(registry.size, 0);
+      assert.equal(await registry.count(), 0);
     });
   }
 });
@@ -328,8 +328,8 @@ describe('create and replace: chain rules', () => {
 
     const b = makeCard('alice', { previousCardId: a.id });
     await registry.createCard(b.raw, 'alice');
-    assert.equal(registry.getCard(a.id).superseded, true);
-    assert.equal(registry.getCard(b.id).superseded, false);
+    assert.equal((await registry.getCard(a.id)).superseded, true);
+    assert.equal((await registry.getCard(b.id)).superseded, false);
     // The same replacement again: its previous card is superseded before its id is a duplicate.
     assert.equal(await codeOf(() => registry.createCard(b.raw, 'alice')), 'PREVIOUS_SUPERSEDED');
     assert.equal(
@@ -360,8 +360,8 @@ describe('create and replace: chain rules', () => {
       'PREVIOUS_SUPERSEDED',
     );
     // The revoked chain stays readable by id.
-    assert.equal(registry.getCard(a.id).id, a.id);
-    assert.equal(registry.getCard(r.id).card.revoking, true);
+    assert.equal((await registry.getCard(a.id)).id, a.id);
+    assert.equal((await registry.getCard(r.id)).card.revoking, true);
   });
 });
 
@@ -430,7 +430,7 @@ describe('revoke with a revoking card (spec 4.4)', () => {
       const target = makeCard('alice');
       await registry.createCard(target.raw, 'alice');
       assert.equal(await codeOf(() => registry.revokeCard(body(target.id), caller)), expected);
-      assert.equal(registry.size, 1);
+      assert.equal(await registry.count(), 1);
     });
   }
 
@@ -444,7 +444,7 @@ describe('revoke with a revoking card (spec 4.4)', () => {
       assert.equal(entry.id, r.id);
       assert.equal(entry.card.signatures.at(-1)?.signer, 'service');
       assert.equal(entry.card.signatures.length, (signatures?.length ?? 0) + 1);
-      assert.deepEqual(registry.searchCards({ identity: 'alice' }), []);
+      assert.deepEqual(await registry.searchCards({ identity: 'alice' }), []);
     }
   });
 
@@ -515,7 +515,7 @@ describe('revoke by id (spec 4.5)', () => {
         entry.card.signatures.map((s) => s.signer),
         ['service'],
       );
-      assert.equal(registry.getCard(a.id).superseded, true);
+      assert.equal((await registry.getCard(a.id)).superseded, true);
       assert.equal(await codeOf(() => registry.revokeCardById(a.id, 'alice')), 'CHAIN_REVOKED');
       assert.equal(await codeOf(() => registry.revokeCardById(entry.id, 'alice')), 'CHAIN_REVOKED');
     }
@@ -527,7 +527,7 @@ describe('get and search', () => {
     const { registry } = fresh();
     const a = makeCard('alice');
     await registry.createCard(a.raw, 'alice');
-    assert.equal(registry.getCard(a.id.toUpperCase()).id, a.id);
+    assert.equal((await registry.getCard(a.id.toUpperCase())).id, a.id);
     assert.equal(await codeOf(() => registry.getCard('x')), 'CARD_ID_INVALID');
     assert.equal(await codeOf(() => registry.getCard(`${a.id}0`)), 'CARD_ID_INVALID');
     assert.equal(await codeOf(() => registry.getCard('0'.repeat(64))), 'CARD_NOT_FOUND');
@@ -569,12 +569,13 @@ describe('get and search', () => {
     await registry.revokeCardById(a2.id, 'alice');
     await registry.createCard(makeCard('Alice').raw, 'Alice');
     await registry.createCard(makeCard('alice2').raw, 'alice2');
-    const ids = (query: unknown): string[] => registry.searchCards(query).map((e) => e.id);
-    assert.deepEqual(ids({ identities: ['bob', 'alice'] }), [b1.id, a1.id, a1n.id, a3.id]);
-    assert.deepEqual(ids({ identity: 'alice' }), [a1.id, a1n.id, a3.id]);
-    assert.deepEqual(ids({ identities: ['alice', 'alice'] }), [a1.id, a1n.id, a3.id]);
-    assert.deepEqual(ids({ identities: ['ALICE', 'ali', 'nobody'] }), []);
-    assert.deepEqual(ids({ identities: ['alice'], identity: 'bob' }), [a1.id, a1n.id, a3.id]);
+    const ids = async (query: unknown): Promise<string[]> =>
+      (await registry.searchCards(query)).map((e) => e.id);
+    assert.deepEqual(await ids({ identities: ['bob', 'alice'] }), [b1.id, a1.id, a1n.id, a3.id]);
+    assert.deepEqual(await ids({ identity: 'alice' }), [a1.id, a1n.id, a3.id]);
+    assert.deepEqual(await ids({ identities: ['alice', 'alice'] }), [a1.id, a1n.id, a3.id]);
+    assert.deepEqual(await ids({ identities: ['ALICE', 'ali', 'nobody'] }), []);
+    assert.deepEqual(await ids({ identities: ['alice'], identity: 'bob' }), [a1.id, a1n.id, a3.id]);
   });
 });
 
@@ -591,12 +592,12 @@ describe('concurrency: reservations give exactly one winner; visibility after th
       'CARD_NOT_FOUND',
       'invisible until durable',
     );
-    assert.deepEqual(registry.searchCards({ identity: 'alice' }), []);
+    assert.deepEqual(await registry.searchCards({ identity: 'alice' }), []);
     g.open();
     const codes = await Promise.all(results);
     assert.equal(codes.filter((c) => c === 'none').length, 1);
     assert.equal(codes.filter((c) => c === 'SNAPSHOT_NOT_UNIQUE').length, 9);
-    assert.equal(registry.getCard(card.id).id, card.id);
+    assert.equal((await registry.getCard(card.id)).id, card.id);
   });
 
   test('10 different replacements of one card at once', async () => {
@@ -606,13 +607,17 @@ describe('concurrency: reservations give exactly one winner; visibility after th
     const a = makeCard('alice');
     await registry.createCard(a.raw, 'alice');
     const g2 = gate();
-    const { registry: r2 } = fresh({ cards: [registry.getCard(a.id).card], ...g2.options });
+    const { registry: r2 } = fresh({ cards: [(await registry.getCard(a.id)).card], ...g2.options });
     const results = Array.from({ length: 10 }, () =>
       codeOf(() => r2.createCard(makeCard('alice', { previousCardId: a.id }).raw, 'alice')),
     );
     // A revocation racing the replacements loses the same way.
     results.push(codeOf(() => r2.revokeCardById(a.id, 'alice')));
-    assert.equal(r2.getCard(a.id).superseded, false, 'not superseded before the write is durable');
+    assert.equal(
+      (await r2.getCard(a.id)).superseded,
+      false,
+      'not superseded before the write is durable',
+    );
     g2.open();
     const codes = await Promise.all(results);
     assert.equal(codes[0], 'none');
@@ -681,9 +686,9 @@ describe('loading a store', () => {
     await registry.createCard(b.raw, 'alice');
     await registry.revokeCardById(b.id, 'alice');
     const reloaded = fresh({ cards: store.cards }).registry;
-    assert.equal(reloaded.size, 3);
-    assert.equal(reloaded.getCard(a.id).superseded, true);
-    assert.deepEqual(reloaded.searchCards({ identity: 'alice' }), []);
+    assert.equal(await reloaded.count(), 3);
+    assert.equal((await reloaded.getCard(a.id)).superseded, true);
+    assert.deepEqual(await reloaded.searchCards({ identity: 'alice' }), []);
 
     const [ca, cb, cr] = store.cards as [
       (typeof store.cards)[0],

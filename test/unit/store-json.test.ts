@@ -59,8 +59,8 @@ describe('JSON store: files, durability, replay', () => {
     });
     assert.equal(readFileSync(paths.lock, 'utf8').trim(), String(process.pid));
     assert.ok(existsSync(paths.journal));
-    await store.append(card(1));
-    await store.append(card(2, { previous_card_id: hex(1) }));
+    await store.insert(card(1));
+    await store.insert(card(2, { identity: 'user-1', previous_card_id: hex(1) }));
     assert.equal(
       readFileSync(paths.journal, 'utf8').split('\n').length,
       3,
@@ -73,14 +73,17 @@ describe('JSON store: files, durability, replay', () => {
     );
     await store.close();
     const text = readFileSync(db, 'utf8');
-    assert.deepEqual(JSON.parse(text).cards, [card(1), card(2, { previous_card_id: hex(1) })]);
+    assert.deepEqual(JSON.parse(text).cards, [
+      card(1),
+      card(2, { identity: 'user-1', previous_card_id: hex(1) }),
+    ]);
     assert.match(text, /^\{"id":"0+1","identity":"user-1"/m, 'one card per line');
     assert.ok(!existsSync(paths.journal) && !existsSync(paths.lock));
 
     const again = await openJsonStore({ path: db });
     assert.deepEqual(
-      again.load().map(serializeCard),
-      [card(1), card(2, { previous_card_id: hex(1) })].map(serializeCard),
+      again.cards().map(serializeCard),
+      [card(1), card(2, { identity: 'user-1', previous_card_id: hex(1) })].map(serializeCard),
     );
     await again.close();
   });
@@ -97,10 +100,10 @@ describe('JSON store: files, durability, replay', () => {
     ];
     const db = newDb();
     const store = await openJsonStore({ path: db });
-    for (const c of cards) await store.append(c);
+    for (const c of cards) await store.insert(c);
     await store.close();
     const fast = await openJsonStore({ path: db });
-    const fastCards = fast.load();
+    const fastCards = fast.cards();
     assert.ok(
       fastCards.every((c) => c instanceof StoredLine),
       'the file as written takes the fast path',
@@ -109,7 +112,7 @@ describe('JSON store: files, durability, replay', () => {
     // The same data as a person might reformat it.
     writeFileSync(db, JSON.stringify({ format: 'cards-store', version: 1, cards }, null, 2));
     const slow = await openJsonStore({ path: db });
-    const slowCards = slow.load();
+    const slowCards = slow.cards();
     assert.ok(!slowCards.some((c) => c instanceof StoredLine));
     for (const list of [fastCards, slowCards]) {
       assert.deepEqual(list.map(serializeCard), cards.map(serializeCard));
@@ -146,12 +149,12 @@ describe('JSON store: files, durability, replay', () => {
   test('concurrent appends share writes (group commit) and keep their order', async () => {
     const db = newDb();
     const store = await openJsonStore({ path: db });
-    await Promise.all(Array.from({ length: 200 }, (_, i) => store.append(card(i))));
+    await Promise.all(Array.from({ length: 200 }, (_, i) => store.insert(card(i))));
     const stats = store.stats();
     assert.equal(stats.appends, 200);
     assert.ok(stats.flushes <= 3, `200 appends took ${stats.flushes} flushes`);
     assert.deepEqual(
-      store.load().map((c) => c.id),
+      store.cards().map((c) => c.id),
       Array.from({ length: 200 }, (_, i) => hex(i)),
     );
     await store.close();
@@ -168,7 +171,7 @@ describe('JSON store: files, durability, replay', () => {
     );
     const store = await openJsonStore({ path: db });
     assert.deepEqual(
-      store.load().map((c) => c.id),
+      store.cards().map((c) => c.id),
       [hex(1), hex(2), hex(3)],
     );
     assert.equal(JSON.parse(readFileSync(db, 'utf8')).cards.length, 3, 'folded in at start-up');
@@ -180,9 +183,9 @@ describe('JSON store: files, durability, replay', () => {
     const db = newDb();
     const paths = storePaths(db);
     const store = await openJsonStore({ path: db, compactBytes: 2000 });
-    for (let i = 0; i < 60; i++) await store.append(card(i));
+    for (let i = 0; i < 60; i++) await store.insert(card(i));
     // Let a compaction in flight finish, then "crash": copy the files as they are on disk.
-    while (store.stats().compactions < 2) await store.append(card(1000 + store.stats().appends));
+    while (store.stats().compactions < 2) await store.insert(card(1000 + store.stats().appends));
     const total = store.stats().appends;
     assert.ok(store.journalBytes < total * 100, 'the journal was shortened');
     const copy = join(root, `crash${n++}`);
@@ -193,10 +196,10 @@ describe('JSON store: files, durability, replay', () => {
     copyFileSync(paths.journal, copied.journal);
     const reopened = await openJsonStore({ path: copied.store });
     assert.deepEqual(
-      reopened.load().map((c) => c.id),
-      store.load().map((c) => c.id),
+      reopened.cards().map((c) => c.id),
+      store.cards().map((c) => c.id),
     );
-    assert.equal(reopened.load().length, total);
+    assert.equal(reopened.cards().length, total);
     await reopened.close();
     await store.close();
   });
@@ -206,7 +209,7 @@ describe('JSON store: files, durability, replay', () => {
     mkdirSync(join(db, '..'), { recursive: true });
     writeFileSync(db, '');
     const store = await openJsonStore({ path: db });
-    assert.equal(store.load().length, 0);
+    assert.equal(store.cards().length, 0);
     await store.close();
   });
 });

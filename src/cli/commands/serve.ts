@@ -12,7 +12,6 @@ import type { TrustedKey } from '../../crypto/tokens.js';
 import { createApp } from '../../http/app.js';
 import { createAuthenticator } from '../../http/auth.js';
 import { createRequestLogger, type RequestLogger } from '../../http/request-log.js';
-import { checkStoredCards } from '../../registry/card-index.js';
 import { createRegistry, type Registry } from '../../registry/registry.js';
 import { openJsonStore, type JsonStore } from '../../store/json-store.js';
 import {
@@ -100,7 +99,6 @@ export async function startServing(
     path: options.db,
     compactBytes: options.compactBytes,
     onWarning: (m) => logger.warn(m),
-    verify: (cards) => checkStoredCards(cards, options.db),
   });
   let app: FastifyInstance | undefined;
   try {
@@ -195,7 +193,7 @@ export async function serve(raw: Record<string, unknown>): Promise<void> {
   const { profile } = options;
   const out = (line: string): boolean => process.stdout.write(`${line}\n`);
   out(`listening on ${running.url}`);
-  out(`store: ${running.store.location} (${count(running.registry.size)})`);
+  out(`store: ${running.store.location} (${count(await running.registry.count())})`);
   out(
     `profile: ${profile.name} (Authorization: ${profile.scheme} <token>; signer "${profile.signer}"; header ${profile.supersededHeader}; codes as ${profile.codeType}s)`,
   );
@@ -226,5 +224,5 @@ export async function serve(raw: Record<string, unknown>): Promise<void> {
   process.stderr.write(`${signal}: finishing requests in flight and flushing the store…\n`);
   // onSignal stays: a late echo of the signal must not kill the process while it exits.
   await running.close();
-  out(`stopped: ${count(running.registry.size)} in ${running.store.location}`);
+  out(`stopped: ${count(await running.store.count())} in ${running.store.location}`);
 }

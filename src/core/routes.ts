@@ -1,0 +1,150 @@
+/**
+ * The one route table of the Cards API (spec section 4, wire-facts section 2): each route's
+ * name, method, path and authorization. The HTTP app binds a handler to each name, derives its
+ * 404/405 answers from the same table, and the client builds its paths from it, so a route
+ * cannot exist in one place and not another. Pure.
+ *
+ * Card routes answer in three spellings: resource first (`/card/v5…`, what the stock clients
+ * send, and what this project's client sends), version first (`/v5/card…`, the spec's create,
+ * get and search) and unversioned (`/card…`).
+ */
+
+export type HttpMethod = 'GET' | 'POST';
+
+/** `card`: a token of the service's scheme (spec section 5); `none`: public. */
+export type RouteAuth = 'card' | 'none';
+
+export interface RouteSpec {
+  readonly name: RouteName;
+  readonly method: HttpMethod;
+  /** The path after the card prefix (`/actions/search`, `/:id`), or the whole path (`/health`). */
+  readonly path: string;
+  /** Served under each of CARD_PREFIXES (card routes); otherwise `path` is the whole path. */
+  readonly prefixed: boolean;
+  readonly auth: RouteAuth;
+  /** Spec section, for documents generated from the table. */
+  readonly spec?: string;
+  readonly summary: string;
+}
+
+export const CARD_PREFIXES = ['/card/v5', '/v5/card', '/card'] as const;
+
+export const ROUTES = [
+  {
+    name: 'createCard',
+    method: 'POST',
+    path: '',
+    prefixed: true,
+    auth: 'card',
+    spec: '4.1',
+    summary: 'Create a card (or a replacement, with previous_card_id).',
+  },
+  {
+    name: 'getCard',
+    method: 'GET',
+    path: '/:id',
+    prefixed: true,
+    auth: 'card',
+    spec: '4.2',
+    summary: 'Get a card by id (revoked ones too); the superseded header when replaced.',
+  },
+  {
+    name: 'searchCards',
+    method: 'POST',
+    path: '/actions/search',
+    prefixed: true,
+    auth: 'card',
+    spec: '4.3',
+    summary: 'Every card of the live chains of one or many identities.',
+  },
+  {
+    name: 'revokeCard',
+    method: 'POST',
+    path: '/actions/revoke',
+    prefixed: true,
+    auth: 'card',
+    spec: '4.4',
+    summary: 'Revoke a chain with a revoking card (empty public key).',
+  },
+  {
+    name: 'revokeCardById',
+    method: 'POST',
+    path: '/actions/revoke/:id',
+    prefixed: true,
+    auth: 'card',
+    spec: '4.5',
+    summary: 'Revoke a card by id; the service builds the revoking card.',
+  },
+  {
+    name: 'health',
+    method: 'GET',
+    path: '/health',
+    prefixed: false,
+    auth: 'none',
+    summary: 'Liveness, card count, profile and version.',
+  },
+] as const satisfies readonly {
+  name: string;
+  method: HttpMethod;
+  path: string;
+  prefixed: boolean;
+  auth: RouteAuth;
+  spec?: string;
+  summary: string;
+}[];
+
+export type RouteName = (typeof ROUTES)[number]['name'];
+
+/** Every spelling of a route's path, in the router's syntax (`:id` for a parameter). */
+export function routePaths(route: Pick<RouteSpec, 'path' | 'prefixed'>): string[] {
+  return route.prefixed ? CARD_PREFIXES.map((prefix) => `${prefix}${route.path}`) : [route.path];
+}
+
+const byName = new Map<string, RouteSpec>(ROUTES.map((route) => [route.name, route]));
+
+/** The path a client sends for a route (the stock client's spelling), parameters encoded. */
+export function routePath(name: RouteName, params: Readonly<Record<string, string>> = {}): string {
+  const route = byName.get(name) as RouteSpec;
+  const [path] = routePaths(route) as [string];
+  return path.replace(/:([A-Za-z]+)/g, (_, key: string) => {
+    const value = params[key];
+    if (value === undefined) throw new TypeError(`route ${name}: missing parameter ${key}`);
+    return encodeURIComponent(value);
+  });
+}
+
+const escapeRegExp = (text: string): string => text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+
+const matchers = new Map<string, RegExp>();
+
+/** A matcher for concrete paths, compiled from a router path (`:id` matches one segment). */
+export function pathMatcher(path: string): RegExp {
+  const known = matchers.get(path);
+  if (known) return known;
+  const source = path
+    .split(/(:[A-Za-z]+)/)
+    .map((part) => (part.startsWith(':') ? '[^/]+' : escapeRegExp(part)))
+    .join('');
+  const matcher = new RegExp(`^${source}$`);
+  matchers.set(path, matcher);
+  return matcher;
+}
+
+/**
+ * The methods a concrete path answers (for 405 and its Allow header), from `routes`; [] for an
+ * unknown path. GET routes answer HEAD too; with CORS on, every known path answers OPTIONS.
+ */
+export function methodsFor(
+  routes: readonly Pick<RouteSpec, 'method' | 'path' | 'prefixed'>[],
+  path: string,
+  cors: boolean,
+): string[] {
+  const methods = new Set<string>();
+  for (const route of routes)
+    if (routePaths(route).some((spelling) => pathMatcher(spelling).test(path))) {
+      methods.add(route.method);
+      if (route.method === 'GET') methods.add('HEAD');
+    }
+  if (cors && methods.size > 0) methods.add('OPTIONS');
+  return [...methods];
+}

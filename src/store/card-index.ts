@@ -1,0 +1,223 @@
+/**
+ * The in-memory indexes of the memory and JSON-file stores: cards by id, chains by identity,
+ * each card's successor, and insertion order. Every query is a Map hit or a pointer; nothing
+ * scans.
+ *
+ * Inserting is two steps around the durable write: `reserve` checks the chain rules
+ * (src/core/chain.ts) against the stored cards and the reservations of cards still being
+ * written, then holds the card's id and its previous card's successor slot; `commit` makes the
+ * card visible once it is durable, `release` drops a reservation whose write failed. So racing
+ * requests get 40027 / 40037 / 40310 deterministically (exactly one winner), and a card is
+ * readable only once it is durable. `load` refuses a store whose relations are impossible (a
+ * hand-edited or damaged file) with STORE_CORRUPT.
+ */
+import { cardState, previousConflict, type CardState } from '../core/chain.js';
+import { CardsError } from '../core/errors.js';
+import { wireJsonOf, type CardChain, type CardEntry, type StoredCard } from './store.js';
+
+export class Chain implements CardChain {
+  readonly identity: string;
+  readonly cards: IndexedCard[] = [];
+
+  constructor(identity: string) {
+    this.identity = identity;
+  }
+
+  get last(): IndexedCard {
+    return this.cards[this.cards.length - 1] as IndexedCard;
+  }
+
+  get revoked(): boolean {
+    return this.last.card.revoking === true;
+  }
+}
+
+export class IndexedCard implements CardEntry {
+  readonly card: StoredCard;
+  readonly chain: Chain;
+  readonly seq: number;
+  /** The card that names this one as previous_card_id (a replacement or a revoking card). */
+  next: IndexedCard | undefined;
+  #json: string | undefined;
+
+  constructor(card: StoredCard, chain: Chain, seq: number) {
+    this.card = card;
+    this.chain = chain;
+    this.seq = seq;
+  }
+
+  get id(): string {
+    return this.card.id;
+  }
+
+  get revoking(): boolean {
+    return this.card.revoking === true;
+  }
+
+  get successor(): string | undefined {
+    return this.next?.id;
+  }
+
+  get revokedBy(): string | undefined {
+    return this.chain.revoked ? this.chain.last.id : undefined;
+  }
+
+  get state(): CardState {
+    return cardState(this);
+  }
+
+  /** Spec section 3: another card names this one as its previous card. */
+  get superseded(): boolean {
+    return this.next !== undefined;
+  }
+
+  /** The wire object as JSON text, made on first read and kept (cards are immutable). */
+  get json(): string {
+    return (this.#json ??= wireJsonOf(this.card));
+  }
+}
+
+/** A card waiting for its durable write: it holds its id and its previous card's successor slot. */
+export interface Reservation {
+  readonly card: StoredCard;
+}
+
+export class CardIndex {
+  readonly #byId = new Map<string, IndexedCard>();
+  readonly #byIdentity = new Map<string, Chain[]>();
+  readonly #entries: IndexedCard[] = [];
+  readonly #pendingIds = new Set<string>();
+  /** Reserved successors, by the previous card id they name. */
+  readonly #pendingSuccessors = new Map<string, StoredCard>();
+
+  get size(): number {
+    return this.#entries.length;
+  }
+
+  /** Cards being written (reserved, not yet committed). */
+  get pending(): number {
+    return this.#pendingIds.size;
+  }
+
+  /** Every durable card in insertion order. */
+  get entries(): readonly IndexedCard[] {
+    return this.#entries;
+  }
+
+  get(id: string): IndexedCard | undefined {
+    return this.#byId.get(id);
+  }
+
+  /** The chains of an identity, oldest first (by when their first card was stored). */
+  chainsOf(identity: string): readonly Chain[] {
+    return this.#byIdentity.get(identity) ?? [];
+  }
+
+  /**
+   * Checks that `card` may be stored now, counting cards still being written, and holds its id
+   * and its previous card's successor slot until `commit` or `release`.
+   */
+  reserve(card: StoredCard): Reservation {
+    const previous =
+      card.previous_card_id === undefined ? undefined : this.#byId.get(card.previous_card_id);
+    if (card.previous_card_id !== undefined) {
+      if (!previous)
+        throw new CardsError(
+          'PREVIOUS_NOT_FOUND',
+          `Previous Card ID ${card.previous_card_id} does not exist.`,
+        );
+      const last = previous.chain.last;
+      const afterLast = this.#pendingSuccessors.get(last.id);
+      const lastId = afterLast?.id ?? last.id;
+      const conflict = previousConflict(
+        {
+          revoking: previous.revoking,
+          successor: previous.next?.id ?? this.#pendingSuccessors.get(previous.id)?.id,
+          revokedBy: last.revoking ? last.id : afterLast?.revoking ? afterLast.id : undefined,
+        },
+        card.revoking === true,
+      );
+      if (conflict === 'PREVIOUS_SUPERSEDED')
+        throw new CardsError(
+          conflict,
+          `Previous Card exists already: card ${previous.id} is superseded; the last card of its chain is ${lastId}.`,
+        );
+      if (conflict) throw new CardsError(conflict);
+      if (previous.card.identity !== card.identity)
+        throw new CardsError('PREVIOUS_IDENTITY_MISMATCH');
+    }
+    if (this.#byId.has(card.id) || this.#pendingIds.has(card.id))
+      throw new CardsError(
+        'SNAPSHOT_NOT_UNIQUE',
+        `Card content snapshot is not unique: card ${card.id} exists.`,
+      );
+    if (previous?.revoking) throw new CardsError('CHAIN_REVOKED');
+    this.#pendingIds.add(card.id);
+    if (card.previous_card_id !== undefined)
+      this.#pendingSuccessors.set(card.previous_card_id, card);
+    return { card };
+  }
+
+  /** Makes a reserved card visible, once it is durable; its sequence number is its position. */
+  commit(reservation: Reservation): IndexedCard {
+    this.release(reservation);
+    return this.#add(reservation.card);
+  }
+
+  release({ card }: Reservation): void {
+    this.#pendingIds.delete(card.id);
+    if (
+      card.previous_card_id !== undefined &&
+      this.#pendingSuccessors.get(card.previous_card_id) === card
+    )
+      this.#pendingSuccessors.delete(card.previous_card_id);
+  }
+
+  #add(card: StoredCard): IndexedCard {
+    const previous =
+      card.previous_card_id === undefined ? undefined : this.#byId.get(card.previous_card_id);
+    let chain: Chain;
+    if (previous) {
+      chain = previous.chain;
+    } else {
+      chain = new Chain(card.identity);
+      const chains = this.#byIdentity.get(card.identity);
+      if (chains) chains.push(chain);
+      else this.#byIdentity.set(card.identity, [chain]);
+    }
+    const entry = new IndexedCard(card, chain, this.#entries.length);
+    chain.cards.push(entry);
+    if (previous) previous.next = entry;
+    this.#byId.set(card.id, entry);
+    this.#entries.push(entry);
+    return entry;
+  }
+
+  /**
+   * Adds the cards of a store being opened, refusing relations no registry could have made:
+   * a repeated id, a previous card that is missing, later, of another identity, already
+   * replaced, or a revoking card. O(1) per card.
+   */
+  load(cards: Iterable<StoredCard>, location: string): void {
+    let position = 0;
+    for (const card of cards) {
+      position++;
+      const broken = (why: string): CardsError =>
+        new CardsError(
+          'STORE_CORRUPT',
+          `The store ${location} cannot be read: card #${position} (${card.id}) ${why}.`,
+          { hint: 'Restore the file from a backup, or point --db at another file.' },
+        );
+      if (this.#byId.has(card.id)) throw broken('appears twice');
+      if (card.previous_card_id !== undefined) {
+        const previous = this.#byId.get(card.previous_card_id);
+        if (!previous) throw broken('names a previous card that is not stored before it');
+        if (previous.card.identity !== card.identity)
+          throw broken('names a previous card of another identity');
+        if (previous.next) throw broken('names a previous card that is replaced already');
+        if (previous.revoking) throw broken('names a revoking card as its previous card');
+      }
+      this.#add(card);
+    }
+  }
+}
