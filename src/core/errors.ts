@@ -53,6 +53,12 @@ export const ERRORS = {
   HTTP_MALFORMED: e(10008, 400, refused, 'Malformed HTTP request.'),
   REQUEST_TIMEOUT: e(10009, 408, unreachable, 'The request was not received in time.'),
   HEADERS_TOO_LARGE: e(10010, 431, refused, 'Request headers are too large.'),
+  STORE_READ_ONLY: e(
+    10011,
+    503,
+    unreachable,
+    'The card store stopped accepting writes after a write it could not undo. Try again later.',
+  ),
 
   // Authentication (203xx). 20304 is the deployed service's; the rest are ours.
   AUTH_MISSING: e(20300, 401, unauthorized, 'Authorization header is missing.'),

@@ -2,7 +2,8 @@
  * Every failure leaves the server as the Error object `{code, message}` (spec 2.5) with a
  * documented code: the registry's CardsErrors as they are, fastify's own errors (bad JSON, body
  * too large, wrong content type, bad URL) translated here, anything else 500 INTERNAL. A
- * library's message never reaches a response body.
+ * library's message never reaches a response body, nor does the detail of a 5xx (a file path,
+ * an errno): those go to the server's log.
  */
 import { CardsError, ERRORS, type ErrorCode } from '../core/errors.js';
 import type { WireProfile } from '../core/profile.js';
@@ -34,7 +35,8 @@ export function errorBody(profile: WireProfile, err: CardsError): string {
   const { wire } = ERRORS[err.code];
   return JSON.stringify({
     code: profile.codeType === 'number' ? wire : String(wire),
-    message: err.code === 'INTERNAL' ? ERRORS.INTERNAL.message : err.message,
+    // Server-side failures carry details (file paths, errno) for the operator's log only.
+    message: ERRORS[err.code].status >= 500 ? ERRORS[err.code].message : err.message,
   });
 }
 

@@ -38,6 +38,8 @@ export class IndexedCard implements CardEntry {
   readonly seq: number;
   /** The card that names this one as previous_card_id (a replacement or a revoking card). */
   next: IndexedCard | undefined;
+  /** Its id is known to match its snapshot (cards read from disk are checked later). */
+  checked = true;
   #json: string | undefined;
 
   constructor(card: StoredCard, chain: Chain, seq: number) {
@@ -198,7 +200,7 @@ export class CardIndex {
    * a repeated id, a previous card that is missing, later, of another identity, already
    * replaced, or a revoking card. O(1) per card.
    */
-  load(cards: Iterable<StoredCard>, location: string): void {
+  load(cards: Iterable<StoredCard>, location: string, options: { checked?: boolean } = {}): void {
     let position = 0;
     for (const card of cards) {
       position++;
@@ -217,7 +219,7 @@ export class CardIndex {
         if (previous.next) throw broken('names a previous card that is replaced already');
         if (previous.revoking) throw broken('names a revoking card as its previous card');
       }
-      this.#add(card);
+      this.#add(card).checked = options.checked ?? true;
     }
   }
 }

@@ -16,14 +16,16 @@ import { mkdir, open, readFile, rm, type FileHandle } from 'node:fs/promises';
 import { dirname, resolve } from 'node:path';
 import { Low } from 'lowdb';
 import { CardsError } from '../core/errors.js';
-import { CardIndex, type Reservation } from './card-index.js';
+import { cardIdOf } from '../core/card-id.js';
+import { decodeBase64 } from '../core/encoding.js';
+import { CardIndex, type IndexedCard, type Reservation } from './card-index.js';
 import { fsyncDir, replaceFile } from './fs-durable.js';
 import { acquireLock, type StoreLock } from './lock.js';
+import { batchText, journalText, JOURNAL_HEADER, replayJournal } from './journal.js';
 import { storePaths, type StorePaths } from './paths.js';
-import { corrupt, readStoredCard, serializeCard } from './record.js';
+import { serializeCard } from './record.js';
 import { STORE_FORMAT, STORE_VERSION, StoreFileAdapter, type StoreFileData } from './store-file.js';
 import type { CardChain, CardEntry, CardStore, StoreStats, StoredCard } from './store.js';
-import { parseStoredLine } from './stored-line.js';
 
 export interface JsonStoreOptions {
   /** The store file (companions are found beside it through paths.ts). */
@@ -65,7 +67,8 @@ export class JsonStore implements CardStore {
   readonly #warn: (message: string) => void;
   #journal: FileHandle | undefined;
   #journalBytes = 0;
-  #mustTruncate = false;
+  /** A failed write may have left bytes past #journalBytes that are not durably cut off. */
+  #dirty = false;
   #queue: Waiting[] = [];
   #flushing = false;
   #idle: (() => void)[] = [];
@@ -76,6 +79,7 @@ export class JsonStore implements CardStore {
   /** How many records the main file holds. */
   #fileCards: number;
   #closing = false;
+  #checking: Promise<void> | undefined;
   #stats = { appends: 0, flushes: 0, compactions: 0 };
 
   private constructor(
@@ -107,16 +111,26 @@ export class JsonStore implements CardStore {
       const file = new StoreFileAdapter(paths.store);
       const db = new Low(file, emptyData());
       await db.read(); // STORE_CORRUPT for a file it cannot read; no file: the empty default
-      const records = db.data.cards as StoredCard[];
-      const fileCards = records.length;
-      const journalBytes = await replayJournal(paths.journal, records);
+      const fileCards = db.data.cards.length;
+      const replay = await replayJournal(paths.journal);
       // Relations no registry could have made refuse the store before anything is rewritten.
       const index = new CardIndex();
-      index.load(records, paths.store);
+      index.load(db.data.cards, paths.store, { checked: false });
       db.data = emptyData();
+      // Cards already in the file were folded in before a crash that kept the journal.
+      index.load(
+        replay.cards.filter((card) => !index.get(card.id)),
+        paths.journal,
+        { checked: false },
+      );
+      if (replay.dropped > 0)
+        options.onWarning?.(
+          `The journal ${paths.journal} ended in a torn write (a crash or power loss mid-write): ${replay.dropped} line(s) of cards that were never acknowledged were dropped.`,
+        );
       const store = new JsonStore(paths, lock, db, file, index, fileCards, options);
-      if (!file.found || journalBytes > 0) await store.#compactAll('start-up');
+      if (!file.found || replay.found) await store.#compactAll('start-up');
       await store.#openJournal();
+      store.#checking = store.#checkAll();
       return store;
     } catch (err) {
       await lock.release();
@@ -128,8 +142,9 @@ export class JsonStore implements CardStore {
     return this.paths.store;
   }
 
+  /** Bytes of journaled cards (its header aside): 0 right after a fold. */
   get journalBytes(): number {
-    return this.#journalBytes;
+    return Math.max(0, this.#journalBytes - JOURNAL_HEADER.length - 1);
   }
 
   /** Every durable card, in insertion order. */
@@ -138,15 +153,50 @@ export class JsonStore implements CardStore {
   }
 
   async getCard(id: string): Promise<CardEntry | undefined> {
-    return this.#index.get(id);
+    const entry = this.#index.get(id);
+    if (entry && !entry.checked) this.#check(entry);
+    return entry;
   }
 
   async lastOfChain(id: string): Promise<CardEntry | undefined> {
-    return this.#index.get(id)?.chain.last;
+    const last = this.#index.get(id)?.chain.last;
+    if (last && !last.checked) this.#check(last);
+    return last;
   }
 
   async chainsOf(identities: readonly string[]): Promise<CardChain[]> {
-    return [...new Set(identities)].flatMap((identity) => this.#index.chainsOf(identity));
+    const chains = [...new Set(identities)].flatMap((identity) => this.#index.chainsOf(identity));
+    for (const chain of chains)
+      for (const entry of chain.cards) if (!entry.checked) this.#check(entry);
+    return chains;
+  }
+
+  /**
+   * A card read from disk is served only once its id is recomputed from its snapshot (a bit
+   * flipped on disk must not be served under an id it no longer matches): checked on first
+   * read, and by a background pass after start-up (so start-up itself hashes nothing).
+   */
+  #check(entry: IndexedCard): void {
+    if (idMatches(entry.card)) {
+      entry.checked = true;
+      return;
+    }
+    throw mismatch(entry, this.paths.store);
+  }
+
+  /** The background pass over every card read from disk, a slice at a time. */
+  async #checkAll(): Promise<void> {
+    const entries = this.#index.entries;
+    for (let start = 0; start < entries.length && !this.#closing; start += 2000) {
+      await new Promise((resolve) => setImmediate(resolve));
+      const end = Math.min(entries.length, start + 2000);
+      for (let i = start; i < end; i++) {
+        const entry = entries[i] as IndexedCard;
+        if (entry.checked) continue;
+        if (idMatches(entry.card)) entry.checked = true;
+        else this.#warn(mismatch(entry, this.paths.store).message);
+      }
+    }
   }
 
   async count(): Promise<number> {
@@ -176,6 +226,7 @@ export class JsonStore implements CardStore {
   async close(): Promise<void> {
     if (this.#closing) return;
     this.#closing = true;
+    await this.#checking;
     while (this.#flushing || this.#compaction) {
       if (this.#flushing) await new Promise<void>((resolve) => this.#idle.push(resolve));
       if (this.#compaction) await this.#compaction;
@@ -208,7 +259,7 @@ export class JsonStore implements CardStore {
         if (batch.length === 0) break;
         this.#queue = [];
         try {
-          await this.#writeJournal(batch.map((entry) => entry.line).join(''));
+          await this.#writeJournal(batchText(batch.map((entry) => entry.line)));
         } catch (err) {
           for (const entry of batch) {
             this.#index.release(entry.reservation);
@@ -231,15 +282,23 @@ export class JsonStore implements CardStore {
     }
   }
 
+  /**
+   * One durable write of a batch. A failed write is cut back off the journal and the cut made
+   * durable, so no line of a refused card survives a restart, even a power loss; when the cut
+   * cannot be made durable the journal's state is unknown, and every write is refused with
+   * STORE_READ_ONLY (503) until a retried cut succeeds (then writes resume by themselves).
+   */
   async #writeJournal(text: string): Promise<void> {
     const buffer = Buffer.from(text, 'utf8');
+    if (this.#dirty)
+      try {
+        await this.#repairJournal();
+      } catch (err) {
+        throw new CardsError('STORE_READ_ONLY', undefined, { cause: err });
+      }
     try {
       if (!this.#journal) await this.#openJournal();
       const journal = this.#journal as FileHandle;
-      if (this.#mustTruncate) {
-        await journal.truncate(this.#journalBytes);
-        this.#mustTruncate = false;
-      }
       let offset = 0;
       while (offset < buffer.byteLength) {
         offset += (await journal.write(buffer, offset)).bytesWritten;
@@ -247,20 +306,39 @@ export class JsonStore implements CardStore {
       await journal.datasync();
       this.#journalBytes += buffer.byteLength;
     } catch (err) {
-      // Cut a partial write back off, so that no line of a refused card survives a restart.
-      this.#mustTruncate = true;
-      await this.#journal
-        ?.truncate(this.#journalBytes)
-        .then(() => (this.#mustTruncate = false))
-        .catch(() => undefined);
+      this.#dirty = true;
+      await this.#repairJournal().catch((cause: Error) =>
+        this.#warn(
+          `Cannot undo a failed write in ${this.paths.journal} (${cause.message}); refusing writes until it can.`,
+        ),
+      );
       throw unavailable(`Cannot write the journal ${this.paths.journal}`, err);
     }
+  }
+
+  /** Cuts the journal back to its acknowledged bytes and makes the cut durable. */
+  async #repairJournal(): Promise<void> {
+    const journal = this.#journal;
+    if (!journal) {
+      this.#dirty = false; // reopened (and its size read) on the next write
+      return;
+    }
+    if ((await journal.stat()).size !== this.#journalBytes)
+      await journal.truncate(this.#journalBytes);
+    await journal.sync();
+    this.#dirty = false;
   }
 
   async #openJournal(): Promise<void> {
     const handle = await open(this.paths.journal, 'a', 0o644);
     try {
       this.#journalBytes = (await handle.stat()).size;
+      if (this.#journalBytes === 0) {
+        const header = Buffer.from(`${JOURNAL_HEADER}\n`);
+        await handle.write(header);
+        await handle.datasync();
+        this.#journalBytes = header.byteLength;
+      }
       await fsyncDir(dirname(this.paths.journal));
     } catch (err) {
       await handle.close();
@@ -307,16 +385,14 @@ export class JsonStore implements CardStore {
     this.#resetFrom = undefined;
     const kept = this.#index.entries.slice(from).map((entry) => entry.card);
     try {
-      await replaceFile(this.paths.journal, [
-        kept.map((card) => `${serializeCard(card)}\n`).join(''),
-      ]);
+      await replaceFile(this.paths.journal, [journalText(kept)]);
     } catch (err) {
       this.#warn(`Cannot shorten the journal (${(err as Error).message}); it keeps every card.`);
       return;
     }
     const old = this.#journal;
     this.#journal = undefined;
-    this.#mustTruncate = false;
+    this.#dirty = false;
     await old?.close().catch(() => undefined);
     // Reopened on the next write if this fails; the next batch then retries.
     await this.#openJournal().catch(() => undefined);
@@ -324,40 +400,20 @@ export class JsonStore implements CardStore {
   }
 }
 
-/**
- * Appends the journal's cards to `records`, skipping those already present (a crash between
- * folding the journal in and removing it). Returns the journal's size; 0 when there is none.
- */
-async function replayJournal(path: string, records: StoredCard[]): Promise<number> {
-  let text: string;
-  try {
-    text = await readFile(path, 'utf8');
-  } catch (err) {
-    if ((err as NodeJS.ErrnoException).code === 'ENOENT') return 0;
-    throw err;
-  }
-  if (text.length === 0) return 0;
-  const lines = text.split('\n');
-  lines.pop(); // after the last newline: empty, or a torn line a crash cut short
-  const known = new Set(records.map((card) => card.id));
-  lines.forEach((line, i) => {
-    if (line.trim() === '') return;
-    let card: StoredCard | undefined = parseStoredLine(line);
-    if (!card) {
-      let value: unknown;
-      try {
-        value = JSON.parse(line);
-      } catch {
-        throw corrupt(`line ${i + 1} of the journal ${path} is not valid JSON`);
-      }
-      card = readStoredCard(value, `line ${i + 1} of the journal ${path}`);
-    }
-    if (known.has(card.id)) return;
-    known.add(card.id);
-    records.push(card);
-  });
-  return Buffer.byteLength(text);
+/** The id a card's snapshot hashes to, or undefined when the snapshot is not base64. */
+function idOf(card: StoredCard): string | undefined {
+  const bytes = decodeBase64(card.content_snapshot);
+  return bytes && cardIdOf(bytes);
 }
+
+const idMatches = (card: StoredCard): boolean => idOf(card) === card.id;
+
+const mismatch = (entry: IndexedCard, store: string): CardsError =>
+  new CardsError(
+    'STORE_CORRUPT',
+    `The store ${store} is damaged: card #${entry.seq + 1} (${entry.id}) holds a content snapshot whose id is ${idOf(entry.card) ?? 'not computable (not base64)'}; it is not served.`,
+    { hint: 'Restore the file from a backup; the other cards are served.' },
+  );
 
 export const openJsonStore = (options: JsonStoreOptions): Promise<JsonStore> =>
   JsonStore.open(options);

@@ -20,7 +20,8 @@ import type { Adapter } from 'lowdb';
 import { replaceFile } from './fs-durable.js';
 import { corrupt, readStoredCard, serializeCard } from './record.js';
 import type { StoredCard } from './store.js';
-import { parseStoreLines } from './stored-line.js';
+import { fileSize, readLines } from './line-reader.js';
+import { parseStoredLine, type StoredLine } from './stored-line.js';
 
 export const STORE_FORMAT = 'cards-store';
 export const STORE_VERSION = 1;
@@ -34,6 +35,57 @@ export interface StoreFileData {
 /** Cards per chunk when writing: big enough to be fast, small enough to yield to requests. */
 const CHUNK = 2000;
 
+/** A file this large that is not in the line format cannot be one JSON string (V8's limit). */
+const PLAIN_JSON_MAX = 400 * 1024 * 1024;
+
+/** The file's lines, as storeChunks writes them (below), one card per line. */
+const HEADER = ['{', `"format": "${STORE_FORMAT}",`, `"version": ${STORE_VERSION},`, '"cards": ['];
+const FOOTER = [']', '}'];
+
+/**
+ * The cards of a store file exactly as storeChunks writes it, streamed; undefined when the file
+ * is shaped in any other way (then the caller parses it as plain JSON); 'blank' when it holds
+ * only white space (`touch cards.json`: nothing to lose by starting it).
+ */
+async function readStoreLines(path: string): Promise<StoredLine[] | undefined | 'blank'> {
+  const cards: StoredLine[] = [];
+  let position = 0; // lines seen
+  let pending: string | undefined; // the last card line, waiting to know whether one follows
+  let footer = -1; // index into FOOTER once the cards ended
+  let blank = true;
+  for await (const lines of readLines(path)) {
+    for (const { text, terminated } of lines) {
+      if (blank && text.trim() === '') continue;
+      blank = false;
+      if (!terminated) return undefined;
+      if (position < HEADER.length) {
+        if (text !== HEADER[position]) return undefined;
+      } else if (footer >= 0) {
+        if (++footer >= FOOTER.length || text !== FOOTER[footer]) return undefined;
+      } else if (text === FOOTER[0]) {
+        if (pending !== undefined) {
+          if (pending.endsWith(',')) return undefined;
+          const card = parseStoredLine(pending);
+          if (!card) return undefined;
+          cards.push(card);
+        }
+        footer = 0;
+      } else {
+        if (pending !== undefined) {
+          if (!pending.endsWith(',')) return undefined;
+          const card = parseStoredLine(pending.slice(0, -1));
+          if (!card) return undefined;
+          cards.push(card);
+        }
+        pending = text;
+      }
+      position++;
+    }
+  }
+  if (blank) return 'blank';
+  return footer === FOOTER.length - 1 ? cards : undefined;
+}
+
 export class StoreFileAdapter implements Adapter<StoreFileData> {
   readonly path: string;
   /** Size of the file as last read or written, in bytes. */
@@ -45,24 +97,25 @@ export class StoreFileAdapter implements Adapter<StoreFileData> {
     this.path = path;
   }
 
-  /** The file's data; null when there is no file (a new store). Throws STORE_CORRUPT. */
+  /**
+   * The file's data; null when there is no file or it is blank (a new store). Throws
+   * STORE_CORRUPT. Read as a stream of lines (line-reader.ts), so any file this store wrote
+   * opens, however large; a file in any other shape (reformatted by a person) is parsed as
+   * plain JSON when it fits in one string.
+   */
   async read(): Promise<StoreFileData | null> {
-    let bytes: Buffer;
-    try {
-      bytes = await readFile(this.path);
-    } catch (err) {
-      if ((err as NodeJS.ErrnoException).code === 'ENOENT') return null;
-      throw err;
-    }
-    this.bytes = bytes.byteLength;
-    // ASCII (the usual case) decodes as latin1 without UTF-8 work.
-    const text = isAscii(bytes) ? bytes.toString('latin1') : bytes.toString('utf8');
-    // An empty file (`touch cards.json`) holds no cards: nothing to lose by starting it.
-    if (text.trim() === '') return null;
+    this.bytes = await fileSize(this.path);
+    if (this.bytes === 0) return null;
+    const cards = await readStoreLines(this.path);
+    if (cards === 'blank') return null;
     this.found = true;
-    // Fast path: the file as this store writes it, one card per line (stored-line.ts).
-    const cards = parseStoreLines(text);
     if (cards) return { format: STORE_FORMAT, version: STORE_VERSION, cards };
+    if (this.bytes > PLAIN_JSON_MAX)
+      throw corrupt(
+        `${this.path} is not in the one-card-per-line format this store writes, and at ${this.bytes} bytes it is too large to read as plain JSON`,
+      );
+    const bytes = await readFile(this.path);
+    const text = isAscii(bytes) ? bytes.toString('latin1') : bytes.toString('utf8');
     return parseStoreText(text, this.path);
   }
 
@@ -94,12 +147,12 @@ export function parseStoreText(text: string, path: string): StoreFileData {
 }
 
 function* storeChunks(cards: readonly StoredCard[]): Generator<string> {
-  yield `{\n"format": "${STORE_FORMAT}",\n"version": ${STORE_VERSION},\n"cards": [`;
+  yield HEADER.join('\n');
   for (let start = 0; start < cards.length; start += CHUNK) {
     const lines: string[] = [];
     const end = Math.min(cards.length, start + CHUNK);
     for (let i = start; i < end; i++) lines.push(serializeCard(cards[i] as StoredCard));
     yield (start === 0 ? '\n' : ',\n') + lines.join(',\n');
   }
-  yield '\n]\n}\n';
+  yield `\n${FOOTER.join('\n')}\n`;
 }

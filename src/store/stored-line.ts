@@ -19,6 +19,8 @@ const LINE = new RegExp(
     String.raw`,("content_snapshot":"[A-Za-z0-9+/=]+","signatures":\[(?:${SIG}(?:,${SIG})*)?\]\})$`,
 );
 
+const SNAPSHOT_KEY = '"content_snapshot":"';
+
 export class StoredLine implements StoredCard {
   readonly id: string;
   readonly identity: string;
@@ -40,8 +42,10 @@ export class StoredLine implements StoredCard {
     this.#wireStart = line.length - (wire as string).length;
   }
 
+  /** Sliced from the line (base64 holds no escapes): checking ids parses nothing. */
   get content_snapshot(): string {
-    return this.#parse().content_snapshot;
+    const start = this.#wireStart + SNAPSHOT_KEY.length;
+    return this.line.slice(start, this.line.indexOf('"', start));
   }
 
   get signatures(): StoredCard['signatures'] {
@@ -62,31 +66,4 @@ export class StoredLine implements StoredCard {
 export function parseStoredLine(line: string): StoredLine | undefined {
   const match = LINE.exec(line);
   return match ? new StoredLine(line, match) : undefined;
-}
-
-const HEADER = ['{', '"format": "cards-store",', '"version": 1,', '"cards": ['];
-const FOOTER = [']', '}', ''];
-
-/**
- * The cards of a store file exactly as storeChunks (store-file.ts) writes it, or undefined
- * when the text is shaped in any other way (then the caller parses it as plain JSON).
- */
-export function parseStoreLines(text: string): StoredLine[] | undefined {
-  const lines = text.split('\n');
-  if (lines.length < HEADER.length + FOOTER.length) return undefined;
-  if (HEADER.some((expected, i) => lines[i] !== expected)) return undefined;
-  const end = lines.length - FOOTER.length;
-  if (FOOTER.some((expected, i) => lines[end + i] !== expected)) return undefined;
-  const cards: StoredLine[] = [];
-  for (let i = HEADER.length; i < end; i++) {
-    let line = lines[i] as string;
-    if (i < end - 1) {
-      if (!line.endsWith(',')) return undefined;
-      line = line.slice(0, -1);
-    }
-    const card = parseStoredLine(line);
-    if (!card) return undefined;
-    cards.push(card);
-  }
-  return cards;
 }

@@ -9,7 +9,7 @@ import fc from 'fast-check';
 import { SignJWT } from 'jose';
 import type { FastifyInstance, InjectOptions, LightMyRequestResponse } from 'fastify';
 import { encodeBase64, encodeBase64Url, utf8 } from '../../src/core/encoding.js';
-import { codeForWire, ERRORS, type ErrorCode } from '../../src/core/errors.js';
+import { CardsError, codeForWire, ERRORS, type ErrorCode } from '../../src/core/errors.js';
 import { PROFILES, type ProfileName } from '../../src/core/profile.js';
 import { generatePrivateKey } from '../../src/crypto/keys.js';
 import { mintToken } from '../../src/crypto/tokens.js';
@@ -452,6 +452,17 @@ describe('the Error object for every refusal', () => {
     const down = await failing.call('POST', '/card/v5', { body: makeCard('alice').raw });
     assert.equal(codeOf(down), 'STORE_UNAVAILABLE');
     assert.doesNotMatch(down.body, /EIO/);
+    // A store that stopped accepting writes (a failed write it could not undo): 503, no detail.
+    const halted = await harness({
+      store: {
+        beforeAppend: () =>
+          Promise.reject(new CardsError('STORE_READ_ONLY', 'journal /secret/path in doubt')),
+      },
+    });
+    const readOnly = await halted.call('POST', '/card/v5', { body: makeCard('alice').raw });
+    assert.equal(readOnly.statusCode, 503);
+    assert.equal(codeOf(readOnly), 'STORE_READ_ONLY');
+    assert.doesNotMatch(readOnly.body, /secret/);
     const broken = await harness({
       auth: { authenticate: () => Promise.reject(new TypeError('secret detail')) },
     });
