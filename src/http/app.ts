@@ -8,8 +8,9 @@
  */
 import cors from '@fastify/cors';
 import Fastify, { type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
-import { CardsError, ERRORS } from '../core/errors.js';
+import { CardsError, ERRORS, type ErrorCode } from '../core/errors.js';
 import { LIMITS } from '../core/limits.js';
+import { ROUTES, routePaths } from '../core/routes.js';
 import type { WireProfile } from '../core/profile.js';
 import type { Registry } from '../registry/registry.js';
 import type { Authenticator } from './auth.js';
@@ -36,6 +37,11 @@ export interface AppOptions {
   readonly version?: string;
 }
 
+/** What a person who guessed a path should read instead (from the one route table). */
+const ROUTE_LIST = `The routes: ${ROUTES.map(
+  (route) => `${route.method} ${routePaths(route)[0]}`,
+).join(', ')} (card routes also as /v5/card… and /card…).`;
+
 const pathOf = (url: string): string => url.split('?', 1)[0] ?? url;
 const logPath = (url: string): string => {
   const path = pathOf(url);
@@ -48,7 +54,10 @@ export async function createApp(options: AppOptions): Promise<FastifyInstance> {
   const limits: ServerLimits = { ...DEFAULT_LIMITS, ...options.limits };
   const corsOn = options.cors ?? true;
 
+  // The code of each refusal, for its request line.
+  const refusals = new WeakMap<FastifyReply, ErrorCode>();
   const sendError = (reply: FastifyReply, err: CardsError): FastifyReply => {
+    refusals.set(reply, err.code);
     // A server-side failure is told in full to the operator, and to the client only by its code
     // and the generic message (errorBody): no file path or library message leaves the server.
     if (err.code === 'INTERNAL') logger.warn(`internal error: ${describe(err.cause ?? err)}`);
@@ -67,11 +76,13 @@ export async function createApp(options: AppOptions): Promise<FastifyInstance> {
     http: httpServerOptions(limits),
     routerOptions: { maxParamLength: 256 },
     frameworkErrors: (err, request, reply) => {
-      sendError(reply, toCardsError(err));
+      const error = toCardsError(err);
+      sendError(reply, error);
       logger.request({
         method: request.raw.method ?? '-',
         path: logPath(request.raw.url ?? '-'),
         status: reply.statusCode,
+        code: error.code,
         ms: 0,
       });
     },
@@ -87,7 +98,13 @@ export async function createApp(options: AppOptions): Promise<FastifyInstance> {
       );
       if (socket.writable) socket.end(rawErrorResponse(profile, error));
       else socket.destroy();
-      logger.request({ method: '-', path: '-', status: ERRORS[error.code].status, ms: 0 });
+      logger.request({
+        method: '-',
+        path: '-',
+        status: ERRORS[error.code].status,
+        code: error.code,
+        ms: 0,
+      });
     },
   });
 
@@ -100,7 +117,14 @@ export async function createApp(options: AppOptions): Promise<FastifyInstance> {
   // 404 and 405 are decided here, before fastify would read and parse the body.
   const notFound = (request: FastifyRequest, reply: FastifyReply): FastifyReply => {
     const allowed = allowedMethods(pathOf(request.url), corsOn);
-    if (allowed.length === 0) return sendError(reply, new CardsError('ROUTE_NOT_FOUND'));
+    if (allowed.length === 0)
+      return sendError(
+        reply,
+        new CardsError(
+          'ROUTE_NOT_FOUND',
+          `Route not found: ${request.method} ${logPath(request.url)}. ${ROUTE_LIST}`,
+        ),
+      );
     reply.header('allow', allowed.join(', '));
     return sendError(
       reply,
@@ -138,10 +162,12 @@ export async function createApp(options: AppOptions): Promise<FastifyInstance> {
     return payload;
   });
   app.addHook('onResponse', async (request: FastifyRequest, reply: FastifyReply) => {
+    const code = refusals.get(reply);
     logger.request({
       method: request.method,
       path: logPath(request.url),
       status: reply.statusCode,
+      ...(code !== undefined && { code }),
       ms: reply.elapsedTime,
     });
   });

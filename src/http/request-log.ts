@@ -1,6 +1,6 @@
 /**
- * One line per request (method, path, status, milliseconds), as text or JSON, and the server's
- * own warnings. Lines are gathered and written once per event-loop turn, so a busy server makes
+ * One line per request (time, method, path, status, the error code of a refusal, milliseconds),
+ * as text or JSON, and the server's own warnings. Lines are gathered and written once per event-loop turn, so a busy server makes
  * one write call per turn rather than one per request.
  */
 export interface RequestLogEntry {
@@ -8,6 +8,8 @@ export interface RequestLogEntry {
   readonly path: string;
   readonly status: number;
   readonly ms: number;
+  /** The refusal's code (name), when the response is an Error object. */
+  readonly code?: string;
 }
 
 export interface RequestLogger {
@@ -52,17 +54,19 @@ export function createRequestLogger(options: RequestLoggerOptions = {}): Request
     request(entry) {
       if (options.quiet) return;
       const ms = Math.round(entry.ms * 10) / 10;
+      const time = new Date(clock()).toISOString();
+      const { method, path, status, code } = entry;
       push(
         json
-          ? `${JSON.stringify({ time: new Date(clock()).toISOString(), method: entry.method, path: entry.path, status: entry.status, ms })}\n`
-          : `${entry.method} ${entry.path} ${entry.status} ${ms}ms\n`,
+          ? `${JSON.stringify({ time, method, path, status, ...(code !== undefined && { code }), ms })}\n`
+          : `${time} ${method} ${path} ${status}${code === undefined ? '' : ` ${code}`} ${ms}ms\n`,
       );
     },
     warn(message) {
       push(
         json
           ? `${JSON.stringify({ time: new Date(clock()).toISOString(), level: 'warn', message })}\n`
-          : `warning: ${message}\n`,
+          : `${new Date(clock()).toISOString()} warning: ${message}\n`,
       );
     },
     flush,

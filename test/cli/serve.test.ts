@@ -108,7 +108,11 @@ describe('cards serve: flags and environment', () => {
 
   test('request log lines: text by default, JSON with --log-format json, none with --quiet', async () => {
     for (const [args, check] of [
-      [[], (line: string) => assert.match(line, /^GET \/health 200 [\d.]+ms$/)],
+      [
+        [],
+        (line: string) =>
+          assert.match(line, /^\d{4}-\d\d-\d\dT[\d:.]+Z GET \/health 200 [\d.]+ms$/),
+      ],
       [
         ['--log-format', 'json'],
         (line: string) => {
