@@ -10,14 +10,14 @@
  *   file atomically; the same happens on close, and in the background whenever the journal
  *   outgrows the file (then only the cards written since are kept in a fresh journal).
  * - A failed write is cut back off the journal, so nothing of it survives a restart.
- * - One server per store (lock.ts); a corrupt or newer file is refused, never overwritten.
+ * - A corrupt or newer file is refused, never overwritten. One writer per store: the server
+ *   takes its lock before it opens the store (src/server/file-home.ts).
  */
 import { mkdir, open, readFile, rm, type FileHandle } from 'node:fs/promises';
 import { dirname, resolve } from 'node:path';
 import { Low } from 'lowdb';
 import { CardsError } from '../core/errors.js';
 import { fsyncDir, replaceFile } from './fs-durable.js';
-import { acquireLock, type StoreLock } from './lock.js';
 import { storePaths, type StorePaths } from './paths.js';
 import { corrupt, readStoredCard, serializeCard } from './record.js';
 import { STORE_FORMAT, STORE_VERSION, StoreFileAdapter, type StoreFileData } from './store-file.js';
@@ -63,7 +63,6 @@ export class JsonStore implements CardStore {
   readonly paths: StorePaths;
   readonly #db: Low<StoreFileData>;
   readonly #file: StoreFileAdapter;
-  readonly #lock: StoreLock;
   readonly #records: StoredCard[];
   readonly #compactBytes: number;
   readonly #warn: (message: string) => void;
@@ -84,7 +83,6 @@ export class JsonStore implements CardStore {
 
   private constructor(
     paths: StorePaths,
-    lock: StoreLock,
     db: Low<StoreFileData>,
     file: StoreFileAdapter,
     records: StoredCard[],
@@ -92,7 +90,6 @@ export class JsonStore implements CardStore {
     options: JsonStoreOptions,
   ) {
     this.paths = paths;
-    this.#lock = lock;
     this.#file = file;
     this.#db = db;
     this.#records = records;
@@ -102,27 +99,21 @@ export class JsonStore implements CardStore {
     this.#warn = options.onWarning ?? (() => undefined);
   }
 
-  /** Locks the store, reads it, replays and folds the journal, opens the journal for appends. */
+  /** Reads the store, replays and folds the journal, opens the journal for appends. */
   static async open(options: JsonStoreOptions): Promise<JsonStore> {
     await mkdir(dirname(resolve(options.path)), { recursive: true });
     const paths = storePaths(options.path);
-    const lock = await acquireLock(paths.lock, paths.store);
-    try {
-      const file = new StoreFileAdapter(paths.store);
-      const db = new Low(file, emptyData());
-      await db.read(); // STORE_CORRUPT for a file it cannot read; no file: the empty default
-      const records = db.data.cards as StoredCard[];
-      const fileCards = records.length;
-      const journalBytes = await replayJournal(paths.journal, records);
-      if (journalBytes > 0) options.verify?.(records);
-      const store = new JsonStore(paths, lock, db, file, records, fileCards, options);
-      if (!file.found || journalBytes > 0) await store.#compactAll('start-up');
-      await store.#openJournal();
-      return store;
-    } catch (err) {
-      await lock.release();
-      throw err;
-    }
+    const file = new StoreFileAdapter(paths.store);
+    const db = new Low(file, emptyData());
+    await db.read(); // STORE_CORRUPT for a file it cannot read; no file: the empty default
+    const records = db.data.cards as StoredCard[];
+    const fileCards = records.length;
+    const journalBytes = await replayJournal(paths.journal, records);
+    if (journalBytes > 0) options.verify?.(records);
+    const store = new JsonStore(paths, db, file, records, fileCards, options);
+    if (!file.found || journalBytes > 0) await store.#compactAll('start-up');
+    await store.#openJournal();
+    return store;
   }
 
   get location(): string {
@@ -166,12 +157,6 @@ export class JsonStore implements CardStore {
       await fsyncDir(dirname(this.paths.journal));
     } finally {
       await this.#journal?.close().catch(() => undefined);
-      // A lock left behind names a dead pid and is taken over: never mask the error above.
-      await this.#lock
-        .release()
-        .catch((err: Error) =>
-          this.#warn(`Cannot remove the lock ${this.paths.lock}: ${err.message}`),
-        );
     }
   }
 
