@@ -7,8 +7,8 @@ import { cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:f
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { openJsonStore } from '../../dist/src/store/json-store.js';
-import { loadOrCreatePrivateKey } from '../../dist/src/store/key-files.js';
-import { storePaths } from '../../dist/src/store/paths.js';
+import { fileHome } from '../../dist/src/server/file-home.js';
+import { loadOrCreatePrivateKey } from '../../dist/src/server/key-files.js';
 import { createRegistry } from '../../dist/src/registry/registry.js';
 import { storeWaves } from './cards.mjs';
 
@@ -28,14 +28,14 @@ export function removeTempDirs() {
 /** A folder holding a service key and an app key, as `cards serve` makes them on first start. */
 export async function makeKeysDir() {
   const dir = tempDir('cards-bench-keys-');
-  const paths = storePaths(join(dir, 'cards.json'));
+  const paths = fileHome(join(dir, 'cards.json'));
   await loadOrCreatePrivateKey(paths.serviceKey);
   await loadOrCreatePrivateKey(paths.appKey);
   return dir;
 }
 
 /** The app key file of a store folder (tokens are signed with it). */
-export const appKeyOf = (dir) => storePaths(join(dir, 'cards.json')).appKey;
+export const appKeyOf = (dir) => fileHome(join(dir, 'cards.json')).appKey;
 
 /** A copy of a store folder (store file and companion keys) for one server. */
 export function copyStore(dir) {
@@ -48,7 +48,7 @@ export function copyStore(dir) {
 export async function buildStore(keysDir, count) {
   const dir = copyStore(keysDir);
   const store = await openJsonStore({ path: join(dir, 'cards.json') });
-  const serviceKey = await loadOrCreatePrivateKey(store.paths.serviceKey);
+  const serviceKey = await loadOrCreatePrivateKey(fileHome(store.location).serviceKey);
   const registry = createRegistry({ store, serviceKey: serviceKey.key, signer: 'service' });
   for (const wave of storeWaves(count)) {
     // Creates in flight together share one journal write (group commit).

@@ -13,7 +13,7 @@ import { buildSnapshot, decodeSnapshot, type Snapshot } from '../core/snapshot.j
 import type { PrivateKey } from '../crypto/keys.js';
 import { signEntry, type SignerInput } from '../crypto/sign-card.js';
 import type { CommandContext } from './context.js';
-import { readFileBytes, readPrivateKeyFile, splitPair } from './inputs.js';
+import { readFileBytes, readPrivateKey, splitPair } from './inputs.js';
 
 export type OtherSigner = SignerInput;
 
@@ -94,7 +94,7 @@ export function parseSigners(
   for (const flag of signerFlags) {
     const [name, file] = splitPair(flag, '--signer');
     if (keys.has(name)) throw new CardsError('USAGE', `--signer ${name} is given twice.`);
-    keys.set(name, readPrivateKeyFile(ctx, file));
+    keys.set(name, readPrivateKey(ctx, file));
   }
   const extras = new Map<string, Uint8Array>();
   for (const flag of extraFlags) {

@@ -10,7 +10,7 @@ import { decodeBase64 } from '../core/encoding.js';
 import { PrivateKey } from '../crypto/keys.js';
 import type { TokenFormat } from '../crypto/tokens.js';
 import type { CommandContext } from './context.js';
-import { parseJson, readFileBytes, readPrivateKeyFile } from './inputs.js';
+import { parseJson, readFileBytes, readPrivateKey } from './inputs.js';
 import type { Settings } from './settings.js';
 
 /** Lifetime of tokens minted for requests: the stock client's default (wire-facts section 3). */
@@ -59,7 +59,7 @@ export function appCredentials(
     case 'app-key':
     case 'local-app-key':
       return {
-        key: readPrivateKeyFile(ctx, credential.file),
+        key: readPrivateKey(ctx, credential.file),
         format: 'jwt',
         file: credential.file,
       };

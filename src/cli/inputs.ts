@@ -11,6 +11,7 @@ import {
   type PrivateKey,
   type PublicKey,
 } from '../crypto/keys.js';
+import { readPrivateKeyFile } from '../server/key-files.js';
 import type { CommandContext } from './context.js';
 
 export async function readStdin(ctx: CommandContext): Promise<Buffer> {
@@ -47,9 +48,9 @@ export function parseJson(text: string, what: string): unknown {
   }
 }
 
-export function readPrivateKeyFile(ctx: CommandContext, file: string): PrivateKey {
-  const text = readFileBytes(ctx, file, 'Key file').toString('utf8');
-  return withWhere(() => parsePrivateKey(text), file);
+/** A private key file named on the command line, read by the one reader (src/server). */
+export function readPrivateKey(ctx: CommandContext, file: string): PrivateKey {
+  return readPrivateKeyFile(resolve(ctx.cwd, file)).key;
 }
 
 /** A public key given inline (base64 DER SPKI, PEM or JWK) or as a file holding one. */

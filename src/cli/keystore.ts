@@ -20,7 +20,8 @@ import {
 } from 'node:fs';
 import { join } from 'node:path';
 import { CardsError } from '../core/errors.js';
-import { parsePrivateKey, type PrivateKey } from '../crypto/keys.js';
+import type { PrivateKey } from '../crypto/keys.js';
+import { readPrivateKeyFile } from '../server/key-files.js';
 
 /** Anything that writes itself as PEM PKCS#8 (a PrivateKey, or seed's fresh keys). */
 export interface PemKey {
@@ -65,14 +66,12 @@ export function ensureKeysDir(home: string): string {
 
 /** The stored key of `identity`, or undefined when there is none. */
 export function loadKey(home: string, identity: string): PrivateKey | undefined {
-  let text: string;
   try {
-    text = readFileSync(keyFile(home, identity), 'utf8');
+    return readPrivateKeyFile(keyFile(home, identity)).key;
   } catch (err) {
-    if ((err as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
+    if (err instanceof CardsError && err.code === 'FILE_NOT_FOUND') return undefined;
     throw err;
   }
-  return parsePrivateKey(text);
 }
 
 /** Like loadKey, but a missing key is an error with the command that makes one. */

@@ -3,6 +3,15 @@
  * Actions load their module on demand so that `cards --version` and `--help` stay fast.
  */
 import { Command, Option } from 'commander';
+import {
+  DEFAULT_COMPACT_BYTES,
+  DEFAULT_DB,
+  DEFAULT_HOST,
+  DEFAULT_MAX_CONNECTIONS,
+  DEFAULT_PORT,
+  DEFAULT_REQUEST_TIMEOUT_SECONDS,
+  DEFAULT_URL,
+} from '../server/defaults.js';
 import { VERSION } from './version.js';
 import type { BuildOptions } from './commands/build.js';
 import type { PublishOptions } from './commands/create.js';
@@ -18,10 +27,8 @@ import type { SeedOptions } from './commands/seed.js';
 import type { UnregisterOptions } from './commands/unregister.js';
 import type { OutputFlags } from './output.js';
 import type { run as RunCommand } from './run.js';
+import type { ServeFlags } from './serve-settings.js';
 import type { ConnectionFlags } from './settings.js';
-
-/** Kept literal here (not imported) so that --help loads nothing else; settings.ts agrees. */
-const DEFAULT_URL = 'http://127.0.0.1:8080';
 
 export function buildProgram(): Command {
   const program = new Command('cards')
@@ -69,7 +76,7 @@ profile (\`cards init\`) > defaults. Exit statuses: 0 ok, 1 internal, 2 usage, 3
       )
       .option(
         '--db <file>',
-        'store of a local `cards serve`: with no token or app key, its app key beside it is used (env CARDS_DB; default ./cards.json)',
+        `store of a local \`cards serve\`: with no token or app key, its app key beside it is used (env CARDS_DB; default ${DEFAULT_DB})`,
       )
       .addOption(
         new Option(
@@ -377,82 +384,49 @@ Examples:
       await run('config', opts, (ctx) => showConfig(ctx, opts));
     });
 
-  program
-    .command('serve')
+  profile(program.command('serve'))
     .description('Serve the Cards API from a JSON-file store, for local use.')
-    .addOption(
-      new Option('--host <host>', 'address to listen on').env('CARDS_HOST').default('127.0.0.1'),
+    .option('--host <host>', `address to listen on (env CARDS_HOST; default ${DEFAULT_HOST})`)
+    .option(
+      '--port <port>',
+      `port to listen on; 0 picks a free one (env CARDS_PORT; default ${DEFAULT_PORT})`,
     )
-    .addOption(
-      new Option('--port <port>', 'port to listen on; 0 picks a free one')
-        .env('CARDS_PORT')
-        .default('8080'),
+    .option('--db <file>', `the JSON store file (env CARDS_DB; default ${DEFAULT_DB})`)
+    .option(
+      '--service-key <file>',
+      'private key that signs every stored card (PEM or base64 DER PKCS#8; env CARDS_SERVICE_KEY); default: made on first start, kept beside the store',
     )
-    .addOption(
-      new Option('--db <file>', 'the JSON store file').env('CARDS_DB').default('./cards.json'),
-    )
-    .addOption(
-      new Option(
-        '--service-key <file>',
-        'private key that signs every stored card (PEM or base64 DER PKCS#8); default: made on first start, kept beside the store',
-      ).env('CARDS_SERVICE_KEY'),
-    )
-    .addOption(
-      new Option(
-        '--jwt-key <key...>',
-        'trust tokens signed by this public key: a file (PEM SPKI, base64 DER SPKI, JWK or JWKS) or inline base64 DER SPKI; repeatable; default: a local app key kept beside the store',
-      ).env('CARDS_JWT_KEY'),
+    .option(
+      '--jwt-key <key...>',
+      'trust tokens signed by this public key: a file (PEM SPKI, base64 DER SPKI, JWK or JWKS) or inline base64 DER SPKI; repeatable (env CARDS_JWT_KEY, comma-separated); default: a local app key kept beside the store',
     )
     .addOption(
       new Option(
         '--compat <profile>',
-        'wire words: "service" (spec-literal) or "virgil" (the stock clients\' service)',
-      )
-        .env('CARDS_COMPAT')
-        .choices(['service', 'virgil'])
-        .default('service'),
+        'wire words: "service" (spec-literal) or "virgil" (the stock clients\' service) (env CARDS_COMPAT; default service)',
+      ).choices(['service', 'virgil']),
     )
-    .addOption(
-      new Option('--app-id <id>', 'stock-format tokens: require iss "virgil-<id>"').env(
-        'CARDS_APP_ID',
-      ),
+    .option('--app-id <id>', 'stock-format tokens: require iss "virgil-<id>" (env CARDS_APP_ID)')
+    .option('--app-key-id <id>', 'stock-format tokens: require this kid (env CARDS_APP_KEY_ID)')
+    .option('--no-cors', 'do not send CORS headers (env CARDS_NO_CORS=1)')
+    .option(
+      '--max-connections <n>',
+      `open connections served at once; a connection above this gets 503 (env CARDS_MAX_CONNECTIONS; default ${DEFAULT_MAX_CONNECTIONS})`,
     )
-    .addOption(
-      new Option('--app-key-id <id>', 'stock-format tokens: require this kid').env(
-        'CARDS_APP_KEY_ID',
-      ),
+    .option(
+      '--request-timeout <seconds>',
+      `time a client has to send a whole request, headers and body (env CARDS_REQUEST_TIMEOUT; default ${DEFAULT_REQUEST_TIMEOUT_SECONDS})`,
     )
-    .addOption(new Option('--no-cors', 'do not send CORS headers').env('CARDS_NO_CORS'))
-    .addOption(
-      new Option(
-        '--max-connections <n>',
-        'open connections served at once; a connection above this gets 503',
-      )
-        .env('CARDS_MAX_CONNECTIONS')
-        .default('1024'),
+    .option(
+      '--compact-bytes <n>',
+      `fold the journal into the store file once it grows past this many bytes, or past the store file if larger (env CARDS_COMPACT_BYTES; default ${DEFAULT_COMPACT_BYTES})`,
     )
+    .option('--quiet', 'no per-request log lines (env CARDS_QUIET=1)')
     .addOption(
       new Option(
-        '--request-timeout <seconds>',
-        'time a client has to send a whole request (headers and body)',
-      )
-        .env('CARDS_REQUEST_TIMEOUT')
-        .default('30'),
-    )
-    .addOption(
-      new Option(
-        '--compact-bytes <n>',
-        'fold the journal into the store file once it grows past this many bytes (or past the store file, if larger)',
-      )
-        .env('CARDS_COMPACT_BYTES')
-        .default('16777216'),
-    )
-    .addOption(new Option('--quiet', 'no per-request log lines').env('CARDS_QUIET'))
-    .addOption(
-      new Option('--log-format <format>', 'request log format')
-        .env('CARDS_LOG_FORMAT')
-        .choices(['text', 'json'])
-        .default('text'),
+        '--log-format <format>',
+        'request log format (env CARDS_LOG_FORMAT; default text)',
+      ).choices(['text', 'json']),
     )
     .addHelpText(
       'after',
@@ -460,7 +434,9 @@ Examples:
 On start it prints "listening on http://HOST:PORT" on a line of its own, the store path with
 its card count, the wire profile, and the service public key (base64 DER SPKI, the form
 clients pin). Every flag can also come from the environment (CARDS_PORT, CARDS_DB, …; shown
-above); flags win. CARDS_JWT_KEY takes a comma-separated list.
+above), and --db and --compat from the config profile: flags > environment > profile > default,
+as for every command (\`cards config\` shows each with its source). Switches from the
+environment take 1, true or yes (on) and 0, false or no (off).
 
 Routes (each also as /v5/card/… and /card/…): POST /card/v5 (create), GET /card/v5/:id,
 POST /card/v5/actions/search, POST /card/v5/actions/revoke, POST /card/v5/actions/revoke/:id,
@@ -480,9 +456,12 @@ Examples:
   $ cards serve --port 0 --db /tmp/cards.json --quiet
   $ CARDS_PORT=9000 cards serve --compat virgil --jwt-key MCowBQYDK2VwAyEA...`,
     )
-    .action(async (options: Record<string, unknown>) => {
-      const { serve } = await import('./commands/serve.js');
-      await serve(options);
+    .action(async (flags: ServeFlags) => {
+      const [{ serve }, { processContext }] = await Promise.all([
+        import('./commands/serve.js'),
+        import('./context.js'),
+      ]);
+      await serve(processContext(), flags);
     });
 
   return program;

@@ -3,12 +3,14 @@
  * defaults. Each value remembers where it came from (`cards config` shows it). Credentials are
  * chosen as a whole from the first layer that has any: a token, else the vendor app config,
  * else an app key; with none anywhere, the app key a local `cards serve` keeps beside its store.
+ * `serve` resolves its own settings through the same layers (serve-settings.ts).
  */
 import { existsSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { CardsError } from '../core/errors.js';
 import { isProfileName, PROFILES, type ProfileName, type WireProfile } from '../core/profile.js';
-import { DEFAULT_DB, storePaths } from '../store/paths.js';
+import { DEFAULT_DB, DEFAULT_URL } from '../server/defaults.js';
+import { fileHome } from '../server/file-home.js';
 import { configPath, readConfig, selectProfile, type ProfileSettings } from './config-file.js';
 import type { CommandContext } from './context.js';
 
@@ -50,8 +52,6 @@ export interface Settings {
   readonly wire: WireProfile;
 }
 
-export const DEFAULT_URL = 'http://127.0.0.1:8080';
-
 const ENV = {
   url: 'CARDS_URL',
   token: 'CARDS_TOKEN',
@@ -64,39 +64,71 @@ const ENV = {
   serviceKey: 'CARDS_SERVICE_KEY',
 } as const satisfies Record<keyof ConnectionFlags, string>;
 
-export function resolveSettings(ctx: CommandContext, flags: ConnectionFlags): Settings {
-  const env = (key: keyof ConnectionFlags): string | undefined => ctx.env[ENV[key]] || undefined;
+/** The layers one command reads its settings from: its flags, the environment, its profile. */
+export interface SettingLayers {
+  readonly configPath: string;
+  readonly profileName: string | undefined;
+  readonly profile: ProfileSettings;
+  /** The environment variable's value; unset and empty are the same. */
+  env(variable: string): string | undefined;
+  /** The first of flag > environment > profile that is set, with its source. */
+  pick(
+    flag: string | undefined,
+    variable: string,
+    fromProfile?: string,
+  ): Sourced<string> | undefined;
+}
+
+/** Reads the config file and selects the profile (--profile, CARDS_PROFILE, its default). */
+export function settingLayers(ctx: CommandContext, profileFlag?: string): SettingLayers {
+  const env = (variable: string): string | undefined => ctx.env[variable] || undefined;
   const path = configPath(ctx);
-  const requested = flags.profile ?? env('profile');
-  const config = readConfig(path);
-  const selected = selectProfile(config, path, requested);
-  const profile: ProfileSettings = selected?.settings ?? {};
+  const selected = selectProfile(readConfig(path), path, profileFlag ?? env(ENV.profile));
+  return {
+    configPath: path,
+    profileName: selected?.name,
+    profile: selected?.settings ?? {},
+    env,
+    pick(flag, variable, fromProfile) {
+      if (flag !== undefined && flag !== '') return { value: flag, source: 'flag' };
+      const fromEnv = env(variable);
+      if (fromEnv !== undefined) return { value: fromEnv, source: 'env' };
+      if (fromProfile !== undefined) return { value: fromProfile, source: 'profile' };
+      return undefined;
+    },
+  };
+}
 
-  function pick(key: keyof ConnectionFlags & keyof ProfileSettings): Sourced<string> | undefined {
-    const flag = flags[key];
-    if (flag !== undefined && flag !== '') return { value: flag, source: 'flag' };
-    const fromEnv = env(key);
-    if (fromEnv !== undefined) return { value: fromEnv, source: 'env' };
-    const fromProfile = profile[key];
-    if (fromProfile !== undefined) return { value: fromProfile, source: 'profile' };
-    return undefined;
-  }
+/** --compat, CARDS_COMPAT or the profile's; default the spec's words. */
+export function pickCompat(layers: SettingLayers, flag: string | undefined): Sourced<ProfileName> {
+  const raw = layers.pick(flag, ENV.compat, layers.profile.compat) ?? {
+    value: 'service',
+    source: 'default' as const,
+  };
+  if (!isProfileName(raw.value))
+    throw new CardsError('USAGE', `--compat must be "service" or "virgil", got "${raw.value}".`);
+  return { value: raw.value, source: raw.source };
+}
 
-  const compatRaw = pick('compat') ?? { value: 'service', source: 'default' };
-  if (!isProfileName(compatRaw.value)) {
-    throw new CardsError(
-      'USAGE',
-      `--compat must be "service" or "virgil", got "${compatRaw.value}".`,
-    );
-  }
-  const compat: Sourced<ProfileName> = { value: compatRaw.value, source: compatRaw.source };
-  const db = pick('db') ?? { value: DEFAULT_DB, source: 'default' as const };
+/** --db, CARDS_DB or the profile's: the store of a local `cards serve`. */
+export const pickDb = (layers: SettingLayers, flag: string | undefined): Sourced<string> =>
+  layers.pick(flag, ENV.db, layers.profile.db) ?? { value: DEFAULT_DB, source: 'default' };
+
+export function resolveSettings(ctx: CommandContext, flags: ConnectionFlags): Settings {
+  const layers = settingLayers(ctx, flags.profile);
+  const env = (key: keyof ConnectionFlags): string | undefined => layers.env(ENV[key]);
+  const { profile } = layers;
+  const pick = (key: keyof ConnectionFlags & keyof ProfileSettings): Sourced<string> | undefined =>
+    layers.pick(flags[key], ENV[key], profile[key]);
+
+  const compat = pickCompat(layers, flags.compat);
+  const db = pickDb(layers, flags.db);
   const url = pick('url') ?? { value: DEFAULT_URL, source: 'default' as const };
   validateUrl(url);
 
   return {
-    configPath: path,
-    profileName: selected?.name,
+    configPath: layers.configPath,
+    profileName: layers.profileName,
     url,
     compat,
     identity: pick('identity'),
@@ -143,7 +175,7 @@ function pickCredential(
       return { kind: 'app-config', file: resolve(ctx.cwd, layer.appConfig), source };
     if (layer.appKey) return { kind: 'app-key', file: resolve(ctx.cwd, layer.appKey), source };
   }
-  const local = storePaths(db, ctx.cwd).appKey;
+  const local = fileHome(db, ctx.cwd).appKey;
   if (existsSync(local)) return { kind: 'local-app-key', file: local, source: 'default' };
   return undefined;
 }

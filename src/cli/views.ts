@@ -151,6 +151,11 @@ export const TEXT = {
         ([k, v]) =>
           `  ${k.padEnd(12)} ${v ? `${v.value} ${s.dim(`(${v.source})`)}` : s.dim('(not set)')}`,
       ),
+      'serve',
+      ...Object.entries(r.serve).map(
+        ([k, v]) =>
+          `  ${k.padEnd(15)} ${v ? `${Array.isArray(v.value) ? v.value.join(', ') : String(v.value)} ${s.dim(`(${v.source})`)}` : s.dim('(not set)')}`,
+      ),
     ].join('\n'),
 } as const;
 

@@ -10,7 +10,8 @@
  *   file atomically; the same happens on close, and in the background whenever the journal
  *   outgrows the file (then only the cards written since are kept in a fresh journal).
  * - A failed write is cut back off the journal, so nothing of it survives a restart.
- * - One server per store (lock.ts); a corrupt or newer file is refused, never overwritten.
+ * - A corrupt or newer file is refused, never overwritten. One writer per store: the server
+ *   takes its lock before it opens the store (src/server/file-home.ts).
  */
 import { mkdir, open, readFile, rm, type FileHandle } from 'node:fs/promises';
 import { dirname, resolve } from 'node:path';
@@ -20,7 +21,6 @@ import { cardIdOf } from '../core/card-id.js';
 import { decodeBase64 } from '../core/encoding.js';
 import { CardIndex, type IndexedCard, type Reservation } from './card-index.js';
 import { fsyncDir, replaceFile } from './fs-durable.js';
-import { acquireLock, type StoreLock } from './lock.js';
 import { batchText, journalText, JOURNAL_HEADER, replayJournal } from './journal.js';
 import { storePaths, type StorePaths } from './paths.js';
 import { serializeCard } from './record.js';
@@ -61,7 +61,6 @@ export class JsonStore implements CardStore {
   readonly paths: StorePaths;
   readonly #db: Low<StoreFileData>;
   readonly #file: StoreFileAdapter;
-  readonly #lock: StoreLock;
   readonly #index: CardIndex;
   readonly #compactBytes: number;
   readonly #warn: (message: string) => void;
@@ -84,7 +83,6 @@ export class JsonStore implements CardStore {
 
   private constructor(
     paths: StorePaths,
-    lock: StoreLock,
     db: Low<StoreFileData>,
     file: StoreFileAdapter,
     index: CardIndex,
@@ -92,7 +90,6 @@ export class JsonStore implements CardStore {
     options: JsonStoreOptions,
   ) {
     this.paths = paths;
-    this.#lock = lock;
     this.#file = file;
     this.#db = db;
     this.#index = index;
@@ -102,40 +99,34 @@ export class JsonStore implements CardStore {
     this.#warn = options.onWarning ?? (() => undefined);
   }
 
-  /** Locks the store, reads it, replays and folds the journal, opens the journal for appends. */
+  /** Reads the store, replays and folds the journal, opens the journal for appends. */
   static async open(options: JsonStoreOptions): Promise<JsonStore> {
     await mkdir(dirname(resolve(options.path)), { recursive: true });
     const paths = storePaths(options.path);
-    const lock = await acquireLock(paths.lock, paths.store);
-    try {
-      const file = new StoreFileAdapter(paths.store);
-      const db = new Low(file, emptyData());
-      await db.read(); // STORE_CORRUPT for a file it cannot read; no file: the empty default
-      const fileCards = db.data.cards.length;
-      const replay = await replayJournal(paths.journal);
-      // Relations no registry could have made refuse the store before anything is rewritten.
-      const index = new CardIndex();
-      index.load(db.data.cards, paths.store, { checked: false });
-      db.data = emptyData();
-      // Cards already in the file were folded in before a crash that kept the journal.
-      index.load(
-        replay.cards.filter((card) => !index.get(card.id)),
-        paths.journal,
-        { checked: false },
+    const file = new StoreFileAdapter(paths.store);
+    const db = new Low(file, emptyData());
+    await db.read(); // STORE_CORRUPT for a file it cannot read; no file: the empty default
+    const fileCards = db.data.cards.length;
+    const replay = await replayJournal(paths.journal);
+    // Relations no registry could have made refuse the store before anything is rewritten.
+    const index = new CardIndex();
+    index.load(db.data.cards, paths.store, { checked: false });
+    db.data = emptyData();
+    // Cards already in the file were folded in before a crash that kept the journal.
+    index.load(
+      replay.cards.filter((card) => !index.get(card.id)),
+      paths.journal,
+      { checked: false },
+    );
+    if (replay.dropped > 0)
+      options.onWarning?.(
+        `The journal ${paths.journal} ended in a torn write (a crash or power loss mid-write): ${replay.dropped} line(s) of cards that were never acknowledged were dropped.`,
       );
-      if (replay.dropped > 0)
-        options.onWarning?.(
-          `The journal ${paths.journal} ended in a torn write (a crash or power loss mid-write): ${replay.dropped} line(s) of cards that were never acknowledged were dropped.`,
-        );
-      const store = new JsonStore(paths, lock, db, file, index, fileCards, options);
-      if (!file.found || replay.found) await store.#compactAll('start-up');
-      await store.#openJournal();
-      store.#checking = store.#checkAll();
-      return store;
-    } catch (err) {
-      await lock.release();
-      throw err;
-    }
+    const store = new JsonStore(paths, db, file, index, fileCards, options);
+    if (!file.found || replay.found) await store.#compactAll('start-up');
+    await store.#openJournal();
+    store.#checking = store.#checkAll();
+    return store;
   }
 
   get location(): string {
@@ -240,12 +231,6 @@ export class JsonStore implements CardStore {
       await fsyncDir(dirname(this.paths.journal));
     } finally {
       await this.#journal?.close().catch(() => undefined);
-      // A lock left behind names a dead pid and is taken over: never mask the error above.
-      await this.#lock
-        .release()
-        .catch((err: Error) =>
-          this.#warn(`Cannot remove the lock ${this.paths.lock}: ${err.message}`),
-        );
     }
   }
 

@@ -1,39 +1,31 @@
 /**
- * Where a store keeps its companions: every file sits beside the store file and shares its
- * name, so `./data/cards.json` has `./data/cards.service-key.pem`, `./data/cards.app-key.pem`,
- * `./data/cards.journal` and `./data/cards.lock`. `cards serve` writes them; the CLI finds the
- * local app key through the same function, so a newcomer needs no flags.
+ * Where the JSON store keeps its files: the store file and its journal beside it, sharing its
+ * name (`./data/cards.json` has `./data/cards.journal`). What else a server keeps beside the
+ * file (keys, lock) is the server's business: src/server/file-home.ts.
  */
 import { realpathSync } from 'node:fs';
 import { basename, dirname, extname, join, resolve } from 'node:path';
 
 export interface StorePaths {
   readonly store: string;
-  readonly serviceKey: string;
-  readonly appKey: string;
   readonly journal: string;
-  readonly lock: string;
 }
-
-export const DEFAULT_DB = './cards.json';
 
 export function storePaths(db: string, cwd = process.cwd()): StorePaths {
-  const store = realStorePath(resolve(cwd, db));
-  const stem = join(dirname(store), basename(store, extname(store)));
-  return {
-    store,
-    serviceKey: `${stem}.service-key.pem`,
-    appKey: `${stem}.app-key.pem`,
-    journal: `${stem}.journal`,
-    lock: `${stem}.lock`,
-  };
+  const store = realStorePath(db, cwd);
+  return { store, journal: `${storeStem(store)}.journal` };
 }
+
+/** The store file's path without its extension: companions add their own (`.journal`). */
+export const storeStem = (store: string): string =>
+  join(dirname(store), basename(store, extname(store)));
 
 /**
  * The store file's real path, so that every spelling of it, a symlink included, finds the same
- * lock, journal and keys (one server per file), and the CLI finds the app key the server made.
+ * journal (and the server the same lock and keys: one server per file).
  */
-function realStorePath(absolute: string): string {
+export function realStorePath(db: string, cwd = process.cwd()): string {
+  const absolute = resolve(cwd, db);
   try {
     return realpathSync.native(absolute);
   } catch {

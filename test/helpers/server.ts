@@ -17,6 +17,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parsePrivateKey } from '../../src/crypto/keys.js';
 import { mintToken, type TokenFormat } from '../../src/crypto/tokens.js';
+import { fileHome, type FileHome } from '../../src/server/file-home.js';
 import { storePaths, type StorePaths } from '../../src/store/paths.js';
 
 export const CARDS_BIN = new URL('../../../bin/cards.js', import.meta.url).pathname;
@@ -45,8 +46,8 @@ export interface TestServer {
   /** The service public key, base64 DER SPKI, as printed. */
   readonly serviceKey: string;
   readonly dir: string;
-  /** The store file and its companions (keys, journal, lock). */
-  readonly paths: StorePaths;
+  /** The store file and its companions: the store's journal, the server's keys and lock. */
+  readonly paths: StorePaths & FileHome;
   readonly proc: ChildProcess;
   /** Everything written so far. */
   stdout(): string;
@@ -117,7 +118,8 @@ export async function startServer(options: StartServerOptions = {}): Promise<Tes
   ];
   const proc = spawn(process.execPath, [CARDS_BIN, 'serve', ...defaults, ...args], {
     cwd: dir,
-    env: hermeticEnv(options.env),
+    // serve reads the config profile like every command: not the developer's (~/.cards).
+    env: hermeticEnv({ CARDS_HOME: join(dir, '.cards-home'), ...options.env }),
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let stdout = '';
@@ -170,7 +172,7 @@ export async function startServer(options: StartServerOptions = {}): Promise<Tes
     proc.kill(signal);
     return exited;
   };
-  const paths = storePaths(db, dir);
+  const paths = { ...storePaths(db, dir), ...fileHome(db, dir) };
   return {
     url,
     serviceKey,
@@ -211,9 +213,10 @@ export function runServeToExit(
   } = {},
 ): Promise<ExitResult> {
   return new Promise((resolve, reject) => {
+    const cwd = options.cwd ?? tmpdir();
     const proc = spawn(process.execPath, [CARDS_BIN, 'serve', ...args], {
-      cwd: options.cwd ?? tmpdir(),
-      env: hermeticEnv(options.env),
+      cwd,
+      env: hermeticEnv({ CARDS_HOME: join(cwd, '.cards-no-home'), ...options.env }),
       stdio: ['ignore', 'pipe', 'pipe'],
     });
     let stdout = '';

@@ -12,7 +12,9 @@ import { rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, test } from 'node:test';
 import { LIMITS } from '../../src/core/limits.js';
-import { parseServeOptions, startServing } from '../../src/cli/commands/serve.js';
+import { makeContext } from '../../src/cli/context.js';
+import { resolveServeSettings, serverOptions } from '../../src/cli/serve-settings.js';
+import { startServing } from '../../src/server/start.js';
 import { silentLogger } from '../../src/http/request-log.js';
 import { makeTempDir, startServer, type TestServer } from '../helpers/server.js';
 import { makeCard } from '../http/card-kit.js';
@@ -189,9 +191,11 @@ describe('abuse limits', () => {
 
   test('the default limits: headers, request and idle timeouts within 60 s; a cap well above 200', async () => {
     const dir = makeTempDir('cards-limits-');
-    const options = parseServeOptions({ db: join(dir, 'cards.json'), port: '0' });
+    const ctx = makeContext({ cwd: dir, env: { CARDS_HOME: join(dir, 'home') } });
+    const settings = resolveServeSettings(ctx, { db: 'cards.json', port: '0' });
+    const options = serverOptions(settings, dir, 'test');
     assert.ok(options.maxConnections >= 1000, `default cap ${options.maxConnections}`);
-    const { running } = await startServing(options, silentLogger);
+    const running = await startServing(options, silentLogger);
     try {
       const http = running.app.server;
       for (const [name, ms] of [

@@ -1,5 +1,4 @@
 import assert from 'node:assert/strict';
-import { spawn, spawnSync } from 'node:child_process';
 import {
   copyFileSync,
   existsSync,
@@ -24,7 +23,6 @@ after(() => rmSync(root, { recursive: true, force: true }));
 let n = 0;
 const newDb = (): string => join(root, `s${n++}`, 'cards.json');
 
-const deadPid = (): number => spawnSync(process.execPath, ['-e', '0']).pid as number;
 const hex = (i: number): string => i.toString(16).padStart(64, '0');
 const card = (i: number, extra: Partial<StoredCard> = {}): StoredCard => ({
   id: hex(i),
@@ -48,7 +46,7 @@ async function codeOf(run: () => Promise<unknown>): Promise<ErrorCode | 'none'> 
 }
 
 describe('JSON store: files, durability, replay', () => {
-  test('a new store: readable file, journal, lock; close folds everything into the file', async () => {
+  test('a new store: readable file, journal; close folds everything into the file', async () => {
     const db = newDb();
     const paths = storePaths(db);
     const store = await openJsonStore({ path: db });
@@ -57,7 +55,6 @@ describe('JSON store: files, durability, replay', () => {
       version: 1,
       cards: [],
     });
-    assert.equal(readFileSync(paths.lock, 'utf8').trim(), String(process.pid));
     assert.ok(existsSync(paths.journal));
     await store.insert(card(1));
     await store.insert(card(2, { identity: 'user-1', previous_card_id: hex(1) }));
@@ -80,7 +77,7 @@ describe('JSON store: files, durability, replay', () => {
       card(2, { identity: 'user-1', previous_card_id: hex(1) }),
     ]);
     assert.match(text, /^\{"id":"0+1","identity":"user-1"/m, 'one card per line');
-    assert.ok(!existsSync(paths.journal) && !existsSync(paths.lock));
+    assert.ok(!existsSync(paths.journal));
 
     const again = await openJsonStore({ path: db });
     assert.deepEqual(
@@ -247,7 +244,6 @@ describe('JSON store: refusals leave the files untouched', () => {
         'STORE_CORRUPT',
       );
       assert.equal(readFileSync(db, 'utf8'), text, 'never overwritten');
-      assert.ok(!existsSync(storePaths(db).lock), 'lock released');
       if (name === 'a newer version') assert.match(message, /version 2.*newer/);
     });
   }
@@ -260,58 +256,5 @@ describe('JSON store: refusals leave the files untouched', () => {
     writeFileSync(journal, text);
     assert.equal(await codeOf(() => openJsonStore({ path: db })), 'STORE_CORRUPT');
     assert.equal(readFileSync(journal, 'utf8'), text);
-  });
-});
-
-describe('JSON store: one server per store', () => {
-  test('a second open in this process, or a live pid in the lock, is STORE_LOCKED', async () => {
-    const db = newDb();
-    const store = await openJsonStore({ path: db });
-    assert.equal(await codeOf(() => openJsonStore({ path: db })), 'STORE_LOCKED');
-    await store.close();
-    const lock = storePaths(db).lock;
-    writeFileSync(lock, `${process.ppid}\n`);
-    assert.equal(await codeOf(() => openJsonStore({ path: db })), 'STORE_LOCKED');
-    assert.equal(readFileSync(lock, 'utf8'), `${process.ppid}\n`, 'a live lock is left alone');
-  });
-
-  test('a dead pid, garbage, or our own recycled pid in the lock is taken over', async () => {
-    for (const content of [`${deadPid()}\n`, 'garbage', `${process.pid}\n`]) {
-      const db = newDb();
-      mkdirSync(join(db, '..'), { recursive: true });
-      writeFileSync(storePaths(db).lock, content);
-      const store = await openJsonStore({ path: db });
-      assert.equal(readFileSync(storePaths(db).lock, 'utf8').trim(), String(process.pid));
-      await store.close();
-    }
-  });
-
-  test('servers racing for one stale lock: exactly one wins', async () => {
-    const db = newDb();
-    mkdirSync(join(db, '..'), { recursive: true });
-    const lock = storePaths(db).lock;
-    writeFileSync(lock, `${deadPid()}\n`);
-    const lockModule = new URL('../../src/store/lock.js', import.meta.url).href;
-    const script = `
-      const { acquireLock } = await import(${JSON.stringify(lockModule)});
-      try {
-        const held = await acquireLock(${JSON.stringify(lock)}, 'x');
-        console.log('won');
-        await new Promise((r) => setTimeout(r, 400));
-        await held.release();
-      } catch (err) { console.log(err.code); }`;
-    const racers = Array.from(
-      { length: 6 },
-      () =>
-        new Promise<string>((resolve) => {
-          const child = spawn(process.execPath, ['--input-type=module', '-e', script]);
-          let out = '';
-          child.stdout.on('data', (d: Buffer) => (out += d.toString()));
-          child.on('close', () => resolve(out.trim()));
-        }),
-    );
-    const outcomes = await Promise.all(racers);
-    assert.equal(outcomes.filter((o) => o === 'won').length, 1, outcomes.join(','));
-    assert.equal(outcomes.filter((o) => o === 'STORE_LOCKED').length, 5, outcomes.join(','));
   });
 });

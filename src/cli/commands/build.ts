@@ -16,7 +16,7 @@ import {
   type CardView,
 } from '../card-builder.js';
 import type { CommandContext } from '../context.js';
-import { parsePositiveInt, readPrivateKeyFile } from '../inputs.js';
+import { parsePositiveInt, readPrivateKey } from '../inputs.js';
 import { loadKey, shellQuote, storeKey } from '../keystore.js';
 import { confirm, canPrompt } from '../prompts.js';
 import {
@@ -51,8 +51,7 @@ export async function ownerKey(
   identity: string,
   options: { key?: string; newKey?: boolean },
 ): Promise<{ key: PrivateKey; created: string | null }> {
-  if (options.key !== undefined)
-    return { key: readPrivateKeyFile(ctx, options.key), created: null };
+  if (options.key !== undefined) return { key: readPrivateKey(ctx, options.key), created: null };
   const stored = loadKey(ctx.home, identity);
   if (stored) return { key: stored, created: null };
   const make =

@@ -1,7 +1,15 @@
-/** `cards config`: the config file, its profiles, and each setting in force with its source. */
+/**
+ * `cards config`: the config file, its profiles, and each setting in force with its source:
+ * the connection settings of every command, and those `cards serve` would start with.
+ */
+import { fileHome } from '../../server/file-home.js';
 import { readConfig } from '../config-file.js';
 import type { CommandContext } from '../context.js';
+import { resolveServeSettings } from '../serve-settings.js';
 import { resolveSettings, type ConnectionFlags, type Source } from '../settings.js';
+
+export type ShownValue = string | number | boolean | readonly string[];
+export type Shown = { value: ShownValue; source: Source } | null;
 
 export interface ConfigResult {
   path: string;
@@ -10,6 +18,8 @@ export interface ConfigResult {
   activeProfile: string | null;
   home: string;
   settings: Record<string, { value: string; source: Source } | null>;
+  /** What `cards serve` would start with here (its own flags aside). */
+  serve: Record<string, Shown>;
 }
 
 export function showConfig(ctx: CommandContext, options: ConnectionFlags): ConfigResult {
@@ -38,5 +48,32 @@ export function showConfig(ctx: CommandContext, options: ConnectionFlags): Confi
           }
         : null,
     },
+    serve: serveSettings(ctx, options),
+  };
+}
+
+/** `serve`'s settings; --service-key is left out: for `config` it names the public key. */
+function serveSettings(ctx: CommandContext, options: ConnectionFlags): Record<string, Shown> {
+  const serve = resolveServeSettings(ctx, {
+    ...(options.profile !== undefined && { profile: options.profile }),
+    ...(options.db !== undefined && { db: options.db }),
+    ...(options.compat !== undefined && { compat: options.compat }),
+  });
+  const home = fileHome(serve.db.value, ctx.cwd);
+  return {
+    host: serve.host,
+    port: serve.port,
+    db: serve.db,
+    serviceKey: serve.serviceKey ?? { value: home.serviceKey, source: 'default' },
+    jwtKeys: serve.jwtKeys ?? { value: `the local app key ${home.appKey}`, source: 'default' },
+    compat: serve.compat,
+    appId: serve.appId ?? null,
+    appKeyId: serve.appKeyId ?? null,
+    cors: serve.cors,
+    quiet: serve.quiet,
+    logFormat: serve.logFormat,
+    maxConnections: serve.maxConnections,
+    requestTimeout: serve.requestTimeout,
+    compactBytes: serve.compactBytes,
   };
 }

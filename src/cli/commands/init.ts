@@ -5,10 +5,10 @@
 import { resolve } from 'node:path';
 import { CardsError } from '../../core/errors.js';
 import { isProfileName } from '../../core/profile.js';
+import { DEFAULT_URL } from '../../server/defaults.js';
 import { configPath, readConfig, writeConfig, type ProfileSettings } from '../config-file.js';
 import type { CommandContext } from '../context.js';
 import { ask, canPrompt, confirm } from '../prompts.js';
-import { DEFAULT_URL } from '../settings.js';
 
 export interface InitOptions {
   profile?: string;

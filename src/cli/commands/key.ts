@@ -1,7 +1,7 @@
 /** `cards key public` and `cards key list`: the public half of a key; the keystore's keys. */
 import { CardsError } from '../../core/errors.js';
 import type { CommandContext } from '../context.js';
-import { readPrivateKeyFile } from '../inputs.js';
+import { readPrivateKey } from '../inputs.js';
 import { keyFile, listKeys, requireKey } from '../keystore.js';
 
 export interface KeyPublicOptions {
@@ -18,7 +18,7 @@ export interface KeyPublicResult {
 
 export function keyPublic(ctx: CommandContext, options: KeyPublicOptions): KeyPublicResult {
   if (options.file !== undefined) {
-    const key = readPrivateKeyFile(ctx, options.file);
+    const key = readPrivateKey(ctx, options.file);
     return {
       identity: null,
       file: options.file,

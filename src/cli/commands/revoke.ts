@@ -9,7 +9,7 @@ import { CardsError } from '../../core/errors.js';
 import { buildCard, viewCard } from '../card-builder.js';
 import { connect } from '../connection.js';
 import type { CommandContext } from '../context.js';
-import { parsePositiveInt, readPrivateKeyFile } from '../inputs.js';
+import { parsePositiveInt, readPrivateKey } from '../inputs.js';
 import { loadKey } from '../keystore.js';
 import { confirm } from '../prompts.js';
 import { resolveSettings, type ConnectionFlags } from '../settings.js';
@@ -62,9 +62,7 @@ export async function revoke(ctx: CommandContext, options: RevokeOptions): Promi
     return { revoked: id, identity: view.identity, method: 'by-id', revocation: null };
   }
   const key =
-    options.key !== undefined
-      ? readPrivateKeyFile(ctx, options.key)
-      : loadKey(ctx.home, view.identity);
+    options.key !== undefined ? readPrivateKey(ctx, options.key) : loadKey(ctx.home, view.identity);
   const createdAt =
     options.createdAt === undefined
       ? Math.floor(ctx.now() / 1000)

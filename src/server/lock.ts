@@ -1,5 +1,6 @@
 /**
- * One server per store: a lock file beside it (paths.ts `lock`) holding the owner's pid.
+ * One server per store: a lock file beside it (file-home.ts `lock`) holding the owner's pid.
+ * The server takes it before it opens the store and drops it after the store is closed.
  *
  * The file is written whole under a temporary name and linked into place (link fails with
  * EEXIST atomically, like O_EXCL), so a lock file never exists half-written. A lock whose pid is

@@ -1,0 +1,177 @@
+/**
+ * `cards serve`'s settings, through the same layers as every other command (settings.ts): flag >
+ * environment > config profile > default, each value with its source, so `cards config` shows
+ * them too. The profile gives `db` and `compat`, which the server and its clients share; the
+ * rest are the server's own (the profile's `serviceKey` is a public key for `inspect`, not the
+ * private key a server signs with). Environment switches mean what they say: CARDS_QUIET=0 and
+ * CARDS_NO_CORS=false are off, 1/true/yes on, anything else a usage error naming the variable.
+ */
+import { resolve } from 'node:path';
+import { CardsError } from '../core/errors.js';
+import { PROFILES, type ProfileName } from '../core/profile.js';
+import {
+  DEFAULT_COMPACT_BYTES,
+  DEFAULT_HOST,
+  DEFAULT_MAX_CONNECTIONS,
+  DEFAULT_PORT,
+  DEFAULT_REQUEST_TIMEOUT_SECONDS,
+} from '../server/defaults.js';
+import type { ServerOptions } from '../server/start.js';
+import type { CommandContext } from './context.js';
+import { pickCompat, pickDb, settingLayers, type SettingLayers, type Sourced } from './settings.js';
+
+/** `cards serve`'s flags (commander's camelCase names); none has a commander default. */
+export interface ServeFlags {
+  profile?: string;
+  host?: string;
+  port?: string;
+  db?: string;
+  serviceKey?: string;
+  jwtKey?: string[];
+  compat?: string;
+  appId?: string;
+  appKeyId?: string;
+  /** commander's `--no-cors`: false when the flag is given. */
+  cors?: boolean;
+  quiet?: boolean;
+  logFormat?: string;
+  maxConnections?: string;
+  requestTimeout?: string;
+  compactBytes?: string;
+}
+
+export type LogFormat = 'text' | 'json';
+
+export interface ServeSettings {
+  readonly configPath: string;
+  readonly profileName: string | undefined;
+  readonly host: Sourced<string>;
+  readonly port: Sourced<number>;
+  readonly db: Sourced<string>;
+  /** Unset: the service key kept beside the store. */
+  readonly serviceKey: Sourced<string> | undefined;
+  /** Unset: trust the local app key kept beside the store. */
+  readonly jwtKeys: Sourced<readonly string[]> | undefined;
+  readonly compat: Sourced<ProfileName>;
+  readonly appId: Sourced<string> | undefined;
+  readonly appKeyId: Sourced<string> | undefined;
+  readonly cors: Sourced<boolean>;
+  readonly quiet: Sourced<boolean>;
+  readonly logFormat: Sourced<LogFormat>;
+  readonly maxConnections: Sourced<number>;
+  readonly requestTimeout: Sourced<number>;
+  readonly compactBytes: Sourced<number>;
+}
+
+const usage = (message: string): CardsError => new CardsError('USAGE', message);
+
+/** The name a bad value is reported under: the flag, or the variable it came from. */
+const named = (source: Sourced<unknown>['source'], flag: string, variable: string): string =>
+  source === 'env' ? variable : flag;
+
+function pickInteger(
+  layers: SettingLayers,
+  flag: string | undefined,
+  names: [flag: string, variable: string],
+  fallback: number,
+  [min, max]: [number, number],
+): Sourced<number> {
+  const raw = layers.pick(flag, names[1]);
+  if (raw === undefined) return { value: fallback, source: 'default' };
+  const n = /^\d+$/.test(raw.value) ? Number(raw.value) : NaN;
+  if (!Number.isSafeInteger(n) || n < min || n > max)
+    throw usage(
+      `${named(raw.source, ...names)} must be an integer from ${min} to ${max}, got "${raw.value}".`,
+    );
+  return { value: n, source: raw.source };
+}
+
+/** A switch: the flag turns it on; the variable says 1/true/yes or 0/false/no. */
+function pickSwitch(layers: SettingLayers, flag: boolean, variable: string): Sourced<boolean> {
+  if (flag) return { value: true, source: 'flag' };
+  const raw = layers.env(variable);
+  if (raw === undefined) return { value: false, source: 'default' };
+  const word = raw.trim().toLowerCase();
+  if (['1', 'true', 'yes'].includes(word)) return { value: true, source: 'env' };
+  if (['0', 'false', 'no'].includes(word)) return { value: false, source: 'env' };
+  throw usage(`${variable} must be 1, true or yes (on) or 0, false or no (off), got "${raw}".`);
+}
+
+export function resolveServeSettings(ctx: CommandContext, flags: ServeFlags): ServeSettings {
+  const layers = settingLayers(ctx, flags.profile);
+  const jwtFlag = flags.jwtKey && flags.jwtKey.length > 0 ? flags.jwtKey : undefined;
+  const jwtEnv = layers.env('CARDS_JWT_KEY');
+  const noCors = pickSwitch(layers, flags.cors === false, 'CARDS_NO_CORS');
+  const logFormat = layers.pick(flags.logFormat, 'CARDS_LOG_FORMAT') ?? {
+    value: 'text',
+    source: 'default' as const,
+  };
+  if (logFormat.value !== 'text' && logFormat.value !== 'json')
+    throw usage(
+      `${named(logFormat.source, '--log-format', 'CARDS_LOG_FORMAT')} must be "text" or "json", got "${logFormat.value}".`,
+    );
+  return {
+    configPath: layers.configPath,
+    profileName: layers.profileName,
+    host: layers.pick(flags.host, 'CARDS_HOST') ?? { value: DEFAULT_HOST, source: 'default' },
+    port: pickInteger(layers, flags.port, ['--port', 'CARDS_PORT'], DEFAULT_PORT, [0, 65535]),
+    db: pickDb(layers, flags.db),
+    serviceKey: layers.pick(flags.serviceKey, 'CARDS_SERVICE_KEY'),
+    // CARDS_JWT_KEY is one value; readTrustedKeys splits a comma-separated list.
+    jwtKeys: jwtFlag
+      ? { value: jwtFlag, source: 'flag' }
+      : jwtEnv !== undefined
+        ? { value: [jwtEnv], source: 'env' }
+        : undefined,
+    compat: pickCompat(layers, flags.compat),
+    appId: layers.pick(flags.appId, 'CARDS_APP_ID'),
+    appKeyId: layers.pick(flags.appKeyId, 'CARDS_APP_KEY_ID'),
+    cors: { value: !noCors.value, source: noCors.source },
+    quiet: pickSwitch(layers, flags.quiet === true, 'CARDS_QUIET'),
+    logFormat: { value: logFormat.value, source: logFormat.source },
+    maxConnections: pickInteger(
+      layers,
+      flags.maxConnections,
+      ['--max-connections', 'CARDS_MAX_CONNECTIONS'],
+      DEFAULT_MAX_CONNECTIONS,
+      [1, 1_000_000],
+    ),
+    requestTimeout: pickInteger(
+      layers,
+      flags.requestTimeout,
+      ['--request-timeout', 'CARDS_REQUEST_TIMEOUT'],
+      DEFAULT_REQUEST_TIMEOUT_SECONDS,
+      [1, 3600],
+    ),
+    compactBytes: pickInteger(
+      layers,
+      flags.compactBytes,
+      ['--compact-bytes', 'CARDS_COMPACT_BYTES'],
+      DEFAULT_COMPACT_BYTES,
+      [1, 2 ** 40],
+    ),
+  };
+}
+
+/** The values the server starts with (src/server/start.ts); paths resolved against `cwd`. */
+export function serverOptions(
+  settings: ServeSettings,
+  cwd: string,
+  version: string,
+): ServerOptions {
+  return {
+    host: settings.host.value,
+    port: settings.port.value,
+    db: resolve(cwd, settings.db.value),
+    ...(settings.serviceKey && { serviceKey: resolve(cwd, settings.serviceKey.value) }),
+    jwtKeys: settings.jwtKeys?.value ?? [],
+    profile: PROFILES[settings.compat.value],
+    ...(settings.appId && { appId: settings.appId.value }),
+    ...(settings.appKeyId && { appKeyId: settings.appKeyId.value }),
+    cors: settings.cors.value,
+    maxConnections: settings.maxConnections.value,
+    requestTimeoutSeconds: settings.requestTimeout.value,
+    compactBytes: settings.compactBytes.value,
+    version,
+  };
+}

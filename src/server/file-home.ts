@@ -1,0 +1,76 @@
+/**
+ * The home of a server whose store is a JSON file: every file it keeps sits beside the store
+ * file and shares its name, so `./data/cards.json` has `./data/cards.service-key.pem`,
+ * `./data/cards.app-key.pem` and `./data/cards.lock` (and the store's own `./data/cards.journal`,
+ * src/store/paths.ts). `cards serve` writes them; the CLI finds the local app key through the
+ * same function, so a newcomer needs no flags. A server on another engine has no "files beside
+ * the store": it gets a `ServerHome` some other way.
+ */
+import { mkdir } from 'node:fs/promises';
+import { dirname, resolve } from 'node:path';
+import { openJsonStore, type JsonStore, type JsonStoreOptions } from '../store/json-store.js';
+import { realStorePath, storeStem } from '../store/paths.js';
+import { acquireLock } from './lock.js';
+
+/** Where a server keeps its own key files, whatever its store. */
+export interface ServerHome {
+  readonly serviceKey: string;
+  readonly appKey: string;
+}
+
+export interface FileHome extends ServerHome {
+  /** The store file's real path (every spelling of it, a symlink included, finds one home). */
+  readonly store: string;
+  /** Holds the pid of the one server using the store (lock.ts). */
+  readonly lock: string;
+}
+
+export function fileHome(db: string, cwd = process.cwd()): FileHome {
+  const store = realStorePath(db, cwd);
+  const stem = storeStem(store);
+  return {
+    store,
+    serviceKey: `${stem}.service-key.pem`,
+    appKey: `${stem}.app-key.pem`,
+    lock: `${stem}.lock`,
+  };
+}
+
+export interface OpenedFileStore {
+  readonly home: FileHome;
+  readonly store: JsonStore;
+  /** Closes the store (idempotent), then releases the lock. */
+  close(): Promise<void>;
+}
+
+/**
+ * Takes the store's lock (STORE_LOCKED when another server holds it), then opens the JSON store;
+ * a store that cannot be opened releases the lock again, so a refusal leaves no lock behind.
+ */
+export async function openFileStore(options: JsonStoreOptions): Promise<OpenedFileStore> {
+  await mkdir(dirname(resolve(options.path)), { recursive: true });
+  const home = fileHome(options.path);
+  const lock = await acquireLock(home.lock, home.store);
+  let store: JsonStore;
+  try {
+    store = await openJsonStore(options);
+  } catch (err) {
+    await lock.release();
+    throw err;
+  }
+  const warn = options.onWarning ?? (() => undefined);
+  return {
+    home,
+    store,
+    async close() {
+      try {
+        await store.close();
+      } finally {
+        // A lock left behind names a dead pid and is taken over: never mask an error above.
+        await lock
+          .release()
+          .catch((err: Error) => warn(`Cannot remove the lock ${home.lock}: ${err.message}`));
+      }
+    },
+  };
+}

@@ -1,0 +1,145 @@
+/**
+ * `cards serve` resolves its settings like every command (flag > env > profile > default):
+ * environment switches mean what they say, bad values name their variable, and `cards config`
+ * lists serve's settings with their source. bin/cards.js in subprocesses, temp dirs, port 0.
+ */
+import assert from 'node:assert/strict';
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { after, describe, test } from 'node:test';
+import { said, sandbox } from './harness.js';
+import { makeTempDir, removeTempDirs, runServeToExit, startServer } from '../helpers/server.js';
+
+after(removeTempDirs);
+
+/** Starts serve with `env`, asks /health from another origin, and stops it. */
+async function probe(env: Record<string, string>): Promise<{ cors: boolean; logged: boolean }> {
+  const server = await startServer({ env });
+  try {
+    const health = await fetch(`${server.url}/health`, { headers: { origin: 'http://app.test' } });
+    assert.equal(health.status, 200);
+    const cors = health.headers.get('access-control-allow-origin') === '*';
+    const { code, stderr } = await server.stop('SIGINT');
+    assert.equal(code, 0, stderr);
+    return { cors, logged: /GET \/health 200/.test(stderr) };
+  } finally {
+    await server.dispose();
+  }
+}
+
+describe('cards serve: switches from the environment', () => {
+  test('CARDS_NO_CORS: 0/false/no keep CORS on; 1/true/yes turn it off', async () => {
+    const values = ['0', 'false', 'no', 'FALSE', '1', 'true', 'yes', 'Yes'];
+    const results = await Promise.all(values.map((v) => probe({ CARDS_NO_CORS: v })));
+    values.forEach((value, i) =>
+      assert.equal(results[i]?.cors, i < 4, `CARDS_NO_CORS=${value}: CORS ${i < 4 ? 'on' : 'off'}`),
+    );
+  });
+
+  test('CARDS_QUIET: 0/false keep the request log; 1/true silence it', async () => {
+    const values = ['0', 'false', '1', 'true'];
+    const results = await Promise.all(values.map((v) => probe({ CARDS_QUIET: v })));
+    values.forEach((value, i) =>
+      assert.equal(results[i]?.logged, i < 2, `CARDS_QUIET=${value}: log ${i < 2 ? 'on' : 'off'}`),
+    );
+  });
+
+  test('a switch or number the resolver cannot read is a usage error naming the variable', async () => {
+    const dir = makeTempDir();
+    for (const [variable, value] of [
+      ['CARDS_NO_CORS', 'maybe'],
+      ['CARDS_QUIET', 'on'],
+      ['CARDS_PORT', 'eighty'],
+      ['CARDS_MAX_CONNECTIONS', '0'],
+      ['CARDS_LOG_FORMAT', 'xml'],
+    ] as const) {
+      const result = await runServeToExit(['--db', join(dir, 'c.json')], {
+        env: { [variable]: value },
+      });
+      assert.equal(result.code, 2, `${variable}=${value}: ${result.stderr}`);
+      assert.match(result.stderr, new RegExp(`USAGE.*${variable}.*"${value}"`));
+    }
+  });
+});
+
+describe('cards config: serve settings', () => {
+  test("each of serve's settings with its source: flag, env, profile, default", async () => {
+    const box = sandbox();
+    try {
+      const cfgDir = join(box.dir, 'cfg');
+      mkdirSync(cfgDir);
+      const config = join(cfgDir, 'config.json');
+      writeFileSync(
+        config,
+        JSON.stringify({
+          version: 1,
+          default: 'local',
+          profiles: { local: { db: 'stores/main.json', compat: 'virgil' } },
+        }),
+      );
+      const shown = await box.cards(['config', '--json'], {
+        env: { CARDS_CONFIG: config, CARDS_PORT: '9000', CARDS_NO_CORS: 'true', CARDS_QUIET: '0' },
+      });
+      assert.equal(shown.status, 0, said(shown));
+      const serve = shown.json<{
+        serve: Record<string, { value: unknown; source: string } | null>;
+      }>().serve;
+      assert.deepEqual(serve.port, { value: 9000, source: 'env' });
+      assert.deepEqual(serve.host, { value: '127.0.0.1', source: 'default' });
+      assert.deepEqual(serve.db, { value: join(cfgDir, 'stores/main.json'), source: 'profile' });
+      assert.deepEqual(serve.compat, { value: 'virgil', source: 'profile' });
+      assert.deepEqual(serve.cors, { value: false, source: 'env' });
+      assert.deepEqual(serve.quiet, { value: false, source: 'env' });
+      assert.deepEqual(serve.serviceKey, {
+        value: join(cfgDir, 'stores/main.service-key.pem'),
+        source: 'default',
+      });
+      for (const key of [
+        'jwtKeys',
+        'appId',
+        'appKeyId',
+        'logFormat',
+        'maxConnections',
+        'requestTimeout',
+        'compactBytes',
+      ])
+        assert.ok(key in serve, `config lists serve's ${key}`);
+      const flagged = await box.cards(['config', '--json', '--db', 'here.json'], {
+        env: { CARDS_CONFIG: config },
+      });
+      assert.deepEqual(flagged.json<{ serve: { db: unknown } }>().serve.db, {
+        value: 'here.json',
+        source: 'flag',
+      });
+      const text = await box.cards(['config'], { env: { CARDS_CONFIG: config } });
+      assert.match(text.stdout, /^serve$/m);
+      assert.match(text.stdout, /^ {2}maxConnections +1024 \(default\)$/m);
+    } finally {
+      box.cleanup();
+    }
+  });
+
+  test("serve starts with the profile's db and compat, as config shows", async () => {
+    const dir = makeTempDir();
+    const config = join(dir, 'config.json');
+    writeFileSync(
+      config,
+      JSON.stringify({
+        version: 1,
+        profiles: { local: { db: 'from-profile.json', compat: 'virgil' } },
+      }),
+    );
+    const server = await startServer({
+      dir,
+      // An empty CARDS_DB is unset for the resolver, and keeps the helper from adding --db.
+      env: { CARDS_CONFIG: config, CARDS_PROFILE: 'local', CARDS_DB: '' },
+      args: ['--quiet'],
+    });
+    try {
+      assert.match(server.stdout(), /^store: .*from-profile\.json \(0 cards\)$/m);
+      assert.match(server.stdout(), /^profile: virgil /m);
+    } finally {
+      await server.dispose();
+    }
+  });
+});

@@ -1,0 +1,181 @@
+/**
+ * The server's home beside a JSON store (src/server): the paths of its companions, the lock the
+ * server takes around the store's lifetime (one server per store), and the private key files.
+ */
+import assert from 'node:assert/strict';
+import { spawn, spawnSync } from 'node:child_process';
+import {
+  chmodSync,
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readFileSync,
+  rmSync,
+  symlinkSync,
+  writeFileSync,
+} from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { after, describe, test } from 'node:test';
+import { CardsError, type ErrorCode } from '../../src/core/errors.js';
+import { generatePrivateKey } from '../../src/crypto/keys.js';
+import { fileHome, openFileStore } from '../../src/server/file-home.js';
+import { loadOrCreatePrivateKey, readPrivateKeyFile } from '../../src/server/key-files.js';
+import { storePaths } from '../../src/store/paths.js';
+
+const root = mkdtempSync(join(tmpdir(), 'cards-home-test-'));
+after(() => rmSync(root, { recursive: true, force: true }));
+let n = 0;
+const newDb = (): string => join(root, `s${n++}`, 'cards.json');
+const deadPid = (): number => spawnSync(process.execPath, ['-e', '0']).pid as number;
+
+async function codeOf(run: () => unknown): Promise<ErrorCode | 'none'> {
+  try {
+    await run();
+    return 'none';
+  } catch (err) {
+    if (err instanceof CardsError) return err.code;
+    throw err;
+  }
+}
+
+describe('server home: files beside the store', () => {
+  test('keys and lock share the store file name; every spelling finds one home', () => {
+    const dir = join(root, `h${n++}`);
+    mkdirSync(dir);
+    const home = fileHome('data.json', dir);
+    assert.deepEqual(home, {
+      store: join(dir, 'data.json'),
+      serviceKey: join(dir, 'data.service-key.pem'),
+      appKey: join(dir, 'data.app-key.pem'),
+      lock: join(dir, 'data.lock'),
+    });
+    symlinkSync(dir, join(root, `link${n}`));
+    assert.deepEqual(fileHome(join(root, `link${n}`, 'data.json')), home, 'through a symlink');
+    assert.equal(storePaths('data.json', dir).store, home.store, 'the store agrees');
+  });
+
+  test('while open the lock holds our pid; close folds the journal and removes the lock', async () => {
+    const db = newDb();
+    const opened = await openFileStore({ path: db });
+    assert.equal(readFileSync(opened.home.lock, 'utf8').trim(), String(process.pid));
+    await opened.close();
+    assert.ok(!existsSync(opened.home.lock) && !existsSync(storePaths(db).journal));
+  });
+
+  test('a store that cannot be opened leaves no lock behind', async () => {
+    for (const [name, write] of [
+      ['a corrupt store file', (db: string) => writeFileSync(db, '{"format": "cards-store"')],
+      [
+        'a newer store file',
+        (db: string) => writeFileSync(db, '{"format":"cards-store","version":2,"cards":[]}'),
+      ],
+      [
+        'a journal line that does not parse',
+        (db: string) => writeFileSync(storePaths(db).journal, '{not json}\n'),
+      ],
+    ] as const) {
+      const db = newDb();
+      mkdirSync(join(db, '..'), { recursive: true });
+      write(db);
+      assert.equal(await codeOf(() => openFileStore({ path: db })), 'STORE_CORRUPT', name);
+      assert.ok(!existsSync(fileHome(db).lock), `${name}: lock released`);
+    }
+  });
+});
+
+describe('server home: one server per store', () => {
+  test('a second open in this process, or a live pid in the lock, is STORE_LOCKED', async () => {
+    const db = newDb();
+    const opened = await openFileStore({ path: db });
+    assert.equal(await codeOf(() => openFileStore({ path: db })), 'STORE_LOCKED');
+    await opened.close();
+    const lock = fileHome(db).lock;
+    writeFileSync(lock, `${process.ppid}\n`);
+    assert.equal(await codeOf(() => openFileStore({ path: db })), 'STORE_LOCKED');
+    assert.equal(readFileSync(lock, 'utf8'), `${process.ppid}\n`, 'a live lock is left alone');
+  });
+
+  test('a dead pid, garbage, or our own recycled pid in the lock is taken over', async () => {
+    for (const content of [`${deadPid()}\n`, 'garbage', `${process.pid}\n`]) {
+      const db = newDb();
+      mkdirSync(join(db, '..'), { recursive: true });
+      writeFileSync(fileHome(db).lock, content);
+      const opened = await openFileStore({ path: db });
+      assert.equal(readFileSync(fileHome(db).lock, 'utf8').trim(), String(process.pid));
+      await opened.close();
+    }
+  });
+
+  test('servers racing for one stale lock: exactly one wins', async () => {
+    const db = newDb();
+    mkdirSync(join(db, '..'), { recursive: true });
+    const lock = fileHome(db).lock;
+    writeFileSync(lock, `${deadPid()}\n`);
+    const lockModule = new URL('../../src/server/lock.js', import.meta.url).href;
+    const script = `
+      const { acquireLock } = await import(${JSON.stringify(lockModule)});
+      try {
+        const held = await acquireLock(${JSON.stringify(lock)}, 'x');
+        console.log('won');
+        await new Promise((r) => setTimeout(r, 400));
+        await held.release();
+      } catch (err) { console.log(err.code); }`;
+    const racers = Array.from(
+      { length: 6 },
+      () =>
+        new Promise<string>((resolve) => {
+          const child = spawn(process.execPath, ['--input-type=module', '-e', script]);
+          let out = '';
+          child.stdout.on('data', (d: Buffer) => (out += d.toString()));
+          child.on('close', () => resolve(out.trim()));
+        }),
+    );
+    const outcomes = await Promise.all(racers);
+    assert.equal(outcomes.filter((o) => o === 'won').length, 1, outcomes.join(','));
+    assert.equal(outcomes.filter((o) => o === 'STORE_LOCKED').length, 5, outcomes.join(','));
+  });
+});
+
+describe('private key files: the one reader', () => {
+  test('PEM or base64 DER; a warning when others can read it', () => {
+    const dir = join(root, `k${n++}`);
+    mkdirSync(dir);
+    const key = generatePrivateKey();
+    for (const [file, text] of [
+      ['k.pem', key.toPem()],
+      ['k.b64', key.toBase64()],
+    ] as const) {
+      const path = join(dir, file);
+      writeFileSync(path, text, { mode: 0o600 });
+      chmodSync(path, 0o600);
+      const read = readPrivateKeyFile(path);
+      assert.equal(read.key.publicKey.toBase64(), key.publicKey.toBase64());
+      assert.equal(read.warning, undefined, `${file}: 0600 is private`);
+      chmodSync(path, 0o644);
+      assert.match(readPrivateKeyFile(path).warning ?? '', /read by other users \(mode 644\)/);
+    }
+  });
+
+  test('missing: FILE_NOT_FOUND; a folder: USAGE; not a key: KEY_FORMAT naming the file', async () => {
+    const dir = join(root, `k${n++}`);
+    mkdirSync(dir);
+    writeFileSync(join(dir, 'bad.pem'), 'not a key');
+    assert.equal(await codeOf(() => readPrivateKeyFile(join(dir, 'nope.pem'))), 'FILE_NOT_FOUND');
+    assert.equal(await codeOf(() => readPrivateKeyFile(dir)), 'USAGE');
+    assert.throws(
+      () => readPrivateKeyFile(join(dir, 'bad.pem')),
+      (err: CardsError) => err.code === 'KEY_FORMAT' && err.message.includes('bad.pem'),
+    );
+  });
+
+  test('loadOrCreatePrivateKey makes a 0600 key once, then reads the same key', async () => {
+    const path = join(root, `made${n++}.pem`);
+    const made = await loadOrCreatePrivateKey(path);
+    assert.equal(made.created, true);
+    const again = await loadOrCreatePrivateKey(path);
+    assert.equal(again.created, false);
+    assert.equal(again.warning, undefined);
+    assert.equal(again.key.publicKey.toBase64(), made.key.publicKey.toBase64());
+  });
+});
