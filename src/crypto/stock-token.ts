@@ -8,7 +8,7 @@ import { LIMITS } from '../core/limits.js';
 import { decodeBase64Url, decodeUtf8, encodeBase64Url, utf8 } from '../core/encoding.js';
 import { signParts, verifyParts } from './ed25519.js';
 import type { PrivateKey } from './keys.js';
-import type { TrustedKey, VerifiedToken } from './tokens.js';
+import type { TrustedKey, VerifiedToken } from './token-types.js';
 
 export const STOCK_ALG = 'VEDS512';
 export const STOCK_CTY = 'virgil-jwt;v=1';
