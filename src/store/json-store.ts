@@ -16,7 +16,7 @@ import { mkdir, open, readFile, rm, type FileHandle } from 'node:fs/promises';
 import { dirname, resolve } from 'node:path';
 import { Low } from 'lowdb';
 import { CardsError } from '../core/errors.js';
-import { fsyncDir, replaceFile } from './fs-durable.js';
+import { fsyncDir, replaceFile } from '../io/fs-durable.js';
 import { acquireLock, type StoreLock } from './lock.js';
 import { storePaths, type StorePaths } from './paths.js';
 import { corrupt, readStoredCard, serializeCard } from './record.js';

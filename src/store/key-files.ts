@@ -13,7 +13,7 @@ import {
   type PrivateKey,
 } from '../crypto/keys.js';
 import type { TrustedKey } from '../crypto/tokens.js';
-import { fsyncDir } from './fs-durable.js';
+import { fsyncDir } from '../io/fs-durable.js';
 
 export interface KeyFile {
   readonly key: PrivateKey;

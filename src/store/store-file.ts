@@ -17,7 +17,7 @@
 import { isAscii } from 'node:buffer';
 import { readFile } from 'node:fs/promises';
 import type { Adapter } from 'lowdb';
-import { replaceFile } from './fs-durable.js';
+import { replaceFile } from '../io/fs-durable.js';
 import { corrupt, readStoredCard, serializeCard } from './record.js';
 import type { StoredCard } from './store.js';
 import { parseStoreLines } from './stored-line.js';
