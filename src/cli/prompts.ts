@@ -61,3 +61,14 @@ export async function confirm(
   );
   return answers.ok === true;
 }
+
+/** Goes ahead on --yes; otherwise asks, and stops (USAGE, nothing changed) on a no. */
+export async function confirmOrYes(
+  ctx: CommandContext,
+  yes: boolean | undefined,
+  question: string,
+): Promise<void> {
+  if (yes === true) return;
+  if (!(await confirm(ctx, question, 'pass --yes to go ahead without asking')))
+    throw new CardsError('USAGE', 'Cancelled; nothing was changed.');
+}
