@@ -5,7 +5,7 @@
  * reader sees the old file or the new one, never a torn one) and create a file that must not
  * exist yet (exclusive, fsync'ed). The async forms serve the store, which must not block the
  * event loop; the sync forms serve the CLI's small files (keys, config), written by sync code.
- * Never decides a file's mode: every caller passes the one its file needs.
+ * The mode is the caller's (the sync forms require one: keys and config are 0600).
  */
 import { closeSync, fsyncSync, openSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { open, rename, rm } from 'node:fs/promises';
