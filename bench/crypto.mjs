@@ -2,7 +2,7 @@
 // node:crypto (the server's path) and on @noble/curves (pure JS, the tests' cross-check).
 // Reports medians of runs and the single-core crypto bound the create target is measured against.
 import { ed25519 } from '@noble/curves/ed25519.js';
-import { generatePrivateKey, sha512, signParts, verifyParts } from '../dist/src/index.js';
+import { generatePrivateKey, sha512, signParts, verifyParts } from 'cards/crypto';
 
 const key = generatePrivateKey();
 const data = new Uint8Array(200).fill(7);

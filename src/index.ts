@@ -1,14 +1,7 @@
-/** The library surface of `cards`: the core and its cryptography. */
-export * from './core/errors.js';
-export * from './core/encoding.js';
-export * from './core/limits.js';
-export * from './core/card-id.js';
-export * from './core/snapshot.js';
-export * from './core/card.js';
-export * from './crypto/der.js';
-export * from './crypto/keys.js';
-export * from './crypto/ed25519.js';
-export * from './crypto/verify-card.js';
-export * from './crypto/sign-card.js';
-export * from './crypto/tokens.js';
-export * from './crypto/stock-token.js';
+/**
+ * The library surface of `cards` (package entry `.`): the core and its cryptography. The same
+ * modules, and the HTTP client, are also reachable one layer at a time: `cards/core`,
+ * `cards/crypto`, `cards/client` (package.json `exports`).
+ */
+export * from './core/index.js';
+export * from './crypto/index.js';

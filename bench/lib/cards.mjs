@@ -1,14 +1,8 @@
 // Signed cards and tokens for the benchmarks, made with the project's own built modules before
 // any timed part starts. Every card is unique (its own created_at), so a create never collides.
 import { readFileSync } from 'node:fs';
-import {
-  buildSnapshot,
-  cardIdOf,
-  generatePrivateKey,
-  mintToken,
-  parsePrivateKey,
-  signCard,
-} from '../../dist/src/index.js';
+import { buildSnapshot, cardIdOf } from 'cards/core';
+import { generatePrivateKey, mintToken, parsePrivateKey, signCard } from 'cards/crypto';
 
 // A few owner keys, reused: the server imports each card's key anew, so its cost per create does
 // not depend on which key signed (were it ever to cache keys, give every card its own key here).

@@ -8,6 +8,7 @@ import type { RawCard } from '../core/card.js';
 import { cardIdOf } from '../core/card-id.js';
 import { decodeBase64, encodeBase64, utf8 } from '../core/encoding.js';
 import { CardsError } from '../core/errors.js';
+import { isObject } from '../core/json.js';
 import { LIMITS, SELF_SIGNER } from '../core/limits.js';
 import { buildSnapshot, decodeSnapshot, type Snapshot } from '../core/snapshot.js';
 import type { PrivateKey } from '../crypto/keys.js';
@@ -158,14 +159,18 @@ export function viewCard(card: RawCard): CardView {
   };
 }
 
+/**
+ * The card inside a JSON document: a wire card is itself; any `cards … --json` output (build,
+ * create, get, …) holds one under `card`. Anything else is returned as it is, for the caller
+ * to refuse or report.
+ */
+export function unwrapCard(json: unknown): unknown {
+  return isObject(json) && json.content_snapshot === undefined && json.card ? json.card : json;
+}
+
 /** A card JSON from a file: a wire card, or any `cards … --json` output holding `card`. */
 export function cardFromJson(json: unknown, where: string): RawCard {
-  const value = json as { card?: unknown; content_snapshot?: unknown } | null;
-  const candidate =
-    value && typeof value === 'object' && 'card' in value && value.content_snapshot === undefined
-      ? value.card
-      : value;
-  const card = candidate as Partial<RawCard> | null;
+  const card = unwrapCard(json) as Partial<RawCard> | null;
   if (!card || typeof card !== 'object' || typeof card.content_snapshot !== 'string')
     throw new CardsError(
       'USAGE',

@@ -7,11 +7,12 @@
  * Found at CARDS_CONFIG, else <CARDS_HOME>/config.json (~/.cards/config.json). A file that
  * cannot be read as this shape is refused (CONFIG_INVALID), never overwritten.
  */
-import { mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readFileSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { CardsError } from '../core/errors.js';
 import { isProfileName, type ProfileName } from '../core/profile.js';
 import type { CommandContext } from './context.js';
+import { replaceFileSync } from '../io/fs-durable.js';
 
 export interface ProfileSettings {
   url?: string;
@@ -100,9 +101,7 @@ export function readConfig(path: string): ConfigFile {
 /** Writes the config file atomically, folder 0700 and file 0600 (it may name key files). */
 export function writeConfig(path: string, config: ConfigFile): void {
   mkdirSync(dirname(path), { recursive: true, mode: 0o700 });
-  const temp = `${path}.${process.pid}.tmp`;
-  writeFileSync(temp, `${JSON.stringify(config, null, 2)}\n`, { mode: 0o600 });
-  renameSync(temp, path);
+  replaceFileSync(path, `${JSON.stringify(config, null, 2)}\n`, 0o600);
 }
 
 /** The profile in force: --profile, else CARDS_PROFILE, else the file's default. */

@@ -5,7 +5,6 @@
  */
 import { homedir } from 'node:os';
 import { join, resolve } from 'node:path';
-import type { PromptFn } from './prompts.js';
 
 export interface OutStream {
   write(chunk: string): unknown;
@@ -18,6 +17,18 @@ export interface InStream extends AsyncIterable<Buffer | string> {
 }
 
 export type Env = Readonly<Record<string, string | undefined>>;
+
+/** A question put through prompts.ts (defined here, where the injected PromptFn needs it). */
+export interface Question {
+  readonly type: 'input' | 'confirm' | 'select';
+  readonly name: string;
+  readonly message: string;
+  readonly default?: string | boolean;
+  readonly choices?: readonly string[];
+}
+
+export type Answers = Record<string, string | boolean>;
+export type PromptFn = (questions: readonly Question[]) => Promise<Answers>;
 
 export interface CommandContext {
   readonly cwd: string;

@@ -9,18 +9,11 @@
  * never sees half a file, and never overwritten unless asked.
  */
 import { createHash } from 'node:crypto';
-import {
-  chmodSync,
-  mkdirSync,
-  readdirSync,
-  readFileSync,
-  renameSync,
-  rmSync,
-  writeFileSync,
-} from 'node:fs';
+import { chmodSync, mkdirSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { CardsError } from '../core/errors.js';
 import type { PrivateKey } from '../crypto/keys.js';
+import { createFileSync, replaceFileSync } from '../io/fs-durable.js';
 import { readPrivateKeyFile } from '../server/key-files.js';
 
 /** Anything that writes itself as PEM PKCS#8 (a PrivateKey, or seed's fresh keys). */
@@ -87,11 +80,11 @@ export function requireKey(home: string, identity: string): PrivateKey {
   );
 }
 
-/** Writes a key file (0600); refuses an existing file unless `force`. */
+/** Writes a key file (0600, fsync'ed); refuses an existing file unless `force`. */
 export function writeKeyFile(path: string, key: PemKey, force: boolean): void {
   if (!force) {
     try {
-      writeFileSync(path, key.toPem(), { mode: 0o600, flag: 'wx' });
+      createFileSync(path, key.toPem(), 0o600);
     } catch (err) {
       if ((err as NodeJS.ErrnoException).code === 'EEXIST') {
         throw new CardsError('FILE_EXISTS', `${path} exists already.`, {
@@ -102,9 +95,7 @@ export function writeKeyFile(path: string, key: PemKey, force: boolean): void {
     }
     return;
   }
-  const temp = `${path}.${process.pid}.tmp`;
-  writeFileSync(temp, key.toPem(), { mode: 0o600 });
-  renameSync(temp, path);
+  replaceFileSync(path, key.toPem(), 0o600);
 }
 
 /** Stores the key of `identity`; returns the file. */
@@ -113,7 +104,7 @@ export function storeKey(home: string, identity: string, key: PemKey, force: boo
   const path = keyFile(home, identity);
   writeKeyFile(path, key, force);
   if (encodeIdentity(identity).startsWith('='))
-    writeFileSync(path.replace(/\.pem$/, '.identity'), identity, { mode: 0o600 });
+    replaceFileSync(path.replace(/\.pem$/, '.identity'), identity, 0o600);
   return path;
 }
 

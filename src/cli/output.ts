@@ -6,20 +6,11 @@
  */
 import { Chalk, type ChalkInstance } from 'chalk';
 import type { CommandContext } from './context.js';
-import { TEXT, type ViewName } from './views.js';
+import { TEXT, type Style, type ViewName } from './views.js';
 
 export interface OutputFlags {
   json?: boolean;
   color?: boolean;
-}
-
-export interface Style {
-  readonly ok: (s: string) => string;
-  readonly bad: (s: string) => string;
-  readonly warn: (s: string) => string;
-  readonly dim: (s: string) => string;
-  readonly bold: (s: string) => string;
-  readonly id: (s: string) => string;
 }
 
 export function colorLevel(ctx: CommandContext, flag: boolean | undefined): 0 | 1 {

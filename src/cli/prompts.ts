@@ -4,18 +4,9 @@
  * and every question names the flag that answers it instead.
  */
 import { CardsError } from '../core/errors.js';
-import type { CommandContext } from './context.js';
+import type { Answers, CommandContext, Question } from './context.js';
 
-export interface Question {
-  readonly type: 'input' | 'confirm' | 'select';
-  readonly name: string;
-  readonly message: string;
-  readonly default?: string | boolean;
-  readonly choices?: readonly string[];
-}
-
-export type Answers = Record<string, string | boolean>;
-export type PromptFn = (questions: readonly Question[]) => Promise<Answers>;
+export type { Answers, PromptFn, Question } from './context.js';
 
 /** Whether a question may be asked at all (injected answers, or stdin on a terminal). */
 export const canPrompt = (ctx: CommandContext): boolean =>
@@ -60,4 +51,15 @@ export async function confirm(
     flagHint,
   );
   return answers.ok === true;
+}
+
+/** Goes ahead on --yes; otherwise asks, and stops (USAGE, nothing changed) on a no. */
+export async function confirmOrYes(
+  ctx: CommandContext,
+  yes: boolean | undefined,
+  question: string,
+): Promise<void> {
+  if (yes === true) return;
+  if (!(await confirm(ctx, question, 'pass --yes to go ahead without asking')))
+    throw new CardsError('USAGE', 'Cancelled; nothing was changed.');
 }

@@ -5,6 +5,7 @@
  * Pure apart from nothing: no keys, no network; mistakes are usage errors naming the entry.
  */
 import { CardsError } from '../core/errors.js';
+import { isObject } from '../core/json.js';
 import { isCardId } from '../core/limits.js';
 
 export interface SeedCard {
@@ -40,9 +41,6 @@ const bad = (where: string, why: string): CardsError =>
   new CardsError('USAGE', `Seed file: ${where}: ${why}.`, {
     hint: 'the format is in the README, "Seed files"',
   });
-
-const isObject = (v: unknown): v is Record<string, unknown> =>
-  typeof v === 'object' && v !== null && !Array.isArray(v);
 
 /** Every `${name.field}` in a JSON value's strings. */
 export function referencesIn(value: unknown, out: string[] = []): string[] {

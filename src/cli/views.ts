@@ -16,7 +16,16 @@ import type { SearchResult } from './commands/search.js';
 import type { SeedResult } from './commands/seed.js';
 import type { UnregisterResult } from './commands/unregister.js';
 import type { CardView } from './card-builder.js';
-import type { Style } from './output.js';
+
+/** The colours a view may use; output.ts builds one from chalk (or plain, without colour). */
+export interface Style {
+  readonly ok: (s: string) => string;
+  readonly bad: (s: string) => string;
+  readonly warn: (s: string) => string;
+  readonly dim: (s: string) => string;
+  readonly bold: (s: string) => string;
+  readonly id: (s: string) => string;
+}
 
 const when = (seconds: number): string =>
   Number.isSafeInteger(seconds) && seconds > 0 && seconds < 1e11

@@ -5,7 +5,7 @@
  * signature per identity. Never reads files or the environment: keys arrive built.
  */
 import type { PrivateKey } from '../crypto/keys.js';
-import { mintJwtSync, mintToken, type TokenFormat } from '../crypto/tokens.js';
+import { mintToken, type TokenFormat } from '../crypto/tokens.js';
 
 export interface TokenSource {
   /** A token whose identity is `identity` (a fixed token ignores it). */
@@ -40,26 +40,17 @@ export function mintingTokens(options: MintingOptions): TokenSource {
       const now = options.now();
       const hit = cache.get(identity);
       if (hit && hit.expiresAt - REFRESH_MARGIN_SECONDS > now / 1000) return hit.token;
-      const token =
-        options.format === 'jwt'
-          ? Promise.resolve(
-              mintJwtSync({
-                key: options.key,
-                identity,
-                now,
-                ttlSeconds: options.ttlSeconds,
-                ...(options.kid === undefined ? {} : { kid: options.kid }),
-              }),
-            )
-          : mintToken({
-              key: options.key,
-              identity,
-              now,
-              ttlSeconds: options.ttlSeconds,
-              format: options.format,
-              ...(options.kid === undefined ? {} : { kid: options.kid }),
-              ...(options.appId === undefined ? {} : { appId: options.appId }),
-            });
+      const token = Promise.resolve(
+        mintToken({
+          key: options.key,
+          identity,
+          now,
+          ttlSeconds: options.ttlSeconds,
+          format: options.format,
+          ...(options.kid === undefined ? {} : { kid: options.kid }),
+          ...(options.appId === undefined ? {} : { appId: options.appId }),
+        }),
+      );
       cache.set(identity, { token, expiresAt: Math.floor(now / 1000) + options.ttlSeconds });
       return token;
     },

@@ -5,6 +5,7 @@
  */
 import { CardsError, type ErrorCode } from './errors.js';
 import { decodeBase64, utf8Length } from './encoding.js';
+import { isObject } from './json.js';
 import { LIMITS, SELF_SIGNER } from './limits.js';
 
 /** A signature entry as it travels (spec 2.3). */
@@ -29,9 +30,6 @@ export interface CardSignature {
   /** The entry exactly as received, for storing and echoing back. */
   readonly raw: RawSignature;
 }
-
-const isObject = (value: unknown): value is Record<string, unknown> =>
-  typeof value === 'object' && value !== null && !Array.isArray(value);
 
 /**
  * Checks the JSON shape of a card body (30001 on a wrong shape or type). `signatures` may be

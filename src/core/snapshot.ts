@@ -9,7 +9,7 @@
 import { CardsError } from './errors.js';
 import { decodeBase64, decodeUtf8, encodeBase64, utf8, utf8Length } from './encoding.js';
 import { CARD_ID_PATTERN, LIMITS, SNAPSHOT_VERSION } from './limits.js';
-import { isEd25519Spki, ED25519_SPKI_LENGTH } from '../crypto/der.js';
+import { isEd25519Spki, ED25519_SPKI_LENGTH } from './spki.js';
 
 export interface SnapshotFields {
   /** DER SPKI bytes of the owner's key; empty in a revoking card. */

@@ -6,6 +6,11 @@
  */
 import { CardsError } from '../core/errors.js';
 import { decodeHex } from '../core/encoding.js';
+import { hasPrefix } from '../core/spki.js';
+
+// The SPKI shape check lives in core (the snapshot validator needs it); re-exported here so the
+// DER structures of the wire stay listed in one place for crypto's callers.
+export { ED25519_SPKI_LENGTH, ED25519_SPKI_PREFIX, isEd25519Spki } from '../core/spki.js';
 
 const hex = (text: string): Uint8Array => decodeHex(text) as Uint8Array;
 
@@ -13,19 +18,9 @@ const hex = (text: string): Uint8Array => decodeHex(text) as Uint8Array;
 export const SIGNATURE_PREFIX = hex('3051300d060960864801650304020305000440');
 export const SIGNATURE_LENGTH = SIGNATURE_PREFIX.byteLength + 64; // 83
 
-/** SEQUENCE { SEQUENCE { OID 1.3.101.112 (Ed25519) }, BIT STRING (32) } */
-export const ED25519_SPKI_PREFIX = hex('302a300506032b6570032100');
-export const ED25519_SPKI_LENGTH = ED25519_SPKI_PREFIX.byteLength + 32; // 44
-
 /** SEQUENCE { INTEGER 0, SEQUENCE { OID 1.3.101.112 }, OCTET STRING { OCTET STRING (32) } } */
 export const ED25519_PKCS8_PREFIX = hex('302e020100300506032b657004220420');
 export const ED25519_PKCS8_LENGTH = ED25519_PKCS8_PREFIX.byteLength + 32; // 48
-
-/** AlgorithmIdentifier of Ed25519, as it appears inside an SPKI. */
-const ED25519_ALGORITHM = hex('300506032b6570');
-
-const startsWith = (bytes: Uint8Array, prefix: Uint8Array): boolean =>
-  bytes.byteLength >= prefix.byteLength && prefix.every((b, i) => bytes[i] === b);
 
 /** Wraps a raw 64-byte Ed25519 signature in the 83-byte DER structure clients demand. */
 export function wrapSignature(raw: Uint8Array): Uint8Array {
@@ -48,8 +43,8 @@ export function unwrapSignature(der: Uint8Array): Uint8Array {
       'signature: got a bare 64-byte value; expected the 83-byte DER wrapper (SHA-512 OID + OCTET STRING)',
     );
   }
-  if (der.byteLength !== SIGNATURE_LENGTH || !startsWith(der, SIGNATURE_PREFIX)) {
-    const why = startsWith(der, SIGNATURE_PREFIX.subarray(0, 4))
+  if (der.byteLength !== SIGNATURE_LENGTH || !hasPrefix(der, SIGNATURE_PREFIX)) {
+    const why = hasPrefix(der, SIGNATURE_PREFIX.subarray(0, 4))
       ? 'wrong hash OID or length'
       : 'not the DER wrapper';
     throw new CardsError(
@@ -58,22 +53,6 @@ export function unwrapSignature(der: Uint8Array): Uint8Array {
     );
   }
   return der.subarray(SIGNATURE_PREFIX.byteLength);
-}
-
-/**
- * Whether `key` is an Ed25519 SPKI: 'yes' (exactly the 44-byte form), 'malformed' (names the
- * Ed25519 algorithm but is not that form) or 'no' (another kind of key).
- */
-export function isEd25519Spki(key: Uint8Array): 'yes' | 'malformed' | 'no' {
-  if (key.byteLength === ED25519_SPKI_LENGTH && startsWith(key, ED25519_SPKI_PREFIX)) return 'yes';
-  for (
-    let i = 0;
-    i + ED25519_ALGORITHM.byteLength <= Math.min(key.byteLength, 8 + ED25519_ALGORITHM.byteLength);
-    i++
-  ) {
-    if (startsWith(key.subarray(i), ED25519_ALGORITHM)) return 'malformed';
-  }
-  return 'no';
 }
 
 /**

@@ -4,11 +4,12 @@
  * DER-wrapped Ed25519 of SHA-512 over `<header>.<claims>` exactly as received.
  */
 import { CardsError } from '../core/errors.js';
+import { isObject } from '../core/json.js';
 import { LIMITS } from '../core/limits.js';
 import { decodeBase64Url, decodeUtf8, encodeBase64Url, utf8 } from '../core/encoding.js';
 import { signParts, verifyParts } from './ed25519.js';
 import type { PrivateKey } from './keys.js';
-import type { TrustedKey, VerifiedToken } from './tokens.js';
+import type { TrustedKey, VerifiedToken } from './token-types.js';
 
 export const STOCK_ALG = 'VEDS512';
 export const STOCK_CTY = 'virgil-jwt;v=1';
@@ -48,8 +49,7 @@ function decodeSegment(segment: string): Record<string, unknown> {
   const text = bytes && decodeUtf8(bytes);
   try {
     const value: unknown = text === undefined ? undefined : JSON.parse(text);
-    if (typeof value === 'object' && value !== null && !Array.isArray(value))
-      return value as Record<string, unknown>;
+    if (isObject(value)) return value;
   } catch {
     // fall through
   }

@@ -8,26 +8,16 @@
  * is touched. `exp` is required; the current time is always passed in. jose's errors become
  * CardsErrors here and nowhere else (house habit 3).
  */
-import { SignJWT, jwtVerify, decodeProtectedHeader, errors as joseErrors } from 'jose';
+import { jwtVerify, decodeProtectedHeader, errors as joseErrors } from 'jose';
 import { sign } from 'node:crypto';
 import { encodeBase64Url, utf8 } from '../core/encoding.js';
 import { CardsError } from '../core/errors.js';
 import { LIMITS } from '../core/limits.js';
-import type { PrivateKey, PublicKey } from './keys.js';
+import type { PrivateKey } from './keys.js';
 import { mintStockToken, verifyStockToken, STOCK_ALG } from './stock-token.js';
+import type { TrustedKey, VerifiedToken } from './token-types.js';
 
-export interface TrustedKey {
-  readonly key: PublicKey;
-  /** Optional key id; when a token names a kid, only keys with that id are tried. */
-  readonly kid?: string;
-}
-
-export interface VerifiedToken {
-  readonly identity: string;
-  /** UNIX seconds. */
-  readonly expiresAt: number;
-  readonly format: 'jwt' | 'stock';
-}
+export type { TrustedKey, VerifiedToken } from './token-types.js';
 
 export interface VerifyTokenOptions {
   readonly keys: readonly TrustedKey[];
@@ -53,7 +43,15 @@ export interface MintTokenOptions {
   readonly appId?: string;
 }
 
-export async function mintToken(options: MintTokenOptions): Promise<string> {
+/**
+ * Mints a token for `identity`: an EdDSA JWT (`sub`, `iat`, `exp`, optional `kid`) or, with
+ * `format: 'stock'`, the vendor's VEDS512 token. The JWT is signed with node:crypto directly
+ * and synchronously rather than through jose: jose signs through WebCrypto, whose per-call job
+ * costs ~0.5 ms, which adds up when a client mints a token for each of thousands of identities
+ * (`cards seed`). The result is byte-identical to jose's SignJWT (Ed25519 is deterministic; the
+ * tests compare the two), and verification still goes through jose.
+ */
+export function mintToken(options: MintTokenOptions): string {
   const iat = Math.floor(options.now / 1000);
   if (options.format === 'stock') {
     return mintStockToken({
@@ -64,24 +62,6 @@ export async function mintToken(options: MintTokenOptions): Promise<string> {
       kid: options.kid ?? '',
     });
   }
-  const header: { alg: string; typ: string; kid?: string } = { alg: 'EdDSA', typ: 'JWT' };
-  if (options.kid) header.kid = options.kid;
-  return new SignJWT({})
-    .setProtectedHeader(header)
-    .setSubject(options.identity)
-    .setIssuedAt(iat)
-    .setExpirationTime(iat + options.ttlSeconds)
-    .sign(options.key.keyObject);
-}
-
-/**
- * The EdDSA JWT of `mintToken`, signed with node:crypto directly and synchronously: jose signs
- * through WebCrypto, whose per-call job costs ~0.5 ms, which adds up when a client mints a
- * token for each of thousands of identities (`cards seed`). Byte-identical to jose's token
- * (Ed25519 is deterministic; the tests compare the two).
- */
-export function mintJwtSync(options: Omit<MintTokenOptions, 'format' | 'appId'>): string {
-  const iat = Math.floor(options.now / 1000);
   const header = options.kid
     ? { alg: 'EdDSA', typ: 'JWT', kid: options.kid }
     : { alg: 'EdDSA', typ: 'JWT' };

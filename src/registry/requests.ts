@@ -4,11 +4,9 @@
  * (40034). Pure.
  */
 import { CardsError } from '../core/errors.js';
+import { isObject } from '../core/json.js';
 import { LIMITS } from '../core/limits.js';
 import { decodeSnapshot, type Snapshot, type SnapshotPurpose } from '../core/snapshot.js';
-
-const isObject = (value: unknown): value is Record<string, unknown> =>
-  typeof value === 'object' && value !== null && !Array.isArray(value);
 
 /**
  * The identities of a search body: `{"identities": [...]}` (1-50 strings) or

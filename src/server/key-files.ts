@@ -9,7 +9,7 @@ import { chmod, open } from 'node:fs/promises';
 import { dirname } from 'node:path';
 import { CardsError } from '../core/errors.js';
 import { generatePrivateKey, parsePrivateKey, type PrivateKey } from '../crypto/keys.js';
-import { fsyncDir } from '../store/fs-durable.js';
+import { fsyncDir } from '../io/fs-durable.js';
 
 export interface KeyFile {
   readonly key: PrivateKey;

@@ -13,14 +13,14 @@
  * - A corrupt or newer file is refused, never overwritten. One writer per store: the server
  *   takes its lock before it opens the store (src/server/file-home.ts).
  */
-import { mkdir, open, readFile, rm, type FileHandle } from 'node:fs/promises';
+import { mkdir, open, rm, type FileHandle } from 'node:fs/promises';
 import { dirname, resolve } from 'node:path';
 import { Low } from 'lowdb';
 import { CardsError } from '../core/errors.js';
 import { cardIdOf } from '../core/card-id.js';
 import { decodeBase64 } from '../core/encoding.js';
+import { fsyncDir, replaceFile } from '../io/fs-durable.js';
 import { CardIndex, type IndexedCard, type Reservation } from './card-index.js';
-import { fsyncDir, replaceFile } from './fs-durable.js';
 import { batchText, journalText, JOURNAL_HEADER, replayJournal } from './journal.js';
 import { storePaths, type StorePaths } from './paths.js';
 import { serializeCard } from './record.js';

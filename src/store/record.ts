@@ -4,13 +4,11 @@
  * when the card was accepted). Anything else is STORE_CORRUPT naming where, never a guess.
  */
 import { CardsError } from '../core/errors.js';
+import { isObject } from '../core/json.js';
 import type { StoredCard } from './store.js';
 import { StoredLine } from './stored-line.js';
 
 const LOWER_ID = /^[0-9a-f]{64}$/;
-
-const isObject = (value: unknown): value is Record<string, unknown> =>
-  typeof value === 'object' && value !== null && !Array.isArray(value);
 
 /** Why `value` is not a stored card, or undefined when it is one. */
 function recordProblem(value: unknown): string | undefined {

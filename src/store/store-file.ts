@@ -12,12 +12,12 @@
  *   ]
  *   }
  * A file of another format or a newer version, or one that does not parse, is refused with
- * STORE_CORRUPT and never overwritten. Writes replace the file atomically (fs-durable.ts).
+ * STORE_CORRUPT and never overwritten. Writes replace the file atomically (src/io/fs-durable.ts).
  */
 import { isAscii } from 'node:buffer';
 import { readFile } from 'node:fs/promises';
 import type { Adapter } from 'lowdb';
-import { replaceFile } from './fs-durable.js';
+import { replaceFile } from '../io/fs-durable.js';
 import { corrupt, readStoredCard, serializeCard } from './record.js';
 import type { StoredCard } from './store.js';
 import { fileSize, readLines } from './line-reader.js';

@@ -28,7 +28,7 @@ const search = async (server: TestServer, token: string, scheme = 'Service'): Pr
     })
   ).status;
 
-const tokenOf = (key = generatePrivateKey()): Promise<string> =>
+const tokenOf = async (key = generatePrivateKey()): Promise<string> =>
   mintToken({ key, identity: 'alice', now: Date.now(), ttlSeconds: 600 });
 
 describe('cards serve: flags and environment', () => {

@@ -67,7 +67,7 @@ async function harness(
     cors: options.cors ?? true,
     version: 'test',
   });
-  const token = (identity: string): Promise<string> =>
+  const token = async (identity: string): Promise<string> =>
     mintToken({ key: appKey, identity, now: Date.now(), ttlSeconds: 600 });
   return {
     app,

@@ -321,7 +321,7 @@ async function harness(): Promise<Harness> {
   return { app, store, token };
 }
 
-const mint = (key: PrivateKey, identity: string): Promise<string> =>
+const mint = async (key: PrivateKey, identity: string): Promise<string> =>
   mintToken({ key, identity, now: Date.now(), ttlSeconds: 3600 });
 
 interface Sent {

@@ -1,41 +1,17 @@
 /**
  * `cards build`: builds and signs a card offline (spec 2.2, 2.3) and returns its wire JSON.
- * No network. The owner's key comes from --key FILE or the keystore; `create` shares this.
+ * No network. The owner's key comes from --key FILE or the keystore (card-prepare.ts, shared with
+ * `create`).
  */
 import { writeFileSync } from 'node:fs';
 import { resolve } from 'node:path';
-import { CardsError } from '../../core/errors.js';
-import { isCardId } from '../../core/limits.js';
-import { PROFILES } from '../../core/profile.js';
-import { generatePrivateKey, type PrivateKey } from '../../crypto/keys.js';
-import {
-  buildCard,
-  parseSigners,
-  viewCard,
-  type BuiltCard,
-  type CardView,
-} from '../card-builder.js';
-import type { CommandContext } from '../context.js';
-import { parsePositiveInt, readPrivateKey } from '../inputs.js';
-import { loadKey, shellQuote, storeKey } from '../keystore.js';
-import { confirm, canPrompt } from '../prompts.js';
-import {
-  requireIdentity,
-  resolveSettings,
-  type ConnectionFlags,
-  type Settings,
-} from '../settings.js';
 import type { RawCard } from '../../core/card.js';
+import { viewCard, type CardView } from '../card-builder.js';
+import { prepareCard, type BuildOptions } from '../card-prepare.js';
+import type { CommandContext } from '../context.js';
+import { resolveSettings } from '../settings.js';
 
-export interface BuildOptions extends ConnectionFlags {
-  key?: string;
-  previous?: string;
-  signer?: string[];
-  extra?: string[];
-  createdAt?: string;
-  newKey?: boolean;
-  out?: string;
-}
+export type { BuildOptions } from '../card-prepare.js';
 
 export interface BuildResult {
   id: string;
@@ -43,61 +19,6 @@ export interface BuildResult {
   snapshot: CardView;
   keyCreated: string | null;
   file: string | null;
-}
-
-/** The owner's key: --key FILE, the keystore's, or (with --new-key or a yes) a new one. */
-export async function ownerKey(
-  ctx: CommandContext,
-  identity: string,
-  options: { key?: string; newKey?: boolean },
-): Promise<{ key: PrivateKey; created: string | null }> {
-  if (options.key !== undefined) return { key: readPrivateKey(ctx, options.key), created: null };
-  const stored = loadKey(ctx.home, identity);
-  if (stored) return { key: stored, created: null };
-  const make =
-    options.newKey === true ||
-    (canPrompt(ctx) &&
-      (await confirm(ctx, `No key for "${identity}" in the keystore. Make one now?`, '--new-key')));
-  if (!make)
-    throw new CardsError(
-      'FILE_NOT_FOUND',
-      `No key for "${identity}" in the keystore (${ctx.home}).`,
-      {
-        hint: `run \`cards keygen --identity ${shellQuote(identity)}\` first, pass --key FILE, or pass --new-key`,
-      },
-    );
-  const key = generatePrivateKey();
-  return { key, created: storeKey(ctx.home, identity, key, false) };
-}
-
-export async function prepareCard(
-  ctx: CommandContext,
-  options: BuildOptions,
-  settings: Settings,
-): Promise<{ built: BuiltCard; identity: string; keyCreated: string | null }> {
-  const identity = requireIdentity(settings, 'a card');
-  if (options.previous !== undefined && !isCardId(options.previous))
-    throw new CardsError(
-      'PREVIOUS_ID_INVALID',
-      `--previous must be a card id (64 hex characters), got "${options.previous}".`,
-    );
-  const createdAt =
-    options.createdAt === undefined
-      ? Math.floor(ctx.now() / 1000)
-      : parsePositiveInt(options.createdAt, '--created-at');
-  const signers = parseSigners(ctx, options.signer ?? [], options.extra ?? []);
-  const { key, created } = await ownerKey(ctx, identity, options);
-  const built = buildCard({
-    identity,
-    key,
-    publicKey: key.publicKey.spki,
-    createdAt,
-    reservedSigner: PROFILES[settings.compat.value].signer,
-    others: signers.others,
-    ...(signers.selfExtra ? { selfExtra: signers.selfExtra } : {}),
-    ...(options.previous ? { previousCardId: options.previous.toLowerCase() } : {}),
-  });
-  return { built, identity, keyCreated: created };
 }
 
 export async function build(ctx: CommandContext, options: BuildOptions): Promise<BuildResult> {

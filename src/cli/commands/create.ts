@@ -6,11 +6,11 @@
 import type { RawCard } from '../../core/card.js';
 import { CardsError } from '../../core/errors.js';
 import { cardFromJson, viewCard, type CardView } from '../card-builder.js';
+import { prepareCard, type BuildOptions } from '../card-prepare.js';
 import { connect } from '../connection.js';
 import type { CommandContext } from '../context.js';
 import { parseJson, readInput } from '../inputs.js';
 import { resolveSettings, type ConnectionFlags } from '../settings.js';
-import { prepareCard, type BuildOptions } from './build.js';
 
 export interface PublishResult {
   id: string;

@@ -7,11 +7,10 @@
  * header set and none found → revoked. A card with an empty key is itself a revoking card.
  */
 import type { RawCard } from '../../core/card.js';
-import { CardsError } from '../../core/errors.js';
-import { isCardId } from '../../core/limits.js';
 import { decodeSnapshot } from '../../core/snapshot.js';
 import type { CardsClient } from '../../client/http-client.js';
 import { viewCard, type CardView } from '../card-builder.js';
+import { fetchCard, requireCardId } from '../card-fetch.js';
 import { connect } from '../connection.js';
 import type { CommandContext } from '../context.js';
 import { resolveSettings, type ConnectionFlags } from '../settings.js';
@@ -29,33 +28,6 @@ export interface GetResult {
   supersededBy: string | null;
   card: RawCard;
   snapshot: CardView;
-}
-
-export function requireCardId(id: string): string {
-  if (!isCardId(id))
-    throw new CardsError(
-      'CARD_ID_INVALID',
-      `"${id}" is not a card id (64 hexadecimal characters).`,
-      {
-        hint: 'ids are printed by `cards create` and `cards search IDENTITY`',
-      },
-    );
-  return id.toLowerCase();
-}
-
-/** Fetches a card and checks that its id is the one asked for (as the stock client does). */
-export async function fetchCard(
-  client: CardsClient,
-  id: string,
-): Promise<{ card: RawCard; superseded: boolean }> {
-  const fetched = await client.getCard(id);
-  const view = viewCard(fetched.card);
-  if (view.id !== id)
-    throw new CardsError(
-      'VERIFICATION_FAILED',
-      `The service returned card ${view.id} when asked for ${id}.`,
-    );
-  return fetched;
 }
 
 export async function cardState(

@@ -13,6 +13,7 @@ import { isCardId } from '../../core/limits.js';
 import { parseSnapshot, reportSnapshot } from '../../core/snapshot.js';
 import type { PublicKey } from '../../crypto/keys.js';
 import { verifyCardSignatures, type SignatureVerdict } from '../../crypto/verify-card.js';
+import { unwrapCard } from '../card-builder.js';
 import { connect } from '../connection.js';
 import type { CommandContext } from '../context.js';
 import { parseJson, readInput, readPublicKey, splitPair } from '../inputs.js';
@@ -90,12 +91,7 @@ export async function inspect(
     trusted.set(name, readPublicKey(ctx, key));
   }
   const { json, source, expectedId } = await loadCard(ctx, options);
-  const wrapped = json as { card?: unknown; content_snapshot?: unknown } | null;
-  const card = (
-    wrapped && typeof wrapped === 'object' && wrapped.content_snapshot === undefined && wrapped.card
-      ? wrapped.card
-      : json
-  ) as { content_snapshot?: unknown; signatures?: unknown } | null;
+  const card = unwrapCard(json) as { content_snapshot?: unknown; signatures?: unknown } | null;
   if (!card || typeof card !== 'object')
     throw new CardsError(
       'USAGE',

@@ -38,7 +38,7 @@ export async function jwt(ctx: CommandContext, options: JwtOptions): Promise<Jwt
   const app = appCredentials(ctx, settings);
   if (!app) throw missingCredentials(settings);
   const now = ctx.now();
-  const token = await mintToken({
+  const token = mintToken({
     key: app.key,
     identity,
     now,

@@ -7,13 +7,13 @@
 import type { RawCard } from '../../core/card.js';
 import { CardsError } from '../../core/errors.js';
 import { buildCard, viewCard } from '../card-builder.js';
+import { fetchCard, requireCardId } from '../card-fetch.js';
 import { connect } from '../connection.js';
 import type { CommandContext } from '../context.js';
 import { parsePositiveInt, readPrivateKey } from '../inputs.js';
 import { loadKey } from '../keystore.js';
-import { confirm } from '../prompts.js';
+import { confirmOrYes } from '../prompts.js';
 import { resolveSettings, type ConnectionFlags } from '../settings.js';
-import { fetchCard, requireCardId } from './get.js';
 
 export interface RevokeOptions extends ConnectionFlags {
   id: string;
@@ -29,16 +29,6 @@ export interface RevokeResult {
   method: 'by-id' | 'with-card';
   /** The revoking card, when it was built here (--with-card). */
   revocation: { id: string; card: RawCard } | null;
-}
-
-export async function confirmOrYes(
-  ctx: CommandContext,
-  yes: boolean | undefined,
-  question: string,
-): Promise<void> {
-  if (yes === true) return;
-  if (!(await confirm(ctx, question, 'pass --yes to go ahead without asking')))
-    throw new CardsError('USAGE', 'Cancelled; nothing was changed.');
 }
 
 export async function revoke(ctx: CommandContext, options: RevokeOptions): Promise<RevokeResult> {

@@ -5,7 +5,8 @@
  */
 import type { RawCard } from '../../core/card.js';
 import { CardsError } from '../../core/errors.js';
-import { viewCard, type CardView } from '../card-builder.js';
+import { viewCard } from '../card-builder.js';
+import { linkChains, type ChainCard } from '../card-chains.js';
 import { connect } from '../connection.js';
 import type { CommandContext } from '../context.js';
 import { readInput } from '../inputs.js';
@@ -17,10 +18,7 @@ export interface SearchOptions extends ConnectionFlags {
   from?: string;
 }
 
-export interface ChainCard extends CardView {
-  state: 'active' | 'superseded';
-  card: RawCard;
-}
+export type { ChainCard } from '../card-chains.js';
 
 export interface IdentityCards {
   identity: string;
@@ -32,24 +30,6 @@ export interface SearchResult {
   results: IdentityCards[];
   total: number;
   active: number;
-}
-
-export function linkChains(cards: readonly RawCard[]): ChainCard[][] {
-  const views = cards.map((card) => ({ ...viewCard(card), card }));
-  const byId = new Map(views.map((v) => [v.id, v]));
-  const replaced = new Set(views.map((v) => v.previousCardId).filter((id) => id !== null));
-  const heads = views.filter((v) => !replaced.has(v.id));
-  const chains = heads.map((head) => {
-    const chain: ChainCard[] = [];
-    const seen = new Set<string>();
-    for (let at: typeof head | undefined = head; at && !seen.has(at.id);) {
-      seen.add(at.id);
-      chain.push({ ...at, state: at === head ? 'active' : 'superseded' });
-      at = at.previousCardId === null ? undefined : byId.get(at.previousCardId);
-    }
-    return chain;
-  });
-  return chains.sort((a, b) => (b[0]?.createdAt ?? 0) - (a[0]?.createdAt ?? 0));
 }
 
 export async function search(ctx: CommandContext, options: SearchOptions): Promise<SearchResult> {

@@ -4,12 +4,12 @@
  * identity's private key from the keystore, and only once every revoke succeeded.
  */
 import { CardsError } from '../../core/errors.js';
+import { linkChains } from '../card-chains.js';
 import { connect } from '../connection.js';
 import type { CommandContext } from '../context.js';
 import { keyFile, loadKey, removeKey } from '../keystore.js';
+import { confirmOrYes } from '../prompts.js';
 import { requireIdentity, resolveSettings, type ConnectionFlags } from '../settings.js';
-import { confirmOrYes } from './revoke.js';
-import { linkChains } from './search.js';
 
 export interface UnregisterOptions extends ConnectionFlags {
   yes?: boolean;

@@ -1,0 +1,19 @@
+/**
+ * The shapes both token formats share (spec 5): the keys a verifier trusts and what a verified
+ * token tells. Kept apart from tokens.ts and stock-token.ts so that each can name them without
+ * importing the other (tokens.ts dispatches to stock-token.ts, never the other way round).
+ */
+import type { PublicKey } from './keys.js';
+
+export interface TrustedKey {
+  readonly key: PublicKey;
+  /** Optional key id; when a token names a kid, only keys with that id are tried. */
+  readonly kid?: string;
+}
+
+export interface VerifiedToken {
+  readonly identity: string;
+  /** UNIX seconds. */
+  readonly expiresAt: number;
+  readonly format: 'jwt' | 'stock';
+}

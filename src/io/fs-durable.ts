@@ -1,0 +1,117 @@
+/**
+ * The few file-system moves durability needs, in one place for the store, the server and the
+ * CLI: fsync a directory (so a created, renamed or removed name survives power loss), replace a
+ * file atomically (write a temporary file beside it, fsync, rename over, fsync the directory: a
+ * reader sees the old file or the new one, never a torn one) and create a file that must not
+ * exist yet (exclusive, fsync'ed). The async forms serve the store, which must not block the
+ * event loop; the sync forms serve the CLI's small files (keys, config), written by sync code.
+ * The mode is the caller's (the sync forms require one: keys and config are 0600).
+ */
+import { closeSync, fsyncSync, openSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { open, rename, rm } from 'node:fs/promises';
+import { basename, dirname, join } from 'node:path';
+
+/** The temporary file beside `path` (hidden, one per process, so writers never share one). */
+const tempPath = (path: string): string =>
+  join(dirname(path), `.${basename(path)}.${process.pid}.tmp`);
+
+export async function fsyncDir(dir: string): Promise<void> {
+  const handle = await open(dir, 'r');
+  try {
+    await handle.sync();
+  } finally {
+    await handle.close();
+  }
+}
+
+/**
+ * Writes `chunks` (produced lazily, so a large file never sits in memory whole) to a temporary
+ * file and renames it over `path`. The temporary file is removed when anything fails.
+ */
+export async function replaceFile(
+  path: string,
+  chunks: Iterable<string>,
+  mode = 0o644,
+): Promise<number> {
+  const tmp = tempPath(path);
+  let bytes = 0;
+  try {
+    const handle = await open(tmp, 'w', mode);
+    try {
+      for (const chunk of chunks) {
+        const buffer = Buffer.from(chunk, 'utf8');
+        let offset = 0;
+        while (offset < buffer.byteLength) {
+          const { bytesWritten } = await handle.write(buffer, offset);
+          offset += bytesWritten;
+        }
+        bytes += buffer.byteLength;
+      }
+      await handle.sync();
+    } finally {
+      await handle.close();
+    }
+    await rename(tmp, path);
+  } catch (err) {
+    await rm(tmp, { force: true }).catch(() => undefined);
+    throw err;
+  }
+  await fsyncDir(dirname(path));
+  return bytes;
+}
+
+export function fsyncDirSync(dir: string): void {
+  const fd = openSync(dir, 'r');
+  try {
+    fsyncSync(fd);
+  } finally {
+    closeSync(fd);
+  }
+}
+
+/** Writes `data` to `fd` whole and fsyncs it. */
+function writeAndSync(fd: number, data: string): void {
+  writeFileSync(fd, data, 'utf8');
+  fsyncSync(fd);
+}
+
+/**
+ * `replaceFile` for a small text, synchronously: temporary file (created with `mode`), fsync,
+ * rename over `path`, fsync the directory. The temporary file is removed when anything fails.
+ */
+export function replaceFileSync(path: string, data: string, mode: number): void {
+  const tmp = tempPath(path);
+  try {
+    const fd = openSync(tmp, 'w', mode);
+    try {
+      writeAndSync(fd, data);
+    } finally {
+      closeSync(fd);
+    }
+    renameSync(tmp, path);
+  } catch (err) {
+    rmSync(tmp, { force: true });
+    throw err;
+  }
+  fsyncDirSync(dirname(path));
+}
+
+/**
+ * Creates `path` with `data` and `mode`, refusing (EEXIST, from the open itself, so two racing
+ * writers cannot both win) when it exists already; fsyncs the file and its directory. A write
+ * that fails after the create removes the half-written file.
+ */
+export function createFileSync(path: string, data: string, mode: number): void {
+  const fd = openSync(path, 'wx', mode);
+  try {
+    try {
+      writeAndSync(fd, data);
+    } finally {
+      closeSync(fd);
+    }
+  } catch (err) {
+    rmSync(path, { force: true });
+    throw err;
+  }
+  fsyncDirSync(dirname(path));
+}
