@@ -64,9 +64,9 @@ export interface ParsedKey {
 
 /** Parses a vkey; refuses (KEY_FORMAT) a wrong key ID, an unknown type or a bad length. */
 export function parseVerifierKey(vkey: string): ParsedKey {
-  const parts = vkey.trim().split('+');
-  if (parts.length !== 3) throw badKey(vkey, 'expected name+keyid+key');
-  const parsed = parseParts(vkey, parts as [string, string, string]);
+  const parts = splitKey(vkey.trim());
+  if (!parts) throw badKey(vkey, 'expected name+keyid+key');
+  const parsed = parseParts(vkey, parts);
   if (keyId(parsed.name, parsed.type, parsed.key) !== parsed.keyId) {
     throw badKey(vkey, 'the key ID does not match the name and key');
   }
@@ -76,16 +76,23 @@ export function parseVerifierKey(vkey: string): ParsedKey {
 
 /** Parses a signer key; the key ID must match the public key the seed gives. */
 export function parseSignerKey(skey: string): { parsed: ParsedKey; privateKey: PrivateKey } {
-  const parts = skey.trim().split('+');
-  if (parts.length !== 5 || parts[0] !== 'PRIVATE' || parts[1] !== 'KEY') {
-    throw badKey('PRIVATE+KEY+…', 'expected PRIVATE+KEY+name+keyid+key');
-  }
-  const parsed = parseParts('PRIVATE+KEY+…', parts.slice(2) as [string, string, string]);
+  const trimmed = skey.trim();
+  const parts = trimmed.startsWith('PRIVATE+KEY+') ? splitKey(trimmed.slice(12)) : undefined;
+  if (!parts) throw badKey('PRIVATE+KEY+…', 'expected PRIVATE+KEY+name+keyid+key');
+  const parsed = parseParts('PRIVATE+KEY+…', parts);
   const privateKey = PrivateKey.fromSeed(parsed.key);
   if (keyId(parsed.name, parsed.type, privateKey.publicKey.raw) !== parsed.keyId) {
     throw badKey('PRIVATE+KEY+…', 'the key ID does not match the name and key');
   }
   return { parsed, privateKey };
+}
+
+/** Splits at the first two plus signs: the base64 key material may itself contain '+'. */
+function splitKey(text: string): [string, string, string] | undefined {
+  const first = text.indexOf('+');
+  const second = first < 0 ? -1 : text.indexOf('+', first + 1);
+  if (second < 0) return undefined;
+  return [text.slice(0, first), text.slice(first + 1, second), text.slice(second + 1)];
 }
 
 function parseParts(shown: string, [name, id, material]: [string, string, string]): ParsedKey {
