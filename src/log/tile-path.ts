@@ -50,7 +50,9 @@ export function parseTilePath(path: string): TileRef | undefined {
   if (level !== 'entries' && level > MAX_TILE_LEVEL) return undefined;
   const index = Number((match[2] ?? '').replace(/x|\//g, ''));
   const width = match[3] === undefined ? TILE_WIDTH : Number(match[3]);
-  if (!Number.isSafeInteger(index) || width >= TILE_WIDTH) return undefined;
+  if (!Number.isSafeInteger(index) || (match[3] !== undefined && width >= TILE_WIDTH)) {
+    return undefined;
+  }
   const tile = { level, index, width };
   return tilePath(tile) === path ? tile : undefined;
 }

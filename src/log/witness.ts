@@ -8,7 +8,8 @@
  * Refusals are CardsErrors whose ERRORS status is the spec's HTTP status.
  */
 import { CardsError } from '../core/errors.js';
-import { decodeBase64, decodeUtf8, encodeBase64 } from '../core/encoding.js';
+import { decodeCanonicalBase64 } from './base64.js';
+import { decodeUtf8, encodeBase64 } from '../core/encoding.js';
 import { openCheckpoint, parseCheckpoint, type Checkpoint } from './checkpoint.js';
 import type { Cosigner } from './cosignature.js';
 import { HASH_SIZE, equalHashes } from './hash.js';
@@ -41,7 +42,7 @@ export function parseAddCheckpoint(body: string | Uint8Array): AddCheckpointRequ
   if (proofLines.length > MAX_PROOF_LINES)
     throw malformed(`more than ${MAX_PROOF_LINES} proof lines`);
   const proof = proofLines.map((line) => {
-    const hash = decodeBase64(line);
+    const hash = decodeCanonicalBase64(line);
     if (hash?.byteLength !== HASH_SIZE) throw malformed('a proof line is not base64 of 32 bytes');
     return hash;
   });

@@ -23,7 +23,12 @@ import { readFixture } from '../helpers/fixtures.js';
 
 interface Vectors {
   signedNote: { vkey: string; note: string };
-  cosignature: { checkpoint: string; witnessName: string; timestamp: number; signedMessage: string };
+  cosignature: {
+    checkpoint: string;
+    witnessName: string;
+    timestamp: number;
+    signedMessage: string;
+  };
   witnessRequest: string;
   goNote: {
     vkey: string;
@@ -54,7 +59,10 @@ test('signed-note v1.0.0 example: the vkey verifies the note; any flipped bit re
   for (let bit = 0; bit < bytes.length * 8; bit += 3) {
     const copy = bytes.slice();
     copy[bit >> 3]! ^= 1 << (bit & 7);
-    assert.ok(codeOf(() => openNote(copy, [verifier])), `bit ${bit} accepted`);
+    assert.ok(
+      codeOf(() => openNote(copy, [verifier])),
+      `bit ${bit} accepted`,
+    );
   }
 });
 
@@ -74,7 +82,10 @@ test("Go's sumdb/note vectors: keys parse, signing is deterministic, unknown key
   assert.equal(openNote(both, [peter, enoch]).verified.length, 2);
   // A known name with another key ID is an unknown key: ignored, so nothing verifies.
   const other = { ...peter, keyId: peter.keyId ^ 1 };
-  assert.equal(codeOf(() => openNote(both, [other])), 'LOG_SIGNATURE_INVALID');
+  assert.equal(
+    codeOf(() => openNote(both, [other])),
+    'LOG_SIGNATURE_INVALID',
+  );
   // Go's own mangled keys: a wrong-length key and an unknown algorithm (hash adjusted) fail.
   for (const bad of [
     'PeterNeumann+cc469956+ARpc2QcUPDhMQegwxbzhKqiBfsVkmqq/LDE4izWy10TWBADKEY==',
@@ -82,7 +93,11 @@ test("Go's sumdb/note vectors: keys parse, signing is deterministic, unknown key
     'PeterNeumann+c74f20a4+ARpc2QcUPDhMQegwxbzhKqiBfsVkmqq/LDE4izWy10TW',
     'Peter Neumann+c74f20a3+ARpc2QcUPDhMQegwxbzhKqiBfsVkmqq/LDE4izWy10TW',
   ]) {
-    assert.equal(codeOf(() => parseVerifierKey(bad)), 'KEY_FORMAT', bad);
+    assert.equal(
+      codeOf(() => parseVerifierKey(bad)),
+      'KEY_FORMAT',
+      bad,
+    );
   }
 });
 
@@ -98,7 +113,10 @@ test('tlog-cosignature v1.0.1 example: a 0x04 line frames a timestamped signatur
     new TextDecoder().decode(cosignatureMessage(note.text, v.cosignature.timestamp)),
     v.cosignature.signedMessage,
   );
-  assert.notEqual(keyId('x', KEY_TYPE_COSIGNATURE, new Uint8Array(32)), keyId('x', 1, new Uint8Array(32)));
+  assert.notEqual(
+    keyId('x', KEY_TYPE_COSIGNATURE, new Uint8Array(32)),
+    keyId('x', 1, new Uint8Array(32)),
+  );
 });
 
 test('tlog-witness v1.0.0 example request parses: old size, four proof hashes, the checkpoint', () => {
@@ -112,13 +130,24 @@ test('tlog-witness v1.0.0 example request parses: old size, four proof hashes, t
 test('tile paths: the spec examples, strict parsing, widths for the spec example tree of 70,000', () => {
   assert.equal(tilePath({ level: 0, index: 1_234_067, width: 256 }), 'tile/0/x001/x234/067');
   assert.equal(tilePath({ level: 2, index: 0, width: 1 }), 'tile/2/000.p/1');
-  assert.equal(tilePath({ level: 'entries', index: 1000, width: 17 }), 'tile/entries/x001/000.p/17');
+  assert.equal(
+    tilePath({ level: 'entries', index: 1000, width: 17 }),
+    'tile/entries/x001/000.p/17',
+  );
   for (const path of ['tile/0/x001/x234/067', 'tile/entries/273.p/112', 'tile/63/000']) {
     assert.equal(tilePath(parseTilePath(path)!), path);
   }
   for (const bad of [
-    'tile/0/1234067', 'tile/0/x1/234', 'tile/01/000', 'tile/64/000', 'tile/0/000.p/256',
-    'tile/0/000.p/0', 'tile/0/000.p/05', 'tile/0/x000/001', 'tile/0/001/', 'tile/entries/x001',
+    'tile/0/1234067',
+    'tile/0/x1/234',
+    'tile/01/000',
+    'tile/64/000',
+    'tile/0/000.p/256',
+    'tile/0/000.p/0',
+    'tile/0/000.p/05',
+    'tile/0/x000/001',
+    'tile/0/001/',
+    'tile/entries/x001',
   ]) {
     assert.equal(parseTilePath(bad), undefined, bad);
   }
@@ -127,7 +156,14 @@ test('tile paths: the spec examples, strict parsing, widths for the spec example
   // partial level 2 tile of width 1"
   const tiles = tilesForSize(70_000).filter((t) => t.level !== 'entries');
   assert.equal(tiles.filter((t) => t.level === 0 && t.width === 256).length, 273);
-  assert.deepEqual(tiles.filter((t) => t.width < 256).map((t) => [t.level, t.width]), [[0, 112], [1, 17], [2, 1]]);
+  assert.deepEqual(
+    tiles.filter((t) => t.width < 256).map((t) => [t.level, t.width]),
+    [
+      [0, 112],
+      [1, 17],
+      [2, 1],
+    ],
+  );
   assert.equal(tiles.filter((t) => t.level === 1 && t.width === 256).length, 1);
   assert.equal(tileWidth(1, 0, 256), 1);
   assert.equal(tileWidth(0, 1, 256), 0);
