@@ -13,3 +13,4 @@ export * from './tile-path.js';
 export * from './tlog-proof.js';
 export * from './tree.js';
 export * from './witness.js';
+export * from './file-tiles.js';
