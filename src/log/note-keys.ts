@@ -33,7 +33,9 @@ export interface NoteVerifier {
 
 /** signed-note "Format": non-empty, no Unicode space, no plus sign. */
 export function isValidKeyName(name: string): boolean {
-  return name.length > 0 && !/[\s+\u0085]/u.test(name) && !/[\u0000-\u001f]/.test(name);
+  return (
+    name.length > 0 && !/[\s+\u0085]/u.test(name) && ![...name].some((c) => c.charCodeAt(0) < 0x20)
+  );
 }
 
 export function keyId(name: string, type: KeyType, publicKey: Uint8Array): number {
