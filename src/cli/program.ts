@@ -464,5 +464,29 @@ Examples:
       await serve(processContext(), flags);
     });
 
+  program
+    .command('witness')
+    .description('Transparency log witness (C2SP tlog-witness v1.0.0).')
+    .command('serve')
+    .description('Cosign checkpoints of the given logs after checking their consistency.')
+    .requiredOption(
+      '--log <vkey...>',
+      'trusted log verifier key (name+id+key; the name is its origin); repeatable',
+    )
+    .addOption(
+      new Option('--dir <dir>', 'folder of the witness key and state').default('./cards-witness'),
+    )
+    .addOption(
+      new Option('--name <name>', 'witness key name, used on first start').default(
+        'localhost/cards-witness',
+      ),
+    )
+    .addOption(new Option('--host <host>', 'address to listen on').default('127.0.0.1'))
+    .addOption(new Option('--port <port>', 'port to listen on; 0 picks a free one').default('7380'))
+    .action(async (options: Record<string, unknown>) => {
+      const { witnessServe } = await import('./commands/witness.js');
+      await witnessServe(options);
+    });
+
   return program;
 }

@@ -18,6 +18,7 @@ export const EXIT = {
   verificationFailed: 5,
   unreachable: 6,
   unauthorized: 7,
+  logInconsistent: 8,
 } as const;
 export type ExitStatus = (typeof EXIT)[keyof typeof EXIT];
 
@@ -38,7 +39,16 @@ const e = (wire: number, status: number, exit: ExitStatus, message: string): Err
   exit,
   message,
 });
-const { error, usage, notFound, refused, verificationFailed, unreachable, unauthorized } = EXIT;
+const {
+  error,
+  usage,
+  notFound,
+  refused,
+  verificationFailed,
+  unreachable,
+  unauthorized,
+  logInconsistent,
+} = EXIT;
 
 export const ERRORS = {
   // Service-level (10xxx). 10000 and 10001 are the deployed service's; the rest are ours.
@@ -166,6 +176,29 @@ export const ERRORS = {
   CONFIG_INVALID: e(90009, 400, usage, 'Configuration file is invalid.'),
   SERVICE_REFUSED: e(90010, 400, refused, 'The service refused the request.'),
   CREDENTIALS_MISSING: e(90011, 401, unauthorized, 'No token or app key to authenticate with.'),
+
+  // Transparency log (91xxx): ours. Statuses are the ones C2SP tlog-witness v1.0.0 gives.
+  LOG_NOTE_MALFORMED: e(91001, 400, refused, 'Signed note, checkpoint or proof is malformed.'),
+  LOG_SIGNATURE_INVALID: e(
+    91002,
+    403,
+    verificationFailed,
+    'No signature from a trusted log key verifies.',
+  ),
+  LOG_PROOF_INVALID: e(91003, 422, verificationFailed, 'The Merkle proof does not verify.'),
+  LOG_INCONSISTENT: e(
+    91004,
+    409,
+    logInconsistent,
+    'The log forked or rewound: this checkpoint is not consistent with one seen before.',
+  ),
+  LOG_UNKNOWN_ORIGIN: e(91005, 404, notFound, 'No trusted key is configured for this log origin.'),
+  LOG_SIZE_MISMATCH: e(
+    91006,
+    409,
+    refused,
+    'The old size does not match the latest checkpoint the witness cosigned.',
+  ),
 } as const satisfies Record<string, ErrorInfo>;
 
 export type ErrorCode = keyof typeof ERRORS;

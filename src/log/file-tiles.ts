@@ -1,0 +1,70 @@
+/**
+ * Tiles and entry bundles as plain files under a folder, at their tlog-tiles paths
+ * (`<dir>/tile/0/x001/234.p/5`), so any static file server can publish the log. The only module
+ * of src/log that touches the file system. Each file is written whole (temporary file, fsync,
+ * rename, fsync of its folder): a reader never sees a torn tile. Full tiles and bundles are
+ * immutable; a partial one is replaced only by a wider partial or the full one, and a partial
+ * that is gone is served from the full tile (tlog-tiles "Partial Tiles").
+ */
+import { mkdir, open, readFile, rename, rm } from 'node:fs/promises';
+import { dirname, join } from 'node:path';
+import type { TileData } from './append.js';
+import { prefixOf } from './memory-tiles.js';
+import type { TileReader } from './tile-hashes.js';
+import { TILE_WIDTH, tilePath, type TileRef } from './tile-path.js';
+
+export class FileTiles implements TileReader {
+  constructor(readonly dir: string) {}
+
+  pathOf(tile: TileRef): string {
+    return join(this.dir, tilePath(tile));
+  }
+
+  /** Writes every tile durably; folders are made as needed. */
+  async write(tiles: readonly TileData[]): Promise<void> {
+    const dirs = new Set<string>();
+    for (const { tile, data } of tiles) {
+      const path = this.pathOf(tile);
+      await mkdir(dirname(path), { recursive: true });
+      const tmp = `${path}.${process.pid}.tmp`;
+      try {
+        const handle = await open(tmp, 'w', 0o644);
+        try {
+          await handle.writeFile(data);
+          await handle.sync();
+        } finally {
+          await handle.close();
+        }
+        await rename(tmp, path);
+      } catch (err) {
+        await rm(tmp, { force: true });
+        throw err;
+      }
+      dirs.add(dirname(path));
+    }
+    for (const dir of dirs) {
+      const handle = await open(dir, 'r');
+      try {
+        await handle.sync();
+      } finally {
+        await handle.close();
+      }
+    }
+  }
+
+  async readTile(tile: TileRef): Promise<Uint8Array | undefined> {
+    const exact = await readOrUndefined(this.pathOf(tile));
+    if (exact || tile.width === TILE_WIDTH) return exact;
+    const full = await readOrUndefined(this.pathOf({ ...tile, width: TILE_WIDTH }));
+    return full && prefixOf(tile, full);
+  }
+}
+
+async function readOrUndefined(path: string): Promise<Uint8Array | undefined> {
+  try {
+    return new Uint8Array(await readFile(path));
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
+    throw err;
+  }
+}

@@ -1,0 +1,34 @@
+/**
+ * RFC 6962 / RFC 9162 section 2.1.1 Merkle tree hashing with SHA-256: the leaf hash
+ * SHA-256(0x00 ‖ entry), the node hash SHA-256(0x01 ‖ left ‖ right), and the hash of the empty
+ * tree SHA-256(""). Bytes in, bytes out; never touches I/O.
+ */
+import { createHash } from 'node:crypto';
+
+export const HASH_SIZE = 32;
+
+const LEAF_PREFIX = new Uint8Array([0x00]);
+const NODE_PREFIX = new Uint8Array([0x01]);
+
+export function sha256(...parts: Uint8Array[]): Uint8Array {
+  const hash = createHash('sha256');
+  for (const part of parts) hash.update(part);
+  return new Uint8Array(hash.digest());
+}
+
+/** MTH({d(0)}) = SHA-256(0x00 ‖ d(0)) (RFC 9162 section 2.1.1). */
+export const leafHash = (entry: Uint8Array): Uint8Array => sha256(LEAF_PREFIX, entry);
+
+/** SHA-256(0x01 ‖ MTH(left) ‖ MTH(right)) (RFC 9162 section 2.1.1). */
+export const nodeHash = (left: Uint8Array, right: Uint8Array): Uint8Array =>
+  sha256(NODE_PREFIX, left, right);
+
+/** MTH({}) = SHA-256() (RFC 9162 section 2.1.1): the root of a tree with no entries. */
+export const EMPTY_ROOT: Uint8Array = sha256();
+
+export function equalHashes(a: Uint8Array, b: Uint8Array): boolean {
+  if (a.byteLength !== b.byteLength) return false;
+  let diff = 0;
+  for (let i = 0; i < a.byteLength; i++) diff |= (a[i] ?? 0) ^ (b[i] ?? 0);
+  return diff === 0;
+}

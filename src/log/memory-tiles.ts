@@ -1,0 +1,37 @@
+/**
+ * Tiles and entry bundles kept in memory, by their tlog-tiles path: for tests, benches and the
+ * memory store. A partial tile that was dropped once its full tile exists is served from the
+ * full one (tlog-tiles "Partial Tiles": logs MAY delete superseded partial tiles).
+ */
+import type { TileData } from './append.js';
+import { decodeEntryBundle, encodeEntryBundle } from './entry-bundle.js';
+import { HASH_SIZE } from './hash.js';
+import type { TileReader } from './tile-hashes.js';
+import { TILE_WIDTH, tilePath, type TileRef } from './tile-path.js';
+
+export class MemoryTiles implements TileReader {
+  readonly files = new Map<string, Uint8Array>();
+
+  write(tiles: readonly TileData[]): void {
+    for (const { tile, data } of tiles) this.files.set(tilePath(tile), data);
+  }
+
+  async readTile(tile: TileRef): Promise<Uint8Array | undefined> {
+    return this.readSync(tile);
+  }
+
+  readSync(tile: TileRef): Uint8Array | undefined {
+    const exact = this.files.get(tilePath(tile));
+    if (exact || tile.width === TILE_WIDTH) return exact;
+    const full = this.files.get(tilePath({ ...tile, width: TILE_WIDTH }));
+    if (!full) return undefined;
+    return prefixOf(tile, full);
+  }
+}
+
+/** The first `tile.width` hashes or entries of a full tile or bundle. */
+export function prefixOf(tile: TileRef, full: Uint8Array): Uint8Array | undefined {
+  if (tile.level !== 'entries') return full.subarray(0, tile.width * HASH_SIZE);
+  const entries = decodeEntryBundle(full);
+  return entries && encodeEntryBundle(entries.slice(0, tile.width));
+}
