@@ -50,7 +50,7 @@ export async function createApp(options: AppOptions): Promise<FastifyInstance> {
 
   const sendError = (reply: FastifyReply, err: CardsError): FastifyReply => {
     if (err.code === 'INTERNAL') logger.warn(`internal error: ${describe(err.cause ?? err)}`);
-    return reply.code(ERRORS[err.code].status).type(JSON_TYPE).send(errorBody(profile, err));
+    return reply.code(err.status).type(JSON_TYPE).send(errorBody(profile, err));
   };
 
   const app = Fastify({

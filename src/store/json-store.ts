@@ -149,6 +149,10 @@ export class JsonStore implements CardStore {
     return [...new Set(identities)].flatMap((identity) => this.#index.chainsOf(identity));
   }
 
+  async scan(fromSeq: number, limit: number): Promise<StoredCard[]> {
+    return this.#index.entries.slice(fromSeq, fromSeq + limit).map((entry) => entry.card);
+  }
+
   async count(): Promise<number> {
     return this.#index.size;
   }
