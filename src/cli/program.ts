@@ -393,6 +393,28 @@ Examples:
     )
     .addOption(
       new Option(
+        '--store <url|file>',
+        'the store: a PostgreSQL URL (postgres://USER:PASSWORD@HOST:PORT/DB) or a JSON store file; default: --db if given, else DATABASE_URL, else ./cards.json',
+      ).env('CARDS_STORE'),
+    )
+    .addOption(
+      new Option(
+        '--pool-size <n>',
+        'PostgreSQL: connections at most (more requests wait, then 503)',
+      )
+        .env('CARDS_POOL_SIZE')
+        .default('10'),
+    )
+    .addOption(
+      new Option(
+        '--statement-timeout <ms>',
+        'PostgreSQL: longest statement, and longest wait for a connection',
+      )
+        .env('CARDS_STATEMENT_TIMEOUT')
+        .default('5000'),
+    )
+    .addOption(
+      new Option(
         '--service-key <file>',
         'private key that signs every stored card (PEM or base64 DER PKCS#8); default: made on first start, kept beside the store',
       ).env('CARDS_SERVICE_KEY'),
@@ -480,9 +502,11 @@ Examples:
   $ cards serve --port 0 --db /tmp/cards.json --quiet
   $ CARDS_PORT=9000 cards serve --compat virgil --jwt-key MCowBQYDK2VwAyEA...`,
     )
-    .action(async (options: Record<string, unknown>) => {
+    .action(async (options: Record<string, unknown>, command: Command) => {
       const { serve } = await import('./commands/serve.js');
-      await serve(options);
+      // --db wins over DATABASE_URL only when given (flag or CARDS_DB), not as the default.
+      const dbGiven = command.getOptionValueSource('db') !== 'default';
+      await serve({ ...options, dbGiven, databaseUrl: process.env.DATABASE_URL });
     });
 
   return program;

@@ -40,7 +40,7 @@ export interface PostgresStoreOptions {
   readonly url: string;
   /** Connections at most. Default 10. */
   readonly poolSize?: number;
-  /** Requests waiting for a connection at most; more get 503 at once. Default 4 × poolSize. */
+  /** Requests waiting for a connection at most; more get 503 at once. Default 256. */
   readonly maxWaiting?: number;
   /** Longest wait for a connection (a new one, or a free one of the pool), ms. Default 5000. */
   readonly connectTimeoutMs?: number;
@@ -96,12 +96,7 @@ export class PostgresStore implements CardStore {
     const location = redactUrl(options.url);
     try {
       const migration = await migrate(pool, location);
-      const store = new PostgresStore(
-        pool,
-        location,
-        migration,
-        options.maxWaiting ?? poolSize * 4,
-      );
+      const store = new PostgresStore(pool, location, migration, options.maxWaiting ?? 256);
       await store.count();
       return store;
     } catch (err) {
@@ -268,6 +263,7 @@ export class PostgresStore implements CardStore {
   async close(): Promise<void> {
     if (this.#closed) return;
     this.#closed = true;
+    await this.count().catch(() => undefined); // the last count, for stats() after close
     await this.#pool.end();
   }
 

@@ -8,25 +8,23 @@ import type { AddressInfo } from 'node:net';
 import type { FastifyInstance } from 'fastify';
 import { CardsError } from '../../core/errors.js';
 import { isProfileName, PROFILES, type WireProfile } from '../../core/profile.js';
-import type { TrustedKey } from '../../crypto/tokens.js';
+import type { PrivateKey } from '../../crypto/keys.js';
 import { createApp } from '../../http/app.js';
 import { createAuthenticator } from '../../http/auth.js';
 import { createRequestLogger, type RequestLogger } from '../../http/request-log.js';
 import { createRegistry, type Registry } from '../../registry/registry.js';
-import { openJsonStore, type JsonStore } from '../../store/json-store.js';
-import {
-  loadOrCreatePrivateKey,
-  readPrivateKeyFile,
-  readTrustedKeys,
-  type KeyFile,
-} from '../../store/key-files.js';
+import { describeStore, openStore, resolveStoreTarget } from '../../server/open-store.js';
+import { loadServerKeys } from '../../server/server-keys.js';
 import { DEFAULT_DB } from '../../store/paths.js';
+import type { CardStore } from '../../store/store.js';
 import { VERSION } from '../version.js';
 
 export interface ServeOptions {
   readonly host: string;
   readonly port: number;
   readonly db: string;
+  /** The store opened: a PostgreSQL URL or a JSON store file (open-store.ts). */
+  readonly store: string;
   readonly serviceKey?: string;
   readonly jwtKeys: readonly string[];
   readonly profile: WireProfile;
@@ -38,14 +36,19 @@ export interface ServeOptions {
   readonly maxConnections: number;
   readonly requestTimeoutSeconds: number;
   readonly compactBytes: number;
+  /** PostgreSQL: pool size and statement timeout (ms). */
+  readonly poolSize: number;
+  readonly statementTimeoutMs: number;
 }
 
 export interface RunningServer {
   readonly url: string;
   readonly app: FastifyInstance;
   readonly registry: Registry;
-  readonly store: JsonStore;
-  readonly serviceKey: KeyFile;
+  readonly store: CardStore;
+  readonly serviceKey: { readonly key: PrivateKey };
+  /** Where the service key came from (a file, the database). */
+  readonly serviceKeyFrom: string;
   /** Stops accepting, finishes requests in flight, folds the journal in, releases the lock. */
   close(): Promise<void>;
 }
@@ -76,6 +79,12 @@ export function parseServeOptions(raw: Record<string, unknown>): ServeOptions {
     host: String(raw.host ?? '127.0.0.1'),
     port: integer('--port', raw.port ?? 8080, 0, 65535),
     db: String(raw.db ?? DEFAULT_DB),
+    store: resolveStoreTarget({
+      store: optional(raw.store),
+      db: raw.dbGiven === true ? optional(raw.db) : undefined,
+      databaseUrl: optional(raw.databaseUrl),
+      fallback: String(raw.db ?? DEFAULT_DB),
+    }),
     ...(serviceKey !== undefined && { serviceKey }),
     jwtKeys,
     profile: PROFILES[compat],
@@ -87,6 +96,8 @@ export function parseServeOptions(raw: Record<string, unknown>): ServeOptions {
     maxConnections: integer('--max-connections', raw.maxConnections ?? 1024, 1, 1_000_000),
     requestTimeoutSeconds: integer('--request-timeout', raw.requestTimeout ?? 30, 1, 3600),
     compactBytes: integer('--compact-bytes', raw.compactBytes ?? 16 * 1024 * 1024, 1, 2 ** 40),
+    poolSize: integer('--pool-size', raw.poolSize ?? 10, 1, 1000),
+    statementTimeoutMs: integer('--statement-timeout', raw.statementTimeout ?? 5000, 10, 3_600_000),
   };
 }
 
@@ -95,28 +106,17 @@ export async function startServing(
   options: ServeOptions,
   logger: RequestLogger,
 ): Promise<{ running: RunningServer; tokenKeys: string }> {
-  const store = await openJsonStore({
-    path: options.db,
+  const store = await openStore(options.store, {
     compactBytes: options.compactBytes,
+    poolSize: options.poolSize,
+    statementTimeoutMs: options.statementTimeoutMs,
     onWarning: (m) => logger.warn(m),
   });
   let app: FastifyInstance | undefined;
   try {
-    const serviceKey = options.serviceKey
-      ? await readPrivateKeyFile(options.serviceKey)
-      : await loadOrCreatePrivateKey(store.paths.serviceKey);
-    if (serviceKey.warning) logger.warn(serviceKey.warning);
-    let keys: TrustedKey[];
-    let tokenKeys: string;
-    if (options.jwtKeys.length > 0) {
-      keys = await readTrustedKeys(options.jwtKeys);
-      tokenKeys = `${keys.length} trusted key${keys.length === 1 ? '' : 's'} from --jwt-key`;
-    } else {
-      const appKey = await loadOrCreatePrivateKey(store.paths.appKey);
-      if (appKey.warning) logger.warn(appKey.warning);
-      keys = [{ key: appKey.key.publicKey }];
-      tokenKeys = `signed by the local app key ${appKey.path} (mint one with \`cards jwt\`)`;
-    }
+    const loaded = await loadServerKeys(store, options, (m) => logger.warn(m));
+    const { tokenKeys, trusted: keys } = loaded;
+    const serviceKey = { key: loaded.serviceKey };
     const registry = createRegistry({
       store,
       serviceKey: serviceKey.key,
@@ -152,6 +152,7 @@ export async function startServing(
       registry,
       store,
       serviceKey,
+      serviceKeyFrom: loaded.serviceKeyFrom,
       async close() {
         await server.close();
         logger.flush();
@@ -193,11 +194,12 @@ export async function serve(raw: Record<string, unknown>): Promise<void> {
   const { profile } = options;
   const out = (line: string): boolean => process.stdout.write(`${line}\n`);
   out(`listening on ${running.url}`);
-  out(`store: ${running.store.location} (${count(await running.registry.count())})`);
+  out(`store: ${describeStore(running.store)} (${count(await running.registry.count())})`);
   out(
     `profile: ${profile.name} (Authorization: ${profile.scheme} <token>; signer "${profile.signer}"; header ${profile.supersededHeader}; codes as ${profile.codeType}s)`,
   );
   out(`service key: ${running.serviceKey.key.publicKey.toBase64()}`);
+  if (running.store.engine === 'postgres') out(`keys: service key ${running.serviceKeyFrom}`);
   out(`tokens: ${tokenKeys}`);
 
   // A second signal more than a second after the first exits at once (the journal keeps every
@@ -224,5 +226,5 @@ export async function serve(raw: Record<string, unknown>): Promise<void> {
   process.stderr.write(`${signal}: finishing requests in flight and flushing the store…\n`);
   // onSignal stays: a late echo of the signal must not kill the process while it exits.
   await running.close();
-  out(`stopped: ${count(await running.store.count())} in ${running.store.location}`);
+  out(`stopped: ${count(running.store.stats().cards)} in ${describeStore(running.store)}`);
 }
