@@ -377,6 +377,45 @@ Examples:
       await run('config', opts, (ctx) => showConfig(ctx, opts));
     });
 
+  const storeFlags = (command: Command): Command =>
+    command
+      .addOption(
+        new Option('--store <url|file>', 'a PostgreSQL URL or a JSON store file').env(
+          'CARDS_STORE',
+        ),
+      )
+      .addOption(new Option('--db <file>', 'the JSON store file').env('CARDS_DB'));
+  const storeAction =
+    (name: 'exportCommand' | 'importCommand' | 'migrateCommand') =>
+    async (options: Record<string, unknown>, command: Command): Promise<void> => {
+      const commands = await import('./commands/transfer.js');
+      const dbGiven = command.getOptionValueSource('db') !== undefined;
+      await commands[name]({ ...options, dbGiven, databaseUrl: process.env.DATABASE_URL });
+    };
+  storeFlags(program.command('export'))
+    .description('Write every stored card to stdout as NDJSON, in insertion order (a dump).')
+    .addHelpText(
+      'after',
+      '\nExamples:\n  $ cards export --store cards.json > dump.ndjson\n  $ cards export --store postgres://cards@db:5432/cards > dump.ndjson',
+    )
+    .action(storeAction('exportCommand'));
+  storeFlags(program.command('import'))
+    .description(
+      'Store the cards of an NDJSON dump from stdin, each verified (id, self signature).',
+    )
+    .option(
+      '--append',
+      'add to a store that holds cards already, card by card with the registry rules',
+    )
+    .addHelpText(
+      'after',
+      '\nExamples:\n  $ cards import --store postgres://cards@db:5432/cards < dump.ndjson\n  $ cards export --store old.json | cards import --store new.json',
+    )
+    .action(storeAction('importCommand'));
+  storeFlags(program.command('db').command('migrate'))
+    .description('Create or migrate the PostgreSQL schema (servers also do it on start).')
+    .action(storeAction('migrateCommand'));
+
   program
     .command('serve')
     .description('Serve the Cards API from a JSON-file store, for local use.')

@@ -175,6 +175,7 @@ export const ERRORS = {
   STORE_AUTH_FAILED: e(90013, 500, storeConfig, 'PostgreSQL refused the user or password.'),
   STORE_DATABASE_UNKNOWN: e(90014, 500, storeConfig, 'The PostgreSQL database does not exist.'),
   STORE_UNREACHABLE: e(90015, 500, storeConfig, 'PostgreSQL cannot be reached.'),
+  STORE_NOT_EMPTY: e(90016, 400, refused, 'The store holds cards already (import: --append).'),
 } as const satisfies Record<string, ErrorInfo>;
 
 export type ErrorCode = keyof typeof ERRORS;

@@ -68,7 +68,9 @@ export function openFailure(err: unknown, url: string): CardsError {
       `PostgreSQL at ${host} has no database "${database}" (${where}).`,
       { cause: err, hint: `Create it first: createdb ${database}` },
     );
-  const net = code === undefined || code.startsWith('08') || code === '57P03';
+  // No SQLSTATE (ECONNREFUSED, ENOTFOUND, a timeout), a connection exception, or "starting up".
+  const net =
+    code === undefined || !/^[0-9A-Z]{5}$/.test(code) || code.startsWith('08') || code === '57P03';
   if (net)
     return new CardsError(
       'STORE_UNREACHABLE',
