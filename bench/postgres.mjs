@@ -73,7 +73,10 @@ export async function runPostgresBench({ storeSize, seconds }) {
     const big = await buildStore(keysDir, storeSize);
     const work = tempDir('cards-bench-pg-');
     const dump = join(work, 'dump.ndjson');
-    const out = { storeSize, settings: Object.fromEntries(settings.map((s) => [s.name, s.setting])) };
+    const out = {
+      storeSize,
+      settings: Object.fromEntries(settings.map((s) => [s.name, s.setting])),
+    };
 
     log('postgres: export the JSON store, import it into PostgreSQL, export it back');
     out.exportJsonS = await timedCards(['export', '--store', join(big, 'cards.json')], {
@@ -93,10 +96,14 @@ export async function runPostgresBench({ storeSize, seconds }) {
 
     // Every server signs with the bench's service key and trusts its app key (files given).
     const serviceKey = join(keysDir, 'cards.service-key.pem');
-    const appPublic = execFileSync(process.execPath, [CARDS_BIN, 'key', 'public', appKeyOf(keysDir)], {
-      encoding: 'utf8',
-      env: hermeticEnv(),
-    }).trim();
+    const appPublic = execFileSync(
+      process.execPath,
+      [CARDS_BIN, 'key', 'public', appKeyOf(keysDir)],
+      {
+        encoding: 'utf8',
+        env: hermeticEnv(),
+      },
+    ).trim();
     const pgArgs = ['--quiet', '--store', url, '--service-key', serviceKey, '--jwt-key', appPublic];
     const json = await startCards(copyStore(big), ['--quiet']);
     const one = await startCards(tempDir(), pgArgs);
@@ -112,13 +119,23 @@ export async function runPostgresBench({ storeSize, seconds }) {
       const cursor = createCursor(pool.slice(60_000));
       out.createPg = await measureCreate(one, cursor, { seconds, warm });
       log('postgres: get and search, one server');
-      out.readsPg = await measureReads(one, { ids, identities, token: readToken, seconds, warmSeconds: 1 });
+      out.readsPg = await measureReads(one, {
+        ids,
+        identities,
+        token: readToken,
+        seconds,
+        warmSeconds: 1,
+      });
       log('postgres: two servers on the same database');
       const two = await startCards(tempDir(), pgArgs);
       try {
         const rest = cursor.rest();
         const half = Math.floor(rest.length / 2);
-        out.createPgTwo = await blastBoth([one, two], [rest.slice(0, half), rest.slice(half)], seconds);
+        out.createPgTwo = await blastBoth(
+          [one, two],
+          [rest.slice(0, half), rest.slice(half)],
+          seconds,
+        );
         const headers = { authorization: `Service ${readToken}` };
         const pick = (list) => list[Math.floor(Math.random() * list.length)];
         const gets = Array.from({ length: 10_000 }, () => ({
@@ -151,7 +168,9 @@ export function formatPostgres(r) {
   const f = (x) => Math.round(x).toLocaleString('en-US');
   const ms = (x) => x.toFixed(1);
   const lines = [
-    `PostgreSQL rows (${r.storeSize.toLocaleString('en-US')} stored cards; ${Object.entries(r.settings)
+    `PostgreSQL rows (${r.storeSize.toLocaleString('en-US')} stored cards; ${Object.entries(
+      r.settings,
+    )
       .map(([k, v]) => `${k}=${v}`)
       .join(', ')})`,
     '| measure | figure |',
