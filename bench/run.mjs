@@ -57,4 +57,12 @@ if (result.summary.failures > 0)
   console.log(
     `\nWARNING: ${result.summary.failures} cards requests did not answer 2xx; see --json output.`,
   );
+
+// PostgreSQL rows (issue 14), in the same run: bench/postgres.mjs (also runnable alone).
+const { formatPostgres, runPostgresBench } = await import('./postgres.mjs');
+result.postgres = await runPostgresBench(
+  values.quick ? { storeSize: 20_000, seconds: 2 } : { storeSize: 100_000, seconds: 3 },
+);
+console.log(`\n${formatPostgres(result.postgres)}`);
+removeTempDirs();
 if (values.json) writeFileSync(values.json, `${JSON.stringify(result, null, 2)}\n`);

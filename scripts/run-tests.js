@@ -1,6 +1,8 @@
 #!/usr/bin/env node
 // Runs every compiled test file under dist/test with node:test and fails when any test fails
 // or when no test ran at all (a glob that collects nothing must not pass silently).
+// A full run also fails when no PostgreSQL test passed (files named *postgres*: issue 14, the
+// PostgreSQL tests must run on every machine, never be skipped for want of a server).
 // Usage: node scripts/run-tests.js [filter-substring...]
 import { readdirSync } from 'node:fs';
 import { join, relative } from 'node:path';
@@ -23,9 +25,12 @@ if (files.length === 0) {
 
 let passed = 0;
 let failed = 0;
+let postgresPassed = 0;
 const stream = run({ files, concurrency: 2, timeout: 180_000 });
 stream.on('test:pass', (event) => {
-  if (event.details?.type !== 'suite') passed++;
+  if (event.details?.type === 'suite') return;
+  passed++;
+  if (/postgres/.test(relative(root, event.file ?? ''))) postgresPassed++;
 });
 stream.on('test:fail', (event) => {
   if (event.details?.type !== 'suite') failed++;
@@ -34,6 +39,10 @@ stream.compose(spec).pipe(process.stdout);
 stream.on('close', () => {
   if (failed > 0 || passed === 0) {
     console.error(`\n${passed} passed, ${failed} failed${passed === 0 ? ' (no tests ran)' : ''}`);
+    process.exitCode = 1;
+  }
+  if (filters.length === 0 && postgresPassed === 0) {
+    console.error('\nno PostgreSQL test passed: the PostgreSQL tests did not run');
     process.exitCode = 1;
   }
 });

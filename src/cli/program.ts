@@ -384,6 +384,45 @@ Examples:
       await run('config', opts, (ctx) => showConfig(ctx, opts));
     });
 
+  const storeFlags = (command: Command): Command =>
+    command
+      .addOption(
+        new Option('--store <url|file>', 'a PostgreSQL URL or a JSON store file').env(
+          'CARDS_STORE',
+        ),
+      )
+      .addOption(new Option('--db <file>', 'the JSON store file').env('CARDS_DB'));
+  const storeAction =
+    (name: 'exportCommand' | 'importCommand' | 'migrateCommand') =>
+    async (options: Record<string, unknown>, command: Command): Promise<void> => {
+      const commands = await import('./commands/transfer.js');
+      const dbGiven = command.getOptionValueSource('db') !== undefined;
+      await commands[name]({ ...options, dbGiven, databaseUrl: process.env.DATABASE_URL });
+    };
+  storeFlags(program.command('export'))
+    .description('Write every stored card to stdout as NDJSON, in insertion order (a dump).')
+    .addHelpText(
+      'after',
+      '\nExamples:\n  $ cards export --store cards.json > dump.ndjson\n  $ cards export --store postgres://cards@db:5432/cards > dump.ndjson',
+    )
+    .action(storeAction('exportCommand'));
+  storeFlags(program.command('import'))
+    .description(
+      'Store the cards of an NDJSON dump from stdin, each verified (id, self signature).',
+    )
+    .option(
+      '--append',
+      'add to a store that holds cards already, card by card with the registry rules',
+    )
+    .addHelpText(
+      'after',
+      '\nExamples:\n  $ cards import --store postgres://cards@db:5432/cards < dump.ndjson\n  $ cards export --store old.json | cards import --store new.json',
+    )
+    .action(storeAction('importCommand'));
+  storeFlags(program.command('db').command('migrate'))
+    .description('Create or migrate the PostgreSQL schema (servers also do it on start).')
+    .action(storeAction('migrateCommand'));
+
   profile(program.command('serve'))
     .description('Serve the Cards API from a JSON-file store, for local use.')
     .option('--host <host>', `address to listen on (env CARDS_HOST; default ${DEFAULT_HOST})`)
@@ -399,6 +438,18 @@ Examples:
     .option(
       '--jwt-key <key...>',
       'trust tokens signed by this public key: a file (PEM SPKI, base64 DER SPKI, JWK or JWKS) or inline base64 DER SPKI; repeatable (env CARDS_JWT_KEY, comma-separated); default: a local app key kept beside the store',
+    )
+    .option(
+      '--store <url|file>',
+      'the store: a PostgreSQL URL (postgres://USER:PASSWORD@HOST:PORT/DB) or a JSON store file (env CARDS_STORE); default: --db if set, else DATABASE_URL, else ./cards.json',
+    )
+    .option(
+      '--pool-size <n>',
+      'PostgreSQL: connections at most; more requests wait, then 503 (env CARDS_POOL_SIZE; default 10)',
+    )
+    .option(
+      '--statement-timeout <ms>',
+      'PostgreSQL: longest statement, and longest wait for a connection (env CARDS_STATEMENT_TIMEOUT; default 5000)',
     )
     .addOption(
       new Option(

@@ -15,6 +15,7 @@ import {
   DEFAULT_MAX_CONNECTIONS,
   DEFAULT_PORT,
   DEFAULT_REQUEST_TIMEOUT_SECONDS,
+  isStoreUrl,
 } from '../server/defaults.js';
 import type { ServerOptions } from '../server/start.js';
 import type { CommandContext } from './context.js';
@@ -38,6 +39,9 @@ export interface ServeFlags {
   maxConnections?: string;
   requestTimeout?: string;
   compactBytes?: string;
+  store?: string;
+  poolSize?: string;
+  statementTimeout?: string;
 }
 
 export type LogFormat = 'text' | 'json';
@@ -61,6 +65,13 @@ export interface ServeSettings {
   readonly maxConnections: Sourced<number>;
   readonly requestTimeout: Sourced<number>;
   readonly compactBytes: Sourced<number>;
+  /**
+   * The store to open: `--store`/CARDS_STORE (a PostgreSQL URL or a JSON file), else `--db` when
+   * set anywhere, else DATABASE_URL, else the default file (src/server/open-store.ts).
+   */
+  readonly store: Sourced<string>;
+  readonly poolSize: Sourced<number>;
+  readonly statementTimeout: Sourced<number>;
 }
 
 const usage = (message: string): CardsError => new CardsError('USAGE', message);
@@ -110,12 +121,32 @@ export function resolveServeSettings(ctx: CommandContext, flags: ServeFlags): Se
     throw usage(
       `${named(logFormat.source, '--log-format', 'CARDS_LOG_FORMAT')} must be "text" or "json", got "${logFormat.value}".`,
     );
+  const db = pickDb(layers, flags.db);
+  const store =
+    layers.pick(flags.store, 'CARDS_STORE') ??
+    (db.source === 'default' ? layers.pick(undefined, 'DATABASE_URL') : undefined) ??
+    db;
   return {
     configPath: layers.configPath,
     profileName: layers.profileName,
+    store,
+    poolSize: pickInteger(
+      layers,
+      flags.poolSize,
+      ['--pool-size', 'CARDS_POOL_SIZE'],
+      10,
+      [1, 1000],
+    ),
+    statementTimeout: pickInteger(
+      layers,
+      flags.statementTimeout,
+      ['--statement-timeout', 'CARDS_STATEMENT_TIMEOUT'],
+      5000,
+      [10, 3_600_000],
+    ),
     host: layers.pick(flags.host, 'CARDS_HOST') ?? { value: DEFAULT_HOST, source: 'default' },
     port: pickInteger(layers, flags.port, ['--port', 'CARDS_PORT'], DEFAULT_PORT, [0, 65535]),
-    db: pickDb(layers, flags.db),
+    db,
     serviceKey: layers.pick(flags.serviceKey, 'CARDS_SERVICE_KEY'),
     // CARDS_JWT_KEY is one value; readTrustedKeys splits a comma-separated list.
     jwtKeys: jwtFlag
@@ -162,7 +193,11 @@ export function serverOptions(
   return {
     host: settings.host.value,
     port: settings.port.value,
-    db: resolve(cwd, settings.db.value),
+    store: isStoreUrl(settings.store.value)
+      ? settings.store.value
+      : resolve(cwd, settings.store.value),
+    poolSize: settings.poolSize.value,
+    statementTimeoutMs: settings.statementTimeout.value,
     ...(settings.serviceKey && { serviceKey: resolve(cwd, settings.serviceKey.value) }),
     jwtKeys: settings.jwtKeys?.value ?? [],
     profile: PROFILES[settings.compat.value],

@@ -19,6 +19,7 @@ export const EXIT = {
   unreachable: 6,
   unauthorized: 7,
   logInconsistent: 8,
+  storeConfig: 9,
 } as const;
 export type ExitStatus = (typeof EXIT)[keyof typeof EXIT];
 
@@ -48,6 +49,7 @@ const {
   unreachable,
   unauthorized,
   logInconsistent,
+  storeConfig,
 } = EXIT;
 
 export const ERRORS = {
@@ -176,6 +178,12 @@ export const ERRORS = {
   CONFIG_INVALID: e(90009, 400, usage, 'Configuration file is invalid.'),
   SERVICE_REFUSED: e(90010, 400, refused, 'The service refused the request.'),
   CREDENTIALS_MISSING: e(90011, 401, unauthorized, 'No token or app key to authenticate with.'),
+  // Opening a PostgreSQL store (`--store postgres://…`): each stops start-up with exit status 9.
+  STORE_URL_INVALID: e(90012, 400, storeConfig, 'The store URL is not a PostgreSQL URL.'),
+  STORE_AUTH_FAILED: e(90013, 500, storeConfig, 'PostgreSQL refused the user or password.'),
+  STORE_DATABASE_UNKNOWN: e(90014, 500, storeConfig, 'The PostgreSQL database does not exist.'),
+  STORE_UNREACHABLE: e(90015, 500, storeConfig, 'PostgreSQL cannot be reached.'),
+  STORE_NOT_EMPTY: e(90016, 400, refused, 'The store holds cards already (import: --append).'),
 
   // Transparency log (91xxx): ours. Statuses are the ones C2SP tlog-witness v1.0.0 gives.
   LOG_NOTE_MALFORMED: e(91001, 400, refused, 'Signed note, checkpoint or proof is malformed.'),
@@ -208,11 +216,21 @@ export class CardsError extends Error {
   readonly code: ErrorCode;
   /** A next step for a person ("run `cards keygen --identity alice` first"). */
   readonly hint: string | undefined;
+  /**
+   * The HTTP status, when it is not the code's usual one: STORE_UNAVAILABLE is 500 for a write
+   * the disk refused and 503 when a database is away or busy (a client may retry at once).
+   */
+  readonly status: number;
 
-  constructor(code: ErrorCode, message?: string, options?: { hint?: string; cause?: unknown }) {
+  constructor(
+    code: ErrorCode,
+    message?: string,
+    options?: { hint?: string; cause?: unknown; status?: 503 },
+  ) {
     super(message ?? ERRORS[code].message, options?.cause ? { cause: options.cause } : undefined);
     this.code = code;
     this.hint = options?.hint;
+    this.status = options?.status ?? ERRORS[code].status;
   }
 
   get info(): ErrorInfo {

@@ -61,9 +61,9 @@ export async function createApp(options: AppOptions): Promise<FastifyInstance> {
     // A server-side failure is told in full to the operator, and to the client only by its code
     // and the generic message (errorBody): no file path or library message leaves the server.
     if (err.code === 'INTERNAL') logger.warn(`internal error: ${describe(err.cause ?? err)}`);
-    else if (ERRORS[err.code].status >= 500)
+    else if (err.status >= 500)
       logger.warn(`${err.code}: ${err.message}${err.cause ? ` (${describe(err.cause)})` : ''}`);
-    return reply.code(ERRORS[err.code].status).type(JSON_TYPE).send(errorBody(profile, err));
+    return reply.code(err.status).type(JSON_TYPE).send(errorBody(profile, err));
   };
 
   const app = Fastify({

@@ -36,7 +36,7 @@ export function errorBody(profile: WireProfile, err: CardsError): string {
   return JSON.stringify({
     code: profile.codeType === 'number' ? wire : String(wire),
     // Server-side failures carry details (file paths, errno) for the operator's log only.
-    message: ERRORS[err.code].status >= 500 ? ERRORS[err.code].message : err.message,
+    message: err.status >= 500 ? ERRORS[err.code].message : err.message,
   });
 }
 

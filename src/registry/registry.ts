@@ -115,7 +115,11 @@ export class Registry {
       createdAt: Math.max(1, Math.floor(this.#clock() / 1000)),
     });
     const id = cardIdOf(snapshot.bytes);
-    if (await this.#store.getCard(id)) throw new CardsError('SNAPSHOT_NOT_UNIQUE');
+    if (await this.#store.getCard(id)) {
+      // A twin request won since the target was read: answer as one arriving after it would.
+      await this.#checkTarget(await this.getCard(cardId), true);
+      throw new CardsError('SNAPSHOT_NOT_UNIQUE');
+    }
     return this.#insert(snapshot, id, [], encodeBase64(snapshot.bytes));
   }
 
@@ -166,11 +170,16 @@ export class Registry {
       if (previous.card.identity !== snapshot.identity)
         throw new CardsError('PREVIOUS_IDENTITY_MISMATCH');
     }
-    if (await this.#store.getCard(id))
+    if (await this.#store.getCard(id)) {
+      // The same card, stored since `previous` was read (a racing twin, perhaps on another
+      // server sharing the store): answer as a request arriving after it would (40037 / 40310).
+      const now = previousId === undefined ? undefined : await this.#store.getCard(previousId);
+      if (now) await this.#checkTarget(now, revoking);
       throw new CardsError(
         'SNAPSHOT_NOT_UNIQUE',
         `Card content snapshot is not unique: card ${id} exists.`,
       );
+    }
     if (previous?.revoking) throw new CardsError('CHAIN_REVOKED');
   }
 

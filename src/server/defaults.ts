@@ -13,3 +13,6 @@ export const DEFAULT_MAX_CONNECTIONS = 1024;
 export const DEFAULT_REQUEST_TIMEOUT_SECONDS = 30;
 /** Fold the journal into the store file past this many bytes (16 MiB). */
 export const DEFAULT_COMPACT_BYTES = 16 * 1024 * 1024;
+
+/** Any `scheme://`: a store URL (PostgreSQL, or refused), never a file name. */
+export const isStoreUrl = (target: string): boolean => /^[a-z][a-z0-9+.-]*:\/\//i.test(target);

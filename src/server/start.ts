@@ -8,21 +8,21 @@ import type { AddressInfo } from 'node:net';
 import type { FastifyInstance } from 'fastify';
 import { CardsError } from '../core/errors.js';
 import type { WireProfile } from '../core/profile.js';
-import type { TrustedKey } from '../crypto/tokens.js';
 import { createApp } from '../http/app.js';
 import { createAuthenticator } from '../http/auth.js';
 import type { RequestLogger } from '../http/request-log.js';
 import { createRegistry, type Registry } from '../registry/registry.js';
-import type { JsonStore } from '../store/json-store.js';
-import { openFileStore, type FileHome } from './file-home.js';
-import { loadOrCreatePrivateKey, readPrivateKeyFile, type KeyFile } from './key-files.js';
-import { readTrustedKeys } from './trusted-keys.js';
+import type { PrivateKey } from '../crypto/keys.js';
+import type { CardStore } from '../store/store.js';
+import type { FileHome } from './file-home.js';
+import { openStore } from './open-store.js';
+import { loadServerKeys } from './server-keys.js';
 
 export interface ServerOptions {
   readonly host: string;
   readonly port: number;
-  /** The JSON store file; the server's home is beside it (file-home.ts). */
-  readonly db: string;
+  /** The store: a PostgreSQL URL, or a JSON store file with the server's home beside it. */
+  readonly store: string;
   /** A private key file; default: the home's service key, made on first start. */
   readonly serviceKey?: string;
   /** `--jwt-key` values; none: trust the home's local app key, made on first start. */
@@ -34,6 +34,9 @@ export interface ServerOptions {
   readonly maxConnections: number;
   readonly requestTimeoutSeconds: number;
   readonly compactBytes: number;
+  /** PostgreSQL: connections at most, and the longest statement (ms). */
+  readonly poolSize: number;
+  readonly statementTimeoutMs: number;
   /** Reported by GET /health. */
   readonly version: string;
 }
@@ -42,9 +45,12 @@ export interface RunningServer {
   readonly url: string;
   readonly app: FastifyInstance;
   readonly registry: Registry;
-  readonly store: JsonStore;
-  readonly home: FileHome;
-  readonly serviceKey: KeyFile;
+  readonly store: CardStore;
+  /** A JSON store's home (key files and lock beside it); none on PostgreSQL. */
+  readonly home: FileHome | undefined;
+  readonly serviceKey: { readonly key: PrivateKey };
+  /** Where the service key came from (a file, the database), for the banner. */
+  readonly serviceKeyFrom: string;
   /** Where token keys come from, for the start-up banner. */
   readonly tokenKeys: string;
   /** Stops accepting, finishes requests in flight, folds the journal in, releases the lock. */
@@ -57,29 +63,18 @@ export async function startServing(
   options: ServerOptions,
   logger: RequestLogger,
 ): Promise<RunningServer> {
-  const opened = await openFileStore({
-    path: options.db,
+  const opened = await openStore(options.store, {
     compactBytes: options.compactBytes,
+    poolSize: options.poolSize,
+    statementTimeoutMs: options.statementTimeoutMs,
     onWarning: (m) => logger.warn(m),
   });
   const { store, home } = opened;
   let app: FastifyInstance | undefined;
   try {
-    const serviceKey = options.serviceKey
-      ? readPrivateKeyFile(options.serviceKey)
-      : await loadOrCreatePrivateKey(home.serviceKey);
-    if (serviceKey.warning) logger.warn(serviceKey.warning);
-    let keys: TrustedKey[];
-    let tokenKeys: string;
-    if (options.jwtKeys.length > 0) {
-      keys = await readTrustedKeys(options.jwtKeys);
-      tokenKeys = `${keys.length} trusted key${keys.length === 1 ? '' : 's'} from --jwt-key`;
-    } else {
-      const appKey = await loadOrCreatePrivateKey(home.appKey);
-      if (appKey.warning) logger.warn(appKey.warning);
-      keys = [{ key: appKey.key.publicKey }];
-      tokenKeys = `signed by the local app key ${appKey.path} (mint one with \`cards jwt\`)`;
-    }
+    const loaded = await loadServerKeys(opened, options, (m) => logger.warn(m));
+    const { tokenKeys, trusted: keys, serviceKeyFrom } = loaded;
+    const serviceKey = { key: loaded.serviceKey };
     const registry = createRegistry({
       store,
       serviceKey: serviceKey.key,
@@ -116,6 +111,7 @@ export async function startServing(
       store,
       home,
       serviceKey,
+      serviceKeyFrom,
       tokenKeys,
       async close() {
         await server.close();

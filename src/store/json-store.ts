@@ -190,6 +190,10 @@ export class JsonStore implements CardStore {
     }
   }
 
+  async scan(fromSeq: number, limit: number): Promise<StoredCard[]> {
+    return this.#index.entries.slice(fromSeq, fromSeq + limit).map((entry) => entry.card);
+  }
+
   async count(): Promise<number> {
     return this.#index.size;
   }

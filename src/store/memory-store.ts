@@ -58,6 +58,10 @@ export class MemoryStore implements CardStore {
     return this.#index.commit(reservation);
   }
 
+  async scan(fromSeq: number, limit: number): Promise<StoredCard[]> {
+    return this.#index.entries.slice(fromSeq, fromSeq + limit).map((entry) => entry.card);
+  }
+
   async count(): Promise<number> {
     return this.#index.size;
   }

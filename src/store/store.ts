@@ -10,8 +10,9 @@
  * have exactly one winner whichever server they reach. A store never checks signatures,
  * identities or snapshots: the registry does, before it inserts.
  *
- * Engines: memory (memory-store.ts), JSON file (json-store.ts); both keep the indexes of
- * card-index.ts. Every engine passes the conformance suite in test/store/.
+ * Engines: memory (memory-store.ts), JSON file (json-store.ts), both keeping the indexes of
+ * card-index.ts; PostgreSQL (postgres-store.ts), shared by several servers. Every engine passes
+ * the conformance suite in test/store/.
  */
 import type { RawSignature } from '../core/card.js';
 import type { CardState, ChainPlace } from '../core/chain.js';
@@ -90,6 +91,11 @@ export interface CardStore {
    * leaves nothing of the card stored, now or after a restart.
    */
   insert(card: StoredCard): Promise<CardEntry>;
+  /**
+   * Up to `limit` durable cards in insertion order, from sequence number `fromSeq` on: export
+   * (`cards export`) pages through a store with it, never holding the whole store.
+   */
+  scan(fromSeq: number, limit: number): Promise<StoredCard[]>;
   /** Number of durable cards. */
   count(): Promise<number>;
   stats(): StoreStats;

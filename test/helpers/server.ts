@@ -10,15 +10,22 @@
  *
  * Restart on the same store: `startServer({ dir: server.dir })`. Crash: `server.kill()`.
  * The environment is hermetic: no CARDS_* variable of the machine leaks in; `env` adds some.
+ *
+ * PostgreSQL (issue 14): `store: URL` serves from that database (`--store URL`); with
+ * CARDS_TEST_ENGINE=postgres (the `*-postgres.test.ts` twins) every server gets a fresh database
+ * of the test PostgreSQL, the same one again when restarted on the same `dir`. `token()` then
+ * signs with the app key the server keeps in the database.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parsePrivateKey } from '../../src/crypto/keys.js';
+import { APP_KEY_NAME } from '../../src/server/server-keys.js';
 import { mintToken, type TokenFormat } from '../../src/crypto/tokens.js';
 import { fileHome, type FileHome } from '../../src/server/file-home.js';
 import { storePaths, type StorePaths } from '../../src/store/paths.js';
+import { freshStoreUrl, sql } from './postgres.js';
 
 export const CARDS_BIN = new URL('../../../bin/cards.js', import.meta.url).pathname;
 
@@ -29,6 +36,8 @@ export interface StartServerOptions {
   readonly env?: Readonly<Record<string, string | undefined>>;
   /** Folder holding the store (`<dir>/cards.json`); default: a new temp folder. */
   readonly dir?: string;
+  /** A PostgreSQL URL to serve from (`--store`); default: by CARDS_TEST_ENGINE (see above). */
+  readonly store?: string;
   /** How long to wait for the start-up lines, ms. Default 15 s. */
   readonly timeoutMs?: number;
 }
@@ -46,6 +55,8 @@ export interface TestServer {
   /** The service public key, base64 DER SPKI, as printed. */
   readonly serviceKey: string;
   readonly dir: string;
+  /** The PostgreSQL URL served from, when the store is PostgreSQL. */
+  readonly store: string | undefined;
   /** The store file and its companions: the store's journal, the server's keys and lock. */
   readonly paths: StorePaths & FileHome;
   readonly proc: ChildProcess;
@@ -80,7 +91,8 @@ export function hermeticEnv(
 ): NodeJS.ProcessEnv {
   const env: NodeJS.ProcessEnv = {};
   for (const [key, value] of Object.entries(process.env))
-    if (!key.startsWith('CARDS_') && key !== 'NODE_OPTIONS') env[key] = value;
+    if (!key.startsWith('CARDS_') && key !== 'NODE_OPTIONS' && key !== 'DATABASE_URL')
+      env[key] = value;
   for (const [key, value] of Object.entries(extra)) {
     if (value === undefined) delete env[key];
     else env[key] = value;
@@ -103,10 +115,22 @@ export function removeTempDirs(): void {
   tempDirs.clear();
 }
 
+/** The database of each server folder, when CARDS_TEST_ENGINE=postgres. */
+const storeOfDir = new Map<string, string>();
+
+async function storeFor(dir: string, options: StartServerOptions): Promise<string | undefined> {
+  if (options.store !== undefined) return options.store;
+  if (process.env.CARDS_TEST_ENGINE !== 'postgres') return undefined;
+  let url = storeOfDir.get(dir);
+  if (!url) storeOfDir.set(dir, (url = await freshStoreUrl()));
+  return url;
+}
+
 export async function startServer(options: StartServerOptions = {}): Promise<TestServer> {
   const ownDir = options.dir === undefined;
   const dir = options.dir ?? makeTempDir();
-  const args = [...(options.args ?? [])];
+  const store = await storeFor(dir, options);
+  const args = [...(store !== undefined ? ['--store', store] : []), ...(options.args ?? [])];
   const env = options.env ?? {};
   const db = flagValue(args, '--db') ?? env.CARDS_DB ?? join(dir, 'cards.json');
   const given = (flag: string, variable: string): boolean =>
@@ -177,12 +201,21 @@ export async function startServer(options: StartServerOptions = {}): Promise<Tes
     url,
     serviceKey,
     dir,
+    store,
     paths,
     proc,
     stdout: () => stdout,
     stderr: () => stderr,
     async token(identity, tokenOptions = {}) {
-      const key = parsePrivateKey(readFileSync(paths.appKey, 'utf8'));
+      const pem =
+        store === undefined
+          ? readFileSync(paths.appKey, 'utf8')
+          : ((
+              await sql<{ pem: string }>(store, 'SELECT pem FROM cards_keys WHERE name = $1', [
+                APP_KEY_NAME,
+              ])
+            )[0]?.pem ?? '');
+      const key = parsePrivateKey(pem);
       return mintToken({
         key,
         identity,

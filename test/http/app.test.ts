@@ -17,7 +17,8 @@ import { createApp } from '../../src/http/app.js';
 import { createAuthenticator, type Authenticator } from '../../src/http/auth.js';
 import { CARD_PREFIXES as ROUTE_PREFIXES } from '../../src/core/routes.js';
 import { createRegistry, type Registry } from '../../src/registry/registry.js';
-import { MemoryStore, type MemoryStoreOptions } from '../../src/store/memory-store.js';
+import type { MemoryStoreOptions } from '../../src/store/memory-store.js';
+import { openTestStore, testEngine } from '../store/engines.js';
 import { cardFromFields, fieldsFor, makeCard, makeRevocation } from './card-kit.js';
 
 const appKey = generatePrivateKey();
@@ -51,7 +52,7 @@ async function harness(
   } = {},
 ): Promise<Harness> {
   const profile = PROFILES[options.profile ?? 'service'];
-  const store = new MemoryStore(options.store);
+  const store = await openTestStore(testEngine(), options.store);
   const registry = createRegistry({ store, serviceKey, signer: profile.signer });
   const auth =
     options.auth ??

@@ -8,7 +8,9 @@ import { verifyParts } from '../../src/crypto/ed25519.js';
 import { generatePrivateKey } from '../../src/crypto/keys.js';
 import { signEntry } from '../../src/crypto/sign-card.js';
 import { createRegistry, type Registry } from '../../src/registry/registry.js';
-import { MemoryStore, type MemoryStoreOptions } from '../../src/store/memory-store.js';
+import type { MemoryStoreOptions } from '../../src/store/memory-store.js';
+import type { CardStore, StoredCard } from '../../src/store/store.js';
+import { allCards, openTestStore, testEngine } from '../store/engines.js';
 import {
   cardFromFields,
   fieldsFor,
@@ -20,8 +22,11 @@ import {
 const serviceKey = generatePrivateKey();
 const NOW = 1_800_000_000_000;
 
-function fresh(options: MemoryStoreOptions = {}): { registry: Registry; store: MemoryStore } {
-  const store = new MemoryStore(options);
+/** A registry over a new store of the engine under test (CARDS_TEST_ENGINE, default memory). */
+async function fresh(
+  options: MemoryStoreOptions = {},
+): Promise<{ registry: Registry; store: CardStore }> {
+  const store = await openTestStore(testEngine(), options);
   return {
     store,
     registry: createRegistry({ store, serviceKey, signer: 'service', clock: () => NOW }),
@@ -276,7 +281,7 @@ describe('create: every refusal, in the deployed service order', () => {
   ];
   for (const [name, body, expected] of cases) {
     test(name, async () => {
-      const { registry } = fresh();
+      const { registry } = await fresh();
       assert.equal(await codeOf(() => registry.createCard(body(), 'alice')), expected);
       assert.equal(await registry.count(), 0);
     });
@@ -285,7 +290,7 @@ describe('create: every refusal, in the deployed service order', () => {
 
 describe('create and replace: chain rules', () => {
   test('a new card is stored with the request signatures plus the service one', async () => {
-    const { registry, store } = fresh();
+    const { registry, store } = await fresh();
     const card = makeCard('alice', {
       others: [{ signer: 'app', snapshot: new Uint8Array([1, 2]) }],
     });
@@ -309,11 +314,11 @@ describe('create and replace: chain rules', () => {
       ),
     );
     assert.deepEqual(Object.keys(entry.card), ['id', 'identity', 'content_snapshot', 'signatures']);
-    assert.equal(store.cards.length, 1);
+    assert.equal((await allCards(store)).length, 1);
   });
 
   test('replace, supersede, duplicate, identity and revoked-chain refusals', async () => {
-    const { registry } = fresh();
+    const { registry } = await fresh();
     const a = makeCard('alice');
     await registry.createCard(a.raw, 'alice');
     assert.equal(await codeOf(() => registry.createCard(a.raw, 'alice')), 'SNAPSHOT_NOT_UNIQUE');
@@ -426,7 +431,7 @@ describe('revoke with a revoking card (spec 4.4)', () => {
   ];
   for (const [name, body, caller, expected] of cases) {
     test(name, async () => {
-      const { registry } = fresh();
+      const { registry } = await fresh();
       const target = makeCard('alice');
       await registry.createCard(target.raw, 'alice');
       assert.equal(await codeOf(() => registry.revokeCard(body(target.id), caller)), expected);
@@ -436,7 +441,7 @@ describe('revoke with a revoking card (spec 4.4)', () => {
 
   test('signatures optional and unverified; the stored card carries the service signature', async () => {
     for (const signatures of [undefined, [], [sig('self')]]) {
-      const { registry } = fresh();
+      const { registry } = await fresh();
       const target = makeCard('alice');
       await registry.createCard(target.raw, 'alice');
       const r = makeRevocation('alice', target.id, signatures ? { signatures } : {});
@@ -449,7 +454,7 @@ describe('revoke with a revoking card (spec 4.4)', () => {
   });
 
   test('superseded target 40037 naming the last card; revoked chain 40310', async () => {
-    const { registry } = fresh();
+    const { registry } = await fresh();
     const a = makeCard('alice');
     const b = makeCard('alice', { previousCardId: a.id });
     await registry.createCard(a.raw, 'alice');
@@ -474,7 +479,7 @@ describe('revoke with a revoking card (spec 4.4)', () => {
 
 describe('revoke by id (spec 4.5)', () => {
   test('refusals', async () => {
-    const { registry } = fresh();
+    const { registry } = await fresh();
     const a = makeCard('alice');
     const b = makeCard('alice', { previousCardId: a.id });
     await registry.createCard(a.raw, 'alice');
@@ -503,7 +508,7 @@ describe('revoke by id (spec 4.5)', () => {
 
   test('builds, signs and stores the revoking card; the chain is then revoked', async () => {
     for (const body of [undefined, {}]) {
-      const { registry } = fresh();
+      const { registry } = await fresh();
       const a = makeCard('alice');
       await registry.createCard(a.raw, 'alice');
       const entry = await registry.revokeCardById(a.id.toUpperCase(), 'alice', body);
@@ -524,7 +529,7 @@ describe('revoke by id (spec 4.5)', () => {
 
 describe('get and search', () => {
   test('get: id format, unknown, either case', async () => {
-    const { registry } = fresh();
+    const { registry } = await fresh();
     const a = makeCard('alice');
     await registry.createCard(a.raw, 'alice');
     assert.equal((await registry.getCard(a.id.toUpperCase())).id, a.id);
@@ -534,7 +539,7 @@ describe('get and search', () => {
   });
 
   test('search: query refusals', async () => {
-    const { registry } = fresh();
+    const { registry } = await fresh();
     const cases: [unknown, ErrorCode | 'none'][] = [
       [{}, 'SEARCH_EMPTY'],
       [{ identities: [] }, 'SEARCH_EMPTY'],
@@ -558,7 +563,7 @@ describe('get and search', () => {
   });
 
   test('search: identities in the order asked, chains oldest first, revoked chains left out, exact match', async () => {
-    const { registry } = fresh();
+    const { registry } = await fresh();
     const a1 = makeCard('alice');
     const b1 = makeCard('bob');
     const a2 = makeCard('alice');
@@ -582,7 +587,7 @@ describe('get and search', () => {
 describe('concurrency: reservations give exactly one winner; visibility after the durable write', () => {
   test('the same card created 10 times at once', async () => {
     const g = gate();
-    const { registry } = fresh(g.options);
+    const { registry } = await fresh(g.options);
     const card = makeCard('alice');
     const results = Array.from({ length: 10 }, () =>
       codeOf(() => registry.createCard(card.raw, 'alice')),
@@ -602,12 +607,15 @@ describe('concurrency: reservations give exactly one winner; visibility after th
 
   test('10 different replacements of one card at once', async () => {
     const g = gate();
-    const { registry } = fresh(g.options);
+    const { registry } = await fresh(g.options);
     g.open();
     const a = makeCard('alice');
     await registry.createCard(a.raw, 'alice');
     const g2 = gate();
-    const { registry: r2 } = fresh({ cards: [(await registry.getCard(a.id)).card], ...g2.options });
+    const { registry: r2 } = await fresh({
+      cards: [(await registry.getCard(a.id)).card],
+      ...g2.options,
+    });
     const results = Array.from({ length: 10 }, () =>
       codeOf(() => r2.createCard(makeCard('alice', { previousCardId: a.id }).raw, 'alice')),
     );
@@ -627,9 +635,9 @@ describe('concurrency: reservations give exactly one winner; visibility after th
   test('a pending revocation makes racing replacements and revocations 40310', async () => {
     const g = gate();
     const a = makeCard('alice');
-    const seeded = fresh();
+    const seeded = await fresh();
     await seeded.registry.createCard(a.raw, 'alice');
-    const { registry } = fresh({ cards: seeded.store.cards, ...g.options });
+    const { registry } = await fresh({ cards: await allCards(seeded.store), ...g.options });
     const results = [
       codeOf(() => registry.revokeCardById(a.id, 'alice')),
       codeOf(() => registry.revokeCardById(a.id, 'alice')),
@@ -647,7 +655,7 @@ describe('concurrency: reservations give exactly one winner; visibility after th
 
   test('a failed write: 500 STORE_UNAVAILABLE, nothing visible, the reservation released', async () => {
     let fail = true;
-    const { registry, store } = fresh({
+    const { registry, store } = await fresh({
       beforeAppend: () => {
         if (fail) throw Object.assign(new Error('ENOSPC: no space left'), { code: 'ENOSPC' });
       },
@@ -659,13 +667,13 @@ describe('concurrency: reservations give exactly one winner; visibility after th
       return true;
     });
     assert.equal(await codeOf(() => registry.getCard(a.id)), 'CARD_NOT_FOUND');
-    assert.equal(store.cards.length, 0);
+    assert.equal((await allCards(store)).length, 0);
     fail = false;
     assert.equal((await registry.createCard(a.raw, 'alice')).id, a.id);
   });
 
   test("a store's own conflict error passes through (a shared database's unique index)", async () => {
-    const { registry } = fresh({
+    const { registry } = await fresh({
       beforeAppend: () => {
         throw new CardsError('SNAPSHOT_NOT_UNIQUE');
       },
@@ -679,23 +687,20 @@ describe('concurrency: reservations give exactly one winner; visibility after th
 
 describe('loading a store', () => {
   test('cards come back with their chains; impossible relations are STORE_CORRUPT', async () => {
-    const { registry, store } = fresh();
+    const { registry, store } = await fresh();
     const a = makeCard('alice');
     const b = makeCard('alice', { previousCardId: a.id });
     await registry.createCard(a.raw, 'alice');
     await registry.createCard(b.raw, 'alice');
     await registry.revokeCardById(b.id, 'alice');
-    const reloaded = fresh({ cards: store.cards }).registry;
+    const stored = await allCards(store);
+    const reloaded = (await fresh({ cards: stored })).registry;
     assert.equal(await reloaded.count(), 3);
     assert.equal((await reloaded.getCard(a.id)).superseded, true);
     assert.deepEqual(await reloaded.searchCards({ identity: 'alice' }), []);
 
-    const [ca, cb, cr] = store.cards as [
-      (typeof store.cards)[0],
-      (typeof store.cards)[0],
-      (typeof store.cards)[0],
-    ];
-    const broken: [string, typeof store.cards][] = [
+    const [ca, cb, cr] = stored as [StoredCard, StoredCard, StoredCard];
+    const broken: [string, StoredCard[]][] = [
       ['repeated id', [ca, ca]],
       ['previous missing', [cb]],
       ['previous later', [cb, ca]],
@@ -707,12 +712,16 @@ describe('loading a store', () => {
       ],
     ];
     for (const [name, cards] of broken)
-      assert.equal(await codeOf(() => fresh({ cards }).registry), 'STORE_CORRUPT', name);
+      assert.equal(
+        await codeOf(async () => (await fresh({ cards })).registry),
+        'STORE_CORRUPT',
+        name,
+      );
   });
 });
 
 test('the service signature verifies with the service key over the snapshot alone', async () => {
-  const { registry } = fresh();
+  const { registry } = await fresh();
   const card = makeCard('alice');
   const entry = await registry.createCard(card.raw, 'alice');
   const expected = signEntry(card.snapshot, { signer: 'service', key: serviceKey });
@@ -764,7 +773,7 @@ describe('fuzz: any input is a 4xx CardsError or a success, never anything else'
   );
 
   test('create, revoke, revoke by id, search, get', async () => {
-    const { registry } = fresh();
+    const { registry } = await fresh();
     await fc.assert(
       fc.asyncProperty(body, fc.string(), async (value, id) => {
         await outcome(() => registry.createCard(value, 'alice'));

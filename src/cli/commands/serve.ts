@@ -5,6 +5,7 @@
  * src/registry, every route in src/http, the store's lock and keys in src/server.
  */
 import { createRequestLogger } from '../../http/request-log.js';
+import { describeStore } from '../../server/open-store.js';
 import { startServing } from '../../server/start.js';
 import type { CommandContext } from '../context.js';
 import { resolveServeSettings, serverOptions, type ServeFlags } from '../serve-settings.js';
@@ -24,11 +25,12 @@ export async function serve(ctx: CommandContext, flags: ServeFlags): Promise<voi
   const { profile } = options;
   const out = (line: string): unknown => ctx.stdout.write(`${line}\n`);
   out(`listening on ${running.url}`);
-  out(`store: ${running.store.location} (${count(await running.registry.count())})`);
+  out(`store: ${describeStore(running.store)} (${count(await running.registry.count())})`);
   out(
     `profile: ${profile.name} (Authorization: ${profile.scheme} <token>; signer "${profile.signer}"; header ${profile.supersededHeader}; codes as ${profile.codeType}s)`,
   );
   out(`service key: ${running.serviceKey.key.publicKey.toBase64()}`);
+  if (running.store.engine === 'postgres') out(`keys: service key ${running.serviceKeyFrom}`);
   out(`tokens: ${running.tokenKeys}`);
 
   // A second signal more than a second after the first exits at once (the journal keeps every
@@ -53,5 +55,5 @@ export async function serve(ctx: CommandContext, flags: ServeFlags): Promise<voi
   ctx.stderr.write(`${signal}: finishing requests in flight and flushing the store…\n`);
   // onSignal stays: a late echo of the signal must not kill the process while it exits.
   await running.close();
-  out(`stopped: ${count(await running.store.count())} in ${running.store.location}`);
+  out(`stopped: ${count(running.store.stats().cards)} in ${describeStore(running.store)}`);
 }

@@ -1,0 +1,101 @@
+/**
+ * `cards export`, `cards import` and `cards db migrate` (issue 14): move a registry between a
+ * JSON store file and PostgreSQL, in either direction, as NDJSON on stdout / stdin (the rules
+ * are src/registry/transfer.ts), and bring a PostgreSQL schema up to date ahead of a deploy.
+ * Summaries go to stderr, so stdout is the dump alone.
+ */
+import { existsSync } from 'node:fs';
+import { createInterface } from 'node:readline';
+import { CardsError } from '../../core/errors.js';
+import { exportCards, importCards } from '../../registry/transfer.js';
+import {
+  describeStore,
+  isStoreUrl,
+  openStore,
+  resolveStoreTarget,
+} from '../../server/open-store.js';
+import { DEFAULT_DB } from '../../server/defaults.js';
+import { PostgresStore } from '../../store/postgres-store.js';
+import type { CardStore } from '../../store/store.js';
+
+export interface TransferOptions {
+  readonly store?: string;
+  readonly db?: string;
+  /** --db given (flag or CARDS_DB), not its default. */
+  readonly dbGiven?: boolean;
+  readonly databaseUrl?: string;
+  readonly append?: boolean;
+}
+
+const targetOf = (options: TransferOptions): string =>
+  resolveStoreTarget({
+    store: options.store,
+    db: options.dbGiven ? options.db : undefined,
+    databaseUrl: options.databaseUrl,
+    fallback: options.db ?? DEFAULT_DB,
+  });
+
+const plural = (n: number): string => `${n} card${n === 1 ? '' : 's'}`;
+
+async function withStore<T>(target: string, use: (store: CardStore) => Promise<T>): Promise<T> {
+  const opened = await openStore(target, {
+    onWarning: (m) => process.stderr.write(`warning: ${m}\n`),
+  });
+  try {
+    return await use(opened.store);
+  } finally {
+    await opened.close();
+  }
+}
+
+/** NDJSON of every card, in insertion order, to stdout (with backpressure). */
+export async function exportCommand(options: TransferOptions): Promise<void> {
+  const target = targetOf(options);
+  if (!isStoreUrl(target) && !existsSync(target))
+    throw new CardsError('FILE_NOT_FOUND', `No store file ${target}.`);
+  const write = (chunk: string): Promise<void> =>
+    new Promise((resolve, reject) => {
+      if (process.stdout.write(chunk)) resolve();
+      else {
+        process.stdout.once('drain', resolve);
+        process.stdout.once('error', reject);
+      }
+    });
+  const n = await withStore(target, async (store) => {
+    const count = await exportCards(store, write);
+    process.stderr.write(`exported ${plural(count)} from ${describeStore(store)}\n`);
+    return count;
+  });
+  if (n < 0) throw new CardsError('INTERNAL');
+}
+
+/** Cards from NDJSON on stdin into the store (empty, or --append). */
+export async function importCommand(options: TransferOptions): Promise<void> {
+  const target = targetOf(options);
+  await withStore(target, async (store) => {
+    const lines = createInterface({ input: process.stdin, crlfDelay: Infinity });
+    const n = await importCards(store, lines, {
+      ...(options.append && { append: true }),
+      ...(store instanceof PostgresStore && { insertMany: (cards) => store.insertMany(cards) }),
+    });
+    process.stderr.write(`imported ${plural(n)} into ${describeStore(store)}\n`);
+  });
+}
+
+/** Creates or migrates the PostgreSQL schema and says from which version to which. */
+export async function migrateCommand(options: TransferOptions): Promise<void> {
+  const target = targetOf(options);
+  if (!isStoreUrl(target))
+    throw new CardsError(
+      'USAGE',
+      '`cards db migrate` needs --store postgres://… (or DATABASE_URL).',
+    );
+  await withStore(target, async (store) => {
+    const { from, to } = (store as PostgresStore).migration;
+    process.stdout.write(
+      from === to
+        ? `schema version ${to}: up to date (${describeStore(store)})\n`
+        : `schema migrated from version ${from} to ${to} (${describeStore(store)})\n`,
+    );
+  });
+}

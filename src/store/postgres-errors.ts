@@ -1,0 +1,101 @@
+/**
+ * node-postgres outcomes → CardsErrors, in one place (house habit 3): no library message reaches
+ * a response body or a user. While serving, a database that is away, a pool that is full or a
+ * statement past its timeout is 503 STORE_UNAVAILABLE (the client may retry); at start-up, a
+ * configuration that cannot work stops the server with its own code (README "Errors").
+ */
+import { CardsError } from '../core/errors.js';
+
+/** SQLSTATEs a retry of the same statement may cure (serialization failure, deadlock). */
+export const RETRYABLE = new Set(['40001', '40P01']);
+
+export const UNIQUE_VIOLATION = '23505';
+
+const sqlState = (err: unknown): string | undefined => {
+  const code = (err as { code?: unknown } | null)?.code;
+  return typeof code === 'string' ? code : undefined;
+};
+
+export const isRetryable = (err: unknown): boolean => RETRYABLE.has(sqlState(err) ?? '');
+export const isUniqueViolation = (err: unknown): boolean => sqlState(err) === UNIQUE_VIOLATION;
+
+/** The server ended the session (a restart, an administrator), or the socket broke. */
+export function isConnectionLost(err: unknown): boolean {
+  const code = sqlState(err);
+  if (code === '57P01' || code === '57P02' || code?.startsWith('08')) return true;
+  return /Connection terminated|ECONNRESET|EPIPE/.test((err as Error | null)?.message ?? '');
+}
+
+/** The URL with its password replaced by `***` (banners, messages, logs). */
+export function redactUrl(url: string): string {
+  try {
+    const parsed = new URL(url);
+    if (parsed.password) parsed.password = '***';
+    return parsed.toString();
+  } catch {
+    return url.replace(/:[^:@/]*@/, ':***@');
+  }
+}
+
+/** A failure while serving: 503 STORE_UNAVAILABLE with a message that names no library. */
+export function unavailable(err: unknown): CardsError {
+  if (err instanceof CardsError) return err;
+  const code = sqlState(err);
+  const message = (err as Error | null)?.message ?? '';
+  let why = 'The card store (PostgreSQL) cannot be reached. Try again later.';
+  if (code === '57014' || /timeout/i.test(message))
+    why = 'The card store (PostgreSQL) did not answer in time. Try again later.';
+  return new CardsError('STORE_UNAVAILABLE', why, { cause: err, status: 503 });
+}
+
+/** A failure while opening the store at `url` (start-up, `cards db migrate`, export, import). */
+export function openFailure(err: unknown, url: string): CardsError {
+  if (err instanceof CardsError) return err;
+  const where = redactUrl(url);
+  const parsed = new URL(url);
+  const host = `${parsed.hostname}:${parsed.port || 5432}`;
+  const database = decodeURIComponent(parsed.pathname.slice(1)) || parsed.username;
+  const code = sqlState(err);
+  if (code === '28P01' || code === '28000')
+    return new CardsError(
+      'STORE_AUTH_FAILED',
+      `PostgreSQL at ${host} refused the user "${decodeURIComponent(parsed.username)}": wrong password or not allowed (${where}).`,
+      { cause: err, hint: 'Check the user and password in the --store URL.' },
+    );
+  if (code === '3D000')
+    return new CardsError(
+      'STORE_DATABASE_UNKNOWN',
+      `PostgreSQL at ${host} has no database "${database}" (${where}).`,
+      { cause: err, hint: `Create it first: createdb ${database}` },
+    );
+  // No SQLSTATE (ECONNREFUSED, ENOTFOUND, a timeout), a connection exception, or "starting up".
+  const net =
+    code === undefined || !/^[0-9A-Z]{5}$/.test(code) || code.startsWith('08') || code === '57P03';
+  if (net)
+    return new CardsError(
+      'STORE_UNREACHABLE',
+      `Cannot reach PostgreSQL at ${host} (${code ?? 'no answer'}): ${where}.`,
+      { cause: err, hint: 'Check the host and port, and that the database server is running.' },
+    );
+  return new CardsError(
+    'STORE_UNAVAILABLE',
+    `PostgreSQL at ${host} refused to open the store (SQLSTATE ${code}).`,
+    { cause: err },
+  );
+}
+
+/** A `postgres://` or `postgresql://` URL with a host, or STORE_URL_INVALID. */
+export function checkDatabaseUrl(url: string): URL {
+  let parsed: URL | undefined;
+  try {
+    parsed = new URL(url);
+  } catch {
+    parsed = undefined;
+  }
+  if (!parsed || !/^postgres(ql)?:$/.test(parsed.protocol) || parsed.hostname === '')
+    throw new CardsError(
+      'STORE_URL_INVALID',
+      `"${redactUrl(url)}" is not a PostgreSQL URL (postgres://USER:PASSWORD@HOST:PORT/DATABASE).`,
+    );
+  return parsed;
+}

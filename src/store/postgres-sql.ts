@@ -1,0 +1,134 @@
+/**
+ * Every SQL statement of the PostgreSQL store (postgres-store.ts), and its numbered migrations.
+ *
+ * Kept to what Postgres-wire distributed databases (CockroachDB, YugabyteDB) also run, so that a
+ * registry that outgrows one PostgreSQL can move (docs/scaling.md): text primary keys, no
+ * advisory locks, no LISTEN/NOTIFY, no triggers or stored procedures, one statement per insert;
+ * serialization failures (SQLSTATE 40001) are retried by the caller.
+ *
+ * Schema (migration 1):
+ * - cards: one row per card. `seq` is the card's 0-based position in insertion order, dense and
+ *   in commit order: it comes from the one counter row (cards_counter), updated in the same
+ *   statement as the insert, so two inserts never share or skip a number. `chain_id` is the id
+ *   of the first card of the card's chain and `chain_seq` that card's seq, copied from the
+ *   previous card, so a chain and an identity's chains are index hits. `wire` is the wire
+ *   object's JSON text (spec 2.1) exactly as the registry made it: export is byte-identical.
+ *   Unique `id` (primary key) and unique `previous_card_id` are what make racing inserts have
+ *   one winner, on any number of servers (spec 2.2: a chain never branches).
+ * - cards_keys: the service key and the app key when the operator keeps them in the database.
+ * - cards_migrations: the migrations applied; its unique id is what lets several servers start
+ *   at once (the second one's INSERT waits for the first one's transaction, then fails and
+ *   finds the migration done).
+ */
+
+export interface Migration {
+  readonly id: number;
+  readonly name: string;
+  readonly statements: readonly string[];
+}
+
+export const MIGRATIONS: readonly Migration[] = [
+  {
+    id: 1,
+    name: 'cards, counter and keys',
+    statements: [
+      `CREATE TABLE cards (
+        id text PRIMARY KEY,
+        seq bigint NOT NULL UNIQUE,
+        identity text NOT NULL,
+        previous_card_id text UNIQUE REFERENCES cards (id),
+        revoking boolean NOT NULL,
+        chain_id text NOT NULL,
+        chain_seq bigint NOT NULL,
+        wire text NOT NULL
+      )`,
+      `CREATE INDEX cards_by_identity ON cards (identity, chain_seq, seq)`,
+      `CREATE INDEX cards_by_chain ON cards (chain_id, seq)`,
+      `CREATE TABLE cards_counter (id integer PRIMARY KEY, next_seq bigint NOT NULL)`,
+      `INSERT INTO cards_counter (id, next_seq) VALUES (1, 0)`,
+      `CREATE TABLE cards_keys (
+        name text PRIMARY KEY,
+        pem text NOT NULL,
+        created_at timestamptz NOT NULL DEFAULT now()
+      )`,
+    ],
+  },
+];
+
+/** The newest schema this code knows. */
+export const SCHEMA_VERSION = Math.max(...MIGRATIONS.map((m) => m.id));
+
+export const CREATE_MIGRATIONS = `CREATE TABLE IF NOT EXISTS cards_migrations (
+  id integer PRIMARY KEY,
+  name text NOT NULL,
+  applied_at timestamptz NOT NULL DEFAULT now()
+)`;
+
+export const APPLIED_VERSION = `SELECT COALESCE(MAX(id), 0) AS version FROM cards_migrations`;
+
+export const RECORD_MIGRATION = `INSERT INTO cards_migrations (id, name) VALUES ($1, $2)`;
+
+/** The columns every card query reads (the card, its place in its chain). */
+const COLUMNS = `c.id, c.seq, c.identity, c.previous_card_id, c.revoking, c.chain_id, c.wire`;
+
+/** With the card's successor and the revoking card ending its chain, if any. */
+const PLACE = `${COLUMNS},
+  (SELECT s.id FROM cards s WHERE s.previous_card_id = c.id) AS successor,
+  (SELECT r.id FROM cards r WHERE r.chain_id = c.chain_id AND r.revoking) AS revoked_by`;
+
+export const GET_CARD = `SELECT ${PLACE} FROM cards c WHERE c.id = $1`;
+
+export const LAST_OF_CHAIN = `SELECT ${PLACE} FROM cards c
+  WHERE c.chain_id = (SELECT x.chain_id FROM cards x WHERE x.id = $1)
+  ORDER BY c.seq DESC LIMIT 1`;
+
+/** Every card of the identities asked, each chain in order, chains by their first card. */
+export const CHAINS_OF = `SELECT ${COLUMNS} FROM cards c
+  WHERE c.identity = ANY($1::text[]) ORDER BY c.chain_seq, c.seq`;
+
+export const COUNT = `SELECT next_seq FROM cards_counter WHERE id = 1`;
+
+/** Cards in insertion order from position $1 (keyset paging: export, the transparency log). */
+export const SCAN = `SELECT ${COLUMNS} FROM cards c WHERE c.seq >= $1 ORDER BY c.seq LIMIT $2`;
+
+/**
+ * One card, atomically: the counter row gives the seq (and serializes inserts, so seq order is
+ * commit order); the previous card must exist, be of the same identity and not be a revoking
+ * card; the unique id and previous_card_id refuse a duplicate and a second successor. No row
+ * back, or a unique violation (23505): the caller reads why (the same rules, src/core/chain.ts).
+ * $1 id, $2 identity, $3 previous_card_id, $4 revoking, $5 wire.
+ */
+export const INSERT_CARD = `WITH prev AS (
+    SELECT p.identity, p.revoking, p.chain_id, p.chain_seq FROM cards p WHERE p.id = $3
+  ), next AS (
+    UPDATE cards_counter SET next_seq = next_seq + 1
+    WHERE id = 1 AND ($3::text IS NULL OR EXISTS (
+      SELECT 1 FROM prev WHERE prev.identity = $2 AND NOT prev.revoking))
+    RETURNING next_seq - 1 AS seq
+  )
+  INSERT INTO cards (id, seq, identity, previous_card_id, revoking, chain_id, chain_seq, wire)
+  SELECT $1, next.seq, $2, $3, $4,
+    COALESCE((SELECT prev.chain_id FROM prev), $1),
+    COALESCE((SELECT prev.chain_seq FROM prev), next.seq), $5
+  FROM next
+  RETURNING seq, chain_id`;
+
+/** Bulk import (an empty store, in a transaction): the counter row, locked. */
+export const LOCK_COUNTER = `SELECT next_seq FROM cards_counter WHERE id = 1 FOR UPDATE`;
+
+export const SET_COUNTER = `UPDATE cards_counter SET next_seq = $1 WHERE id = 1`;
+
+/** The chain facts of the cards named as previous by a batch. */
+export const PREVIOUS_OF = `SELECT id, identity, revoking, chain_id, chain_seq FROM cards
+  WHERE id = ANY($1::text[])`;
+
+/** A batch of rows, as parallel arrays (one statement for 1,000 cards). */
+export const INSERT_BATCH = `INSERT INTO cards
+  (id, seq, identity, previous_card_id, revoking, chain_id, chain_seq, wire)
+  SELECT * FROM unnest($1::text[], $2::bigint[], $3::text[], $4::text[], $5::boolean[],
+    $6::text[], $7::bigint[], $8::text[])`;
+
+export const GET_KEY = `SELECT pem FROM cards_keys WHERE name = $1`;
+
+export const PUT_KEY = `INSERT INTO cards_keys (name, pem) VALUES ($1, $2)
+  ON CONFLICT (name) DO NOTHING`;

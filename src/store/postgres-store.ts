@@ -1,0 +1,317 @@
+/**
+ * The card store on PostgreSQL (issue 14): any number of `cards serve` processes share one
+ * database and behave as one service. The database, not any process's memory, enforces the
+ * chain rules: an insert is one statement (postgres-sql.ts INSERT_CARD), unique id and unique
+ * previous_card_id give racing inserts one winner on whichever server they arrive, and a loser
+ * reads why from the committed state (insert-conflict.ts), so its code and message are the JSON
+ * store's (40027, 40037, 40310).
+ *
+ * Faults: a bounded pool (`poolSize` connections, at most `maxWaiting` requests waiting, each at
+ * most `connectTimeoutMs`), a statement timeout on every connection, and every database failure
+ * while serving is 503 STORE_UNAVAILABLE (postgres-errors.ts). The pool replaces dead
+ * connections by itself, so the store comes back when the database does.
+ */
+import pg from 'pg';
+import { CardsError } from '../core/errors.js';
+import { insertConflict } from './insert-conflict.js';
+import {
+  checkDatabaseUrl,
+  isConnectionLost,
+  isRetryable,
+  isUniqueViolation,
+  openFailure,
+  redactUrl,
+  unavailable,
+} from './postgres-errors.js';
+import { migrate, type MigrationResult } from './postgres-migrate.js';
+import { chainsOfRows, entryOf, RowEntry, storedCardOf, type CardRow } from './postgres-rows.js';
+import * as SQL from './postgres-sql.js';
+import {
+  wireJsonOf,
+  type CardChain,
+  type CardEntry,
+  type CardStore,
+  type StoreStats,
+  type StoredCard,
+} from './store.js';
+
+export interface PostgresStoreOptions {
+  /** postgres://USER:PASSWORD@HOST:PORT/DATABASE */
+  readonly url: string;
+  /** Connections at most. Default 10. */
+  readonly poolSize?: number;
+  /** Requests waiting for a connection at most; more get 503 at once. Default 256. */
+  readonly maxWaiting?: number;
+  /** Longest wait for a connection (a new one, or a free one of the pool), ms. Default 5000. */
+  readonly connectTimeoutMs?: number;
+  /** Longest statement, ms (PostgreSQL statement_timeout). Default 5000. */
+  readonly statementTimeoutMs?: number;
+  /** Told about failures that do not fail a request (a connection dropped while idle). */
+  readonly onWarning?: (message: string) => void;
+}
+
+/** Attempts of one insert: serialization failures and lost races are retried. */
+const ATTEMPTS = 6;
+
+export class PostgresStore implements CardStore {
+  readonly engine = 'postgres';
+  /** The URL with the password redacted. */
+  readonly location: string;
+  readonly migration: MigrationResult;
+  readonly #pool: pg.Pool;
+  readonly #maxWaiting: number;
+  #count = 0;
+  #appends = 0;
+  #closed = false;
+
+  private constructor(pool: pg.Pool, location: string, migration: MigrationResult, max: number) {
+    this.#pool = pool;
+    this.location = location;
+    this.migration = migration;
+    this.#maxWaiting = max;
+  }
+
+  /** Connects, migrates the schema (refusing a newer one), and reads the count. */
+  static async open(options: PostgresStoreOptions): Promise<PostgresStore> {
+    checkDatabaseUrl(options.url);
+    const poolSize = options.poolSize ?? 10;
+    const statementTimeout = options.statementTimeoutMs ?? 5000;
+    const pool = new pg.Pool({
+      connectionString: options.url,
+      max: poolSize,
+      connectionTimeoutMillis: options.connectTimeoutMs ?? 5000,
+      idleTimeoutMillis: 30_000,
+      statement_timeout: statementTimeout,
+      // The client gives up too, should the server not even answer (a network partition).
+      query_timeout: statementTimeout + 1000,
+      idle_in_transaction_session_timeout: statementTimeout * 2,
+      keepAlive: true,
+      application_name: 'cards',
+    });
+    const warn = options.onWarning ?? (() => undefined);
+    // A pooled connection the server dropped while idle: the pool discards it and makes another.
+    pool.on('error', (err: Error & { code?: string }) =>
+      warn(`PostgreSQL dropped an idle connection (${err.code ?? 'connection lost'}).`),
+    );
+    const location = redactUrl(options.url);
+    try {
+      const migration = await migrate(pool, location);
+      const store = new PostgresStore(pool, location, migration, options.maxWaiting ?? 256);
+      await store.count();
+      return store;
+    } catch (err) {
+      await pool.end().catch(() => undefined);
+      throw openFailure(err, options.url);
+    }
+  }
+
+  async getCard(id: string): Promise<CardEntry | undefined> {
+    const [row] = await this.#rows(SQL.GET_CARD, [id]);
+    return row && entryOf(row);
+  }
+
+  async lastOfChain(id: string): Promise<CardEntry | undefined> {
+    const [row] = await this.#rows(SQL.LAST_OF_CHAIN, [id]);
+    return row && entryOf(row);
+  }
+
+  async chainsOf(identities: readonly string[]): Promise<CardChain[]> {
+    const unique = [...new Set(identities)];
+    if (unique.length === 0) return [];
+    return chainsOfRows(await this.#rows(SQL.CHAINS_OF, [unique]), unique);
+  }
+
+  async insert(card: StoredCard): Promise<CardEntry> {
+    if (this.#closed) throw new CardsError('STORE_UNAVAILABLE', 'The store is closed.');
+    const values = [
+      card.id,
+      card.identity,
+      card.previous_card_id ?? null,
+      card.revoking === true,
+      wireJsonOf(card),
+    ];
+    for (let attempt = 1; ; attempt++) {
+      let inserted: { seq: string; chain_id: string } | undefined;
+      try {
+        [inserted] = (await this.#query(SQL.INSERT_CARD, values)).rows as {
+          seq: string;
+          chain_id: string;
+        }[];
+      } catch (err) {
+        if (attempt < ATTEMPTS && isRetryable(err)) {
+          await backoff(attempt);
+          continue;
+        }
+        if (!isUniqueViolation(err)) throw unavailable(err);
+      }
+      if (inserted) {
+        this.#appends++;
+        this.#count = Math.max(this.#count, Number(inserted.seq) + 1);
+        const row: CardRow = {
+          id: card.id,
+          seq: inserted.seq,
+          identity: card.identity,
+          previous_card_id: card.previous_card_id ?? null,
+          revoking: card.revoking === true,
+          chain_id: inserted.chain_id,
+          wire: values[4] as string,
+        };
+        return new RowEntry(row, undefined, card.revoking ? card.id : undefined, card);
+      }
+      // Refused: read why from what is committed now (the winner of a race included).
+      const conflict = await insertConflict(this, card);
+      if (conflict) throw conflict;
+      // Nothing in the way any more (a card we raced with was rolled back): try again.
+      if (attempt >= ATTEMPTS) throw unavailable(new Error('insert kept conflicting'));
+    }
+  }
+
+  /**
+   * Stores a batch of cards in one transaction, in order, for `cards import` into a store:
+   * the chain rules are checked here against the batch and the stored cards, the unique
+   * constraints refuse duplicates and second successors. Rejects with the first refusal;
+   * then nothing of the batch is stored.
+   */
+  async insertMany(cards: readonly StoredCard[]): Promise<void> {
+    if (cards.length === 0) return;
+    const client = await this.#connect();
+    try {
+      await client.query('BEGIN');
+      const { rows } = await client.query<{ next_seq: string }>(SQL.LOCK_COUNTER);
+      let seq = Number(rows[0]?.next_seq ?? 0);
+      const wanted = cards.flatMap((card) => card.previous_card_id ?? []);
+      type Fact = { identity: string; revoking: boolean; chain_id: string; chain_seq: number };
+      const facts = new Map<string, Fact>();
+      for (const row of (await client.query(SQL.PREVIOUS_OF, [wanted])).rows as (Fact & {
+        id: string;
+      })[])
+        facts.set(row.id, { ...row, chain_seq: Number(row.chain_seq) });
+      const columns: unknown[][] = [[], [], [], [], [], [], [], []];
+      for (const card of cards) {
+        const previous = card.previous_card_id && facts.get(card.previous_card_id);
+        if (card.previous_card_id !== undefined) {
+          if (!previous) throw await this.#refusal(card);
+          if (previous.identity !== card.identity || previous.revoking)
+            throw await this.#refusal(card);
+        }
+        const fact = previous
+          ? { ...previous, revoking: card.revoking === true, identity: card.identity }
+          : {
+              identity: card.identity,
+              revoking: card.revoking === true,
+              chain_id: card.id,
+              chain_seq: seq,
+            };
+        facts.set(card.id, fact);
+        const row = [
+          card.id,
+          seq++,
+          card.identity,
+          card.previous_card_id ?? null,
+          card.revoking === true,
+          fact.chain_id,
+          fact.chain_seq,
+          wireJsonOf(card),
+        ];
+        row.forEach((value, i) => (columns[i] as unknown[]).push(value));
+      }
+      try {
+        await client.query(SQL.INSERT_BATCH, columns);
+      } catch (err) {
+        if (!isUniqueViolation(err)) throw err;
+        throw new CardsError('SNAPSHOT_NOT_UNIQUE', uniqueMessage(err));
+      }
+      await client.query(SQL.SET_COUNTER, [seq]);
+      await client.query('COMMIT');
+      this.#count = seq;
+      this.#appends += cards.length;
+    } catch (err) {
+      await client.query('ROLLBACK').catch(() => undefined);
+      throw unavailable(err);
+    } finally {
+      client.release();
+    }
+  }
+
+  /** Up to `limit` cards in insertion order from position `fromSeq`. */
+  async scan(fromSeq: number, limit: number): Promise<StoredCard[]> {
+    return (await this.#rows(SQL.SCAN, [fromSeq, limit])).map(storedCardOf);
+  }
+
+  async count(): Promise<number> {
+    const [row] = (await this.#query(SQL.COUNT, [])).rows as { next_seq: string }[];
+    this.#count = Number(row?.next_seq ?? 0);
+    return this.#count;
+  }
+
+  stats(): StoreStats {
+    return { cards: this.#count, appends: this.#appends, flushes: this.#appends, compactions: 0 };
+  }
+
+  /** A key kept in the database (cards_keys): the one there, or `make()`'s, stored first wins. */
+  async keptKey(name: string, make: () => string): Promise<{ pem: string; created: boolean }> {
+    const read = async (): Promise<string | undefined> =>
+      ((await this.#query(SQL.GET_KEY, [name])).rows[0] as { pem: string } | undefined)?.pem;
+    const found = await read();
+    if (found !== undefined) return { pem: found, created: false };
+    const pem = make();
+    const { rowCount } = await this.#query(SQL.PUT_KEY, [name, pem]);
+    if (rowCount === 1) return { pem, created: true };
+    return { pem: (await read()) as string, created: false };
+  }
+
+  async close(): Promise<void> {
+    if (this.#closed) return;
+    this.#closed = true;
+    await this.count().catch(() => undefined); // the last count, for stats() after close
+    await this.#pool.end();
+  }
+
+  async #refusal(card: StoredCard): Promise<CardsError> {
+    return (await insertConflict(this, card)) ?? new CardsError('PREVIOUS_NOT_FOUND');
+  }
+
+  async #rows(text: string, values: unknown[]): Promise<CardRow[]> {
+    for (let attempt = 1; ; attempt++) {
+      try {
+        return (await this.#query(text, values)).rows as CardRow[];
+      } catch (err) {
+        // A read is safe to repeat: once on a connection the server dropped while it was idle.
+        if (attempt < 2 && (isConnectionLost(err) || isRetryable(err))) continue;
+        throw unavailable(err);
+      }
+    }
+  }
+
+  async #query(text: string, values: unknown[]): Promise<pg.QueryResult> {
+    if (this.#pool.waitingCount >= this.#maxWaiting)
+      throw new CardsError(
+        'STORE_UNAVAILABLE',
+        'The card store (PostgreSQL) is busy: every connection is in use. Try again later.',
+        { status: 503 },
+      );
+    return this.#pool.query(text, values);
+  }
+
+  async #connect(): Promise<pg.PoolClient> {
+    try {
+      return await this.#pool.connect();
+    } catch (err) {
+      throw unavailable(err);
+    }
+  }
+}
+
+const backoff = (attempt: number): Promise<void> =>
+  new Promise((resolve) => setTimeout(resolve, 2 ** attempt + Math.random() * 10));
+
+function uniqueMessage(err: unknown): string {
+  const detail = (err as { detail?: string }).detail ?? '';
+  const id = /=\(([0-9a-f]{64})\)/.exec(detail)?.[1];
+  return id
+    ? `Card content snapshot is not unique: card ${id} is there twice, or two cards name it as previous.`
+    : 'A card is there twice, or two cards name the same previous card.';
+}
+
+export const openPostgresStore = (options: PostgresStoreOptions): Promise<PostgresStore> =>
+  PostgresStore.open(options);
