@@ -447,6 +447,17 @@ Examples:
         .env('CARDS_COMPACT_BYTES')
         .default('16777216'),
     )
+    .addOption(
+      new Option(
+        '--admin-token <token>',
+        'Bearer token of the admin API (/_cards/…, /metrics); default: made on first start, kept beside the store (cards.admin-token)',
+      ).env('CARDS_ADMIN_TOKEN'),
+    )
+    .addOption(
+      new Option('--no-admin', 'no admin API, page, /metrics or /openapi.json').env(
+        'CARDS_NO_ADMIN',
+      ),
+    )
     .addOption(new Option('--quiet', 'no per-request log lines').env('CARDS_QUIET'))
     .addOption(
       new Option('--log-format <format>', 'request log format')
@@ -474,6 +485,11 @@ app key is made. Writes go to a journal beside the store (cards.journal) and are
 before the response; cards.lock keeps a second server off the same store.
 SIGINT/SIGTERM stop accepting, finish requests in flight, fold the journal into the store
 file and exit 0.
+
+The page at / shows the registry (identities, chains, cards with their signatures checked in
+the browser, the request journal); /docs the OpenAPI document (/openapi.json). The admin API
+(/_cards/…, /metrics) takes "Authorization: Bearer <admin token>" (printed as "admin token:";
+kept in cards.admin-token beside the store); on a loopback-only --host neither needs a token.
 
 Examples:
   $ cards serve

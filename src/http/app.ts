@@ -11,7 +11,11 @@ import Fastify, { type FastifyInstance, type FastifyReply, type FastifyRequest }
 import { CardsError, ERRORS } from '../core/errors.js';
 import { LIMITS } from '../core/limits.js';
 import type { WireProfile } from '../core/profile.js';
+import type { RouteSpec } from '../core/routes.js';
+import { Admin } from '../registry/admin.js';
 import type { Registry } from '../registry/registry.js';
+import { createAdminGuard } from './admin-auth.js';
+import type { AdminDeps } from './admin-routes.js';
 import type { Authenticator } from './auth.js';
 import {
   DEFAULT_LIMITS,
@@ -20,6 +24,8 @@ import {
   type ServerLimits,
 } from './connections.js';
 import { errorBody, rawErrorResponse, toCardsError } from './error-reply.js';
+import { Metrics } from './metrics.js';
+import { RequestJournal } from './request-journal.js';
 import { silentLogger, type RequestLogger } from './request-log.js';
 import { allowedMethods, JSON_TYPE, registerRoutes } from './routes.js';
 
@@ -34,7 +40,23 @@ export interface AppOptions {
   readonly limits?: Partial<ServerLimits>;
   /** Reported by /health. */
   readonly version?: string;
+  /** The admin API, the page, /metrics and /openapi.json (issue 15); off when absent. */
+  readonly admin?: AdminAppOptions;
 }
+
+export interface AdminAppOptions {
+  /** Bearer token of the admin routes. */
+  readonly token: string;
+  /** The server listens on loopback only: admin routes need no token (admin-auth.ts). */
+  readonly loopbackOpen: boolean;
+  /** The service's public key, base64 DER SPKI (shown to the page). */
+  readonly serviceKey: string;
+  /** Requests the journal keeps (default 1000). */
+  readonly journalSize?: number;
+}
+
+/** Not journaled: the page's own polling and files (they would push out what matters). */
+const UNJOURNALED = new Set(['adminRequests', 'pageAsset', 'metrics']);
 
 const pathOf = (url: string): string => url.split('?', 1)[0] ?? url;
 const logPath = (url: string): string => {
@@ -50,6 +72,7 @@ export async function createApp(options: AppOptions): Promise<FastifyInstance> {
 
   const sendError = (reply: FastifyReply, err: CardsError): FastifyReply => {
     if (err.code === 'INTERNAL') logger.warn(`internal error: ${describe(err.cause ?? err)}`);
+    reply.request.errorCode = String(ERRORS[err.code].wire);
     return reply.code(ERRORS[err.code].status).type(JSON_TYPE).send(errorBody(profile, err));
   };
 
@@ -61,7 +84,8 @@ export async function createApp(options: AppOptions): Promise<FastifyInstance> {
     requestTimeout: limits.requestTimeoutMs,
     connectionTimeout: Math.max(limits.requestTimeoutMs * 2, 60_000),
     http: httpServerOptions(limits),
-    routerOptions: { maxParamLength: 256 },
+    // An identity (admin history) is up to 1024 bytes, percent-encoded up to 3 characters each.
+    routerOptions: { maxParamLength: 3200 },
     frameworkErrors: (err, request, reply) => {
       sendError(reply, toCardsError(err));
       logger.request({
@@ -94,8 +118,9 @@ export async function createApp(options: AppOptions): Promise<FastifyInstance> {
     closing = true;
   });
   // 404 and 405 are decided here, before fastify would read and parse the body.
+  let served: readonly RouteSpec[] = [];
   const notFound = (request: FastifyRequest, reply: FastifyReply): FastifyReply => {
-    const allowed = allowedMethods(pathOf(request.url), corsOn);
+    const allowed = allowedMethods(served, pathOf(request.url), corsOn);
     if (allowed.length === 0) return sendError(reply, new CardsError('ROUTE_NOT_FOUND'));
     reply.header('allow', allowed.join(', '));
     return sendError(
@@ -120,7 +145,7 @@ export async function createApp(options: AppOptions): Promise<FastifyInstance> {
     // @fastify/cors answers every OPTIONS itself: unknown paths included, and a plain OPTIONS
     // (no Origin / Access-Control-Request-Method) with a text/plain 400. Keep those ours.
     if (corsOn && request.method === 'OPTIONS') {
-      const allowed = allowedMethods(pathOf(request.url), corsOn);
+      const allowed = allowedMethods(served, pathOf(request.url), corsOn);
       if (allowed.length === 0) return sendError(reply, new CardsError('ROUTE_NOT_FOUND'));
       if (!request.headers.origin || !request.headers['access-control-request-method'])
         return reply.code(204).header('allow', allowed.join(', ')).send();
@@ -133,13 +158,24 @@ export async function createApp(options: AppOptions): Promise<FastifyInstance> {
     if (closing) reply.header('connection', 'close');
     return payload;
   });
+  const admin = options.admin && adminDeps(options, options.admin, profile);
   app.addHook('onResponse', async (request: FastifyRequest, reply: FastifyReply) => {
-    logger.request({
-      method: request.method,
-      path: logPath(request.url),
-      status: reply.statusCode,
-      ms: reply.elapsedTime,
-    });
+    const path = logPath(request.url);
+    const ms = reply.elapsedTime;
+    logger.request({ method: request.method, path, status: reply.statusCode, ms });
+    if (!admin) return;
+    const route = request.routeOptions.config.routeName ?? '';
+    admin.metrics.request(route, reply.statusCode, ms);
+    if (!UNJOURNALED.has(route))
+      admin.journal.push({
+        time: new Date().toISOString(),
+        method: request.method,
+        path,
+        status: reply.statusCode,
+        code: request.errorCode === '' ? null : request.errorCode,
+        identity: request.identity,
+        ms: Math.round(ms * 100) / 100,
+      });
   });
 
   // JSON only; an empty body is no body (revoke by id sends none, or `{}`).
@@ -166,14 +202,34 @@ export async function createApp(options: AppOptions): Promise<FastifyInstance> {
   app.setErrorHandler((err, _request, reply) => sendError(reply, toCardsError(err)));
   app.setNotFoundHandler((request, reply) => notFound(request, reply));
 
-  registerRoutes(app, {
+  served = registerRoutes(app, {
     registry: options.registry,
     profile,
     auth: options.auth,
     version: options.version ?? '',
+    ...(admin && { admin }),
   });
   await app.ready();
   return app;
+}
+
+function adminDeps(options: AppOptions, admin: AdminAppOptions, profile: WireProfile): AdminDeps {
+  const metrics = new Metrics();
+  options.registry.observeWrites((ms) => metrics.storeWrite(ms));
+  return {
+    admin: new Admin(options.registry.store),
+    registry: options.registry,
+    guard: createAdminGuard({
+      token: admin.token,
+      loopbackOpen: admin.loopbackOpen,
+      cardScheme: profile.scheme,
+    }),
+    journal: new RequestJournal(admin.journalSize ?? 1000),
+    metrics,
+    profile,
+    version: options.version ?? '',
+    serviceKey: admin.serviceKey,
+  };
 }
 
 function describe(err: unknown): string {

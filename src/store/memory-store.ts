@@ -61,7 +61,8 @@ export class MemoryStore implements CardStore {
     if (this.#resetting) await this.#resetting;
     const index = this.#index;
     const reservation = index.reserve(card);
-    const written = Promise.resolve(this.#beforeAppend?.(card));
+    const before = this.#beforeAppend;
+    const written = (async () => before?.(card))();
     this.#inFlight.add(written);
     try {
       await written;

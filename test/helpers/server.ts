@@ -18,6 +18,7 @@ import { join } from 'node:path';
 import { parsePrivateKey } from '../../src/crypto/keys.js';
 import { mintToken, type TokenFormat } from '../../src/crypto/tokens.js';
 import { storePaths, type StorePaths } from '../../src/store/paths.js';
+import { checkFetchesTo } from './contract.js';
 
 export const CARDS_BIN = new URL('../../../bin/cards.js', import.meta.url).pathname;
 
@@ -171,6 +172,8 @@ export async function startServer(options: StartServerOptions = {}): Promise<Tes
     return exited;
   };
   const paths = storePaths(db, dir);
+  // Every fetch to this server is checked against its OpenAPI document (contract.ts).
+  checkFetchesTo(new URL(url).origin, /^profile: virgil/m.test(stdout) ? 'virgil' : 'service');
   return {
     url,
     serviceKey,

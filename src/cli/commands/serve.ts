@@ -21,6 +21,12 @@ import {
   type KeyFile,
 } from '../../store/key-files.js';
 import { DEFAULT_DB } from '../../store/paths.js';
+import {
+  adminTokenPath,
+  isLoopbackHost,
+  resolveAdminToken,
+  type AdminToken,
+} from '../../server/admin-token.js';
 import { VERSION } from '../version.js';
 
 export interface ServeOptions {
@@ -38,6 +44,9 @@ export interface ServeOptions {
   readonly maxConnections: number;
   readonly requestTimeoutSeconds: number;
   readonly compactBytes: number;
+  /** The admin API, the page, /metrics and /openapi.json (issue 15); --no-admin turns off. */
+  readonly admin: boolean;
+  readonly adminToken?: string;
 }
 
 export interface RunningServer {
@@ -46,6 +55,9 @@ export interface RunningServer {
   readonly registry: Registry;
   readonly store: JsonStore;
   readonly serviceKey: KeyFile;
+  /** Undefined with --no-admin. */
+  readonly adminToken?: AdminToken;
+  readonly loopbackOpen: boolean;
   /** Stops accepting, finishes requests in flight, folds the journal in, releases the lock. */
   close(): Promise<void>;
 }
@@ -72,6 +84,7 @@ export function parseServeOptions(raw: Record<string, unknown>): ServeOptions {
   const serviceKey = optional(raw.serviceKey);
   const appId = optional(raw.appId);
   const appKeyId = optional(raw.appKeyId);
+  const adminToken = optional(raw.adminToken);
   return {
     host: String(raw.host ?? '127.0.0.1'),
     port: integer('--port', raw.port ?? 8080, 0, 65535),
@@ -87,6 +100,8 @@ export function parseServeOptions(raw: Record<string, unknown>): ServeOptions {
     maxConnections: integer('--max-connections', raw.maxConnections ?? 1024, 1, 1_000_000),
     requestTimeoutSeconds: integer('--request-timeout', raw.requestTimeout ?? 30, 1, 3600),
     compactBytes: integer('--compact-bytes', raw.compactBytes ?? 16 * 1024 * 1024, 1, 2 ** 40),
+    admin: raw.admin !== false,
+    ...(adminToken !== undefined && { adminToken }),
   };
 }
 
@@ -129,6 +144,14 @@ export async function startServing(
       ...(options.appKeyId !== undefined && { appKeyId: options.appKeyId }),
     });
     const timeoutMs = options.requestTimeoutSeconds * 1000;
+    const adminToken = options.admin
+      ? await resolveAdminToken({
+          ...(options.adminToken !== undefined && { given: options.adminToken }),
+          path: adminTokenPath(store.paths.store),
+        })
+      : undefined;
+    if (adminToken?.warning) logger.warn(adminToken.warning);
+    const loopbackOpen = isLoopbackHost(options.host);
     app = await createApp({
       registry,
       profile: options.profile,
@@ -136,6 +159,13 @@ export async function startServing(
       logger,
       cors: options.cors,
       version: VERSION,
+      ...(adminToken && {
+        admin: {
+          token: adminToken.token,
+          loopbackOpen,
+          serviceKey: serviceKey.key.publicKey.toBase64(),
+        },
+      }),
       limits: {
         maxConnections: options.maxConnections,
         requestTimeoutMs: timeoutMs,
@@ -152,6 +182,8 @@ export async function startServing(
       registry,
       store,
       serviceKey,
+      ...(adminToken && { adminToken }),
+      loopbackOpen,
       async close() {
         await server.close();
         logger.flush();
@@ -198,6 +230,14 @@ export async function serve(raw: Record<string, unknown>): Promise<void> {
     `profile: ${profile.name} (Authorization: ${profile.scheme} <token>; signer "${profile.signer}"; header ${profile.supersededHeader}; codes as ${profile.codeType}s)`,
   );
   out(`service key: ${running.serviceKey.key.publicKey.toBase64()}`);
+  if (running.adminToken) {
+    out(`admin token: ${running.adminToken.token}`);
+    out(
+      running.loopbackOpen
+        ? `page: ${running.url}/ (listening on loopback only: the page and /_cards/ need no token)`
+        : `page: ${running.url}/ (not loopback only: the page and /_cards/ need the admin token)`,
+    );
+  }
   out(`tokens: ${tokenKeys}`);
 
   // A second signal more than a second after the first exits at once (the journal keeps every
