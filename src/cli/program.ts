@@ -4,6 +4,7 @@
  */
 import { Command, Option } from 'commander';
 import { VERSION } from './version.js';
+import type { AdminFlags } from './commands/admin.js';
 import type { BuildOptions } from './commands/build.js';
 import type { PublishOptions } from './commands/create.js';
 import type { GetOptions } from './commands/get.js';
@@ -375,6 +376,59 @@ Examples:
     .action(async (opts: ConnectionFlags & OutputFlags) => {
       const { showConfig } = await import('./commands/config.js');
       await run('config', opts, (ctx) => showConfig(ctx, opts));
+    });
+
+  // The admin commands (issue 15): against a server's admin API (/_cards/…).
+  const admin = (cmd: Command): Command =>
+    output(connection(cmd)).option(
+      '--admin-token <token>',
+      "the server's admin token (env CARDS_ADMIN_TOKEN, the profile's adminToken, or the token file beside --db)",
+    );
+  type AdminOpts = AdminFlags & OutputFlags;
+  admin(program.command('list'))
+    .description('Every card of a server in insertion order, with its state (admin API).')
+    .option('--limit <n>', 'cards per page (default 100)')
+    .option('--cursor <cursor>', 'start after this cursor (from a previous page)')
+    .option('--all', 'every page')
+    .action(async (opts: AdminOpts & { limit?: string; cursor?: string; all?: boolean }) => {
+      const { listCards } = await import('./commands/admin.js');
+      await run('list', opts, (ctx) => listCards(ctx, opts));
+    });
+  admin(program.command('history').argument('<identity>'))
+    .description("An identity's whole history: every chain, every card, states and dates.")
+    .action(async (identity: string, opts: AdminOpts) => {
+      const { history } = await import('./commands/admin.js');
+      await run('history', opts, (ctx) => history(ctx, identity, opts));
+    });
+  admin(program.command('requests'))
+    .description('The last requests a server served (its request journal).')
+    .option('--limit <n>', 'how many (default 100)')
+    .action(async (opts: AdminOpts & { limit?: string }) => {
+      const { requests } = await import('./commands/admin.js');
+      await run('requests', opts, (ctx) => requests(ctx, opts));
+    });
+  admin(program.command('reset'))
+    .description("Empty a server's registry (admin API).")
+    .option('--yes', 'confirm: every card is removed')
+    .action(async (opts: AdminOpts & { yes?: boolean }) => {
+      const { reset } = await import('./commands/admin.js');
+      await run('reset', opts, (ctx) => reset(ctx, opts));
+    });
+  admin(program.command('export'))
+    .description("A server's registry as NDJSON, one stored card per line (admin API, --url).")
+    .option('--out <file>', 'write to this new file instead of stdout')
+    .action(async (opts: AdminOpts & { out?: string }) => {
+      const { exportCards } = await import('./commands/admin.js');
+      await run('export', opts, (ctx) => exportCards(ctx, opts));
+    });
+  admin(program.command('import').argument('<file>', 'NDJSON from cards export; - for stdin'))
+    .description(
+      'Load an export into a server (admin API, --url); an empty registry unless --append.',
+    )
+    .option('--append', 'add to a registry that holds cards already')
+    .action(async (file: string, opts: AdminOpts & { append?: boolean }) => {
+      const { importCards } = await import('./commands/admin.js');
+      await run('import', opts, (ctx) => importCards(ctx, file, opts));
     });
 
   program
