@@ -55,10 +55,12 @@ export async function runAdminBench({ storeSize, seconds, rounds }) {
     const pick = (list) => list[Math.floor(Math.random() * list.length)];
     const cardPages = Array.from({ length: 2000 }, () => ({
       method: 'GET',
+      headers: {},
       path: `/_cards/cards?limit=100&cursor=${Math.floor(Math.random() * (storeSize - 100))}`,
     }));
     const histories = Array.from({ length: 5000 }, () => ({
       method: 'GET',
+      headers: {},
       path: `/_cards/identities/${encodeURIComponent(pick(identities))}`,
     }));
     const gets = Array.from({ length: 10_000 }, () => ({
