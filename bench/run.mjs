@@ -3,6 +3,7 @@
 // code (the root script builds first) and prints one table. Never part of `npm test`.
 //   --quick      a smaller, shorter pass (20,000 stored cards, 1 s runs): about two minutes
 //   --json FILE  also write every round's raw figures to FILE
+//   --admin      only the admin API and page rows (admin.mjs)
 // BENCH_CARDS_BIN=/other/checkout/bin/cards.js measures another build's server and CLI.
 import { execFileSync } from 'node:child_process';
 import { existsSync, lstatSync, symlinkSync, writeFileSync } from 'node:fs';
@@ -10,7 +11,11 @@ import { parseArgs } from 'node:util';
 
 const bench = new URL('.', import.meta.url).pathname;
 const { values } = parseArgs({
-  options: { quick: { type: 'boolean', default: false }, json: { type: 'string' } },
+  options: {
+    quick: { type: 'boolean', default: false },
+    json: { type: 'string' },
+    admin: { type: 'boolean', default: false },
+  },
 });
 
 if (!existsSync(new URL('node_modules/autocannon/package.json', import.meta.url))) {
@@ -30,6 +35,19 @@ try {
 if (!existsSync(new URL('../dist/src/index.js', import.meta.url))) {
   process.stderr.write('dist/ is missing: run `npm run build` first (npm run bench does).\n');
   process.exit(1);
+}
+
+if (values.admin) {
+  const { runAdminBench, formatAdmin } = await import('./admin.mjs');
+  const { removeTempDirs } = await import('./lib/stores.mjs');
+  const out = await runAdminBench(
+    values.quick
+      ? { storeSize: 20_000, seconds: 2, rounds: 2 }
+      : { storeSize: 100_000, seconds: 5, rounds: 3 },
+  ).finally(removeTempDirs);
+  console.log(formatAdmin(out));
+  if (values.json) writeFileSync(values.json, `${JSON.stringify(out, null, 2)}\n`);
+  process.exit(0);
 }
 
 const { CONFIGS, runSuite } = await import('./suite.mjs');

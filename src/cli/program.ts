@@ -13,6 +13,7 @@ import {
   DEFAULT_URL,
 } from '../server/defaults.js';
 import { VERSION } from './version.js';
+import type { AdminFlags } from './commands/admin.js';
 import type { BuildOptions } from './commands/build.js';
 import type { PublishOptions } from './commands/create.js';
 import type { GetOptions } from './commands/get.js';
@@ -384,6 +385,104 @@ Examples:
       await run('config', opts, (ctx) => showConfig(ctx, opts));
     });
 
+  // The admin commands (issue 15): against a server's admin API (/_cards/…).
+  const admin = (cmd: Command): Command =>
+    output(connection(cmd)).option(
+      '--admin-token <token>',
+      "the server's admin token (env CARDS_ADMIN_TOKEN, the profile's adminToken, or the token file beside --db)",
+    );
+  type AdminOpts = AdminFlags & OutputFlags;
+  admin(program.command('list'))
+    .description('Every card of a server in insertion order, with its state (admin API).')
+    .option('--limit <n>', 'cards per page (default 100)')
+    .option('--cursor <cursor>', 'start after this cursor (from a previous page)')
+    .option('--all', 'every page')
+    .action(async (opts: AdminOpts & { limit?: string; cursor?: string; all?: boolean }) => {
+      const { listCards } = await import('./commands/admin.js');
+      await run('list', opts, (ctx) => listCards(ctx, opts));
+    });
+  admin(program.command('history').argument('<identity>'))
+    .description("An identity's whole history: every chain, every card, states and dates.")
+    .action(async (identity: string, opts: AdminOpts) => {
+      const { history } = await import('./commands/admin.js');
+      await run('history', opts, (ctx) => history(ctx, identity, opts));
+    });
+  admin(program.command('requests'))
+    .description('The last requests a server served (its request journal).')
+    .option('--limit <n>', 'how many (default 100)')
+    .action(async (opts: AdminOpts & { limit?: string }) => {
+      const { requests } = await import('./commands/admin.js');
+      await run('requests', opts, (ctx) => requests(ctx, opts));
+    });
+  admin(program.command('reset'))
+    .description("Empty a server's registry (admin API).")
+    .option('--yes', 'confirm: every card is removed')
+    .action(async (opts: AdminOpts & { yes?: boolean }) => {
+      const { reset } = await import('./commands/admin.js');
+      await run('reset', opts, (ctx) => reset(ctx, opts));
+    });
+  // export / import: a store directly (--store FILE|URL, --db, DATABASE_URL; issue 14) or a
+  // running server through its admin API (--url given; issue 15). One NDJSON format for both.
+  const transferTarget = (opts: Record<string, unknown>): Record<string, unknown> => {
+    const store = (opts.store as string | undefined) ?? process.env.CARDS_STORE;
+    const db = (opts.db as string | undefined) ?? process.env.CARDS_DB;
+    return { ...opts, store, db, dbGiven: db !== undefined, databaseUrl: process.env.DATABASE_URL };
+  };
+  // A store when --store (or CARDS_STORE) names one; else a server when a URL is given (--url,
+  // CARDS_URL); else a store when --db, CARDS_DB or DATABASE_URL names one; else the local server.
+  const viaServer = (command: Command): boolean => {
+    const opts = command.opts<{ store?: string; url?: string; db?: string }>();
+    if (opts.store !== undefined || process.env.CARDS_STORE) return false;
+    if (opts.url !== undefined || process.env.CARDS_URL) return true;
+    return !(opts.db !== undefined || process.env.CARDS_DB || process.env.DATABASE_URL);
+  };
+  admin(program.command('export'))
+    .description(
+      'Every stored card as NDJSON, one record per line, in insertion order: from a store (--store FILE|URL, --db) or from a running server (--url, admin API).',
+    )
+    .option('--store <url|file>', 'a PostgreSQL URL or a JSON store file (env CARDS_STORE)')
+    .option('--out <file>', 'write to this new file instead of stdout')
+    .addHelpText(
+      'after',
+      '\nExamples:\n  $ cards export --store cards.json > dump.ndjson\n  $ cards export --store postgres://cards@db:5432/cards > dump.ndjson\n  $ cards export --url http://127.0.0.1:8080 --out dump.ndjson',
+    )
+    .action(async (opts: AdminOpts & { out?: string; store?: string }, command: Command) => {
+      if (viaServer(command)) {
+        const { exportCards } = await import('./commands/admin.js');
+        return run('export', opts, (ctx) => exportCards(ctx, opts));
+      }
+      const { exportCommand } = await import('./commands/transfer.js');
+      return exportCommand(transferTarget({ ...opts }));
+    });
+  admin(
+    program.command('import').argument('[file]', 'NDJSON from cards export; - or none for stdin'),
+  )
+    .description(
+      'Store the cards of an NDJSON dump, each verified (id, self signature): into a store (--store, --db) or a running server (--url, admin API); an empty one unless --append.',
+    )
+    .option('--store <url|file>', 'a PostgreSQL URL or a JSON store file (env CARDS_STORE)')
+    .option('--append', 'add to a registry that holds cards already, card by card with its rules')
+    .addHelpText(
+      'after',
+      '\nExamples:\n  $ cards import --store postgres://cards@db:5432/cards < dump.ndjson\n  $ cards export --store old.json | cards import --store new.json\n  $ cards import dump.ndjson --url http://127.0.0.1:8080',
+    )
+    .action(
+      async (
+        file: string | undefined,
+        opts: AdminOpts & { append?: boolean; store?: string },
+        command: Command,
+      ) => {
+        if (viaServer(command)) {
+          const { importCards } = await import('./commands/admin.js');
+          return run('import', opts, (ctx) => importCards(ctx, file ?? '-', opts));
+        }
+        const { importCommand } = await import('./commands/transfer.js');
+        return importCommand({
+          ...transferTarget({ ...opts }),
+          ...(file !== undefined && { file }),
+        });
+      },
+    );
   const storeFlags = (command: Command): Command =>
     command
       .addOption(
@@ -399,26 +498,6 @@ Examples:
       const dbGiven = command.getOptionValueSource('db') !== undefined;
       await commands[name]({ ...options, dbGiven, databaseUrl: process.env.DATABASE_URL });
     };
-  storeFlags(program.command('export'))
-    .description('Write every stored card to stdout as NDJSON, in insertion order (a dump).')
-    .addHelpText(
-      'after',
-      '\nExamples:\n  $ cards export --store cards.json > dump.ndjson\n  $ cards export --store postgres://cards@db:5432/cards > dump.ndjson',
-    )
-    .action(storeAction('exportCommand'));
-  storeFlags(program.command('import'))
-    .description(
-      'Store the cards of an NDJSON dump from stdin, each verified (id, self signature).',
-    )
-    .option(
-      '--append',
-      'add to a store that holds cards already, card by card with the registry rules',
-    )
-    .addHelpText(
-      'after',
-      '\nExamples:\n  $ cards import --store postgres://cards@db:5432/cards < dump.ndjson\n  $ cards export --store old.json | cards import --store new.json',
-    )
-    .action(storeAction('importCommand'));
   storeFlags(program.command('db').command('migrate'))
     .description('Create or migrate the PostgreSQL schema (servers also do it on start).')
     .action(storeAction('migrateCommand'));
@@ -479,6 +558,14 @@ Examples:
         'request log format (env CARDS_LOG_FORMAT; default text)',
       ).choices(['text', 'json']),
     )
+    .option(
+      '--admin-token <token>',
+      'Bearer token of the admin API (/_cards/…, /metrics) and the page (env CARDS_ADMIN_TOKEN); default: made on first start, kept beside the store (cards.admin-token)',
+    )
+    .option(
+      '--no-admin',
+      'no admin API, page, /metrics, /openapi.json or /docs (env CARDS_NO_ADMIN=1)',
+    )
     .addHelpText(
       'after',
       `
@@ -501,6 +588,11 @@ app key is made. Writes go to a journal beside the store (cards.journal) and are
 before the response; cards.lock keeps a second server off the same store.
 SIGINT/SIGTERM stop accepting, finish requests in flight, fold the journal into the store
 file and exit 0.
+
+The page at / shows the registry (identities, chains, cards with their signatures checked in
+the browser, the request journal); /docs the OpenAPI document (/openapi.json). The admin API
+(/_cards/…, /metrics) takes "Authorization: Bearer <admin token>" (printed as "admin token:";
+kept in cards.admin-token beside the store); on a loopback-only --host neither needs a token.
 
 Examples:
   $ cards serve

@@ -42,6 +42,9 @@ export interface ServeFlags {
   store?: string;
   poolSize?: string;
   statementTimeout?: string;
+  adminToken?: string;
+  /** commander's `--no-admin`: false when the flag is given. */
+  admin?: boolean;
 }
 
 export type LogFormat = 'text' | 'json';
@@ -72,6 +75,9 @@ export interface ServeSettings {
   readonly store: Sourced<string>;
   readonly poolSize: Sourced<number>;
   readonly statementTimeout: Sourced<number>;
+  readonly admin: Sourced<boolean>;
+  /** Unset: the token kept beside the store, made on first start. */
+  readonly adminToken: Sourced<string> | undefined;
 }
 
 const usage = (message: string): CardsError => new CardsError('USAGE', message);
@@ -130,6 +136,11 @@ export function resolveServeSettings(ctx: CommandContext, flags: ServeFlags): Se
     configPath: layers.configPath,
     profileName: layers.profileName,
     store,
+    admin: (() => {
+      const off = pickSwitch(layers, flags.admin === false, 'CARDS_NO_ADMIN');
+      return { value: !off.value, source: off.source };
+    })(),
+    adminToken: layers.pick(flags.adminToken, 'CARDS_ADMIN_TOKEN'),
     poolSize: pickInteger(
       layers,
       flags.poolSize,
@@ -198,6 +209,8 @@ export function serverOptions(
       : resolve(cwd, settings.store.value),
     poolSize: settings.poolSize.value,
     statementTimeoutMs: settings.statementTimeout.value,
+    admin: settings.admin.value,
+    ...(settings.adminToken && { adminToken: settings.adminToken.value }),
     ...(settings.serviceKey && { serviceKey: resolve(cwd, settings.serviceKey.value) }),
     jwtKeys: settings.jwtKeys?.value ?? [],
     profile: PROFILES[settings.compat.value],

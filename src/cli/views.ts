@@ -2,6 +2,7 @@
  * The text form of each command's result, for people. Pure functions of the result and a
  * Style (colours come from output.ts, the only module that loads chalk).
  */
+import type { HistoryResult, ListResult, RequestsResult } from './commands/admin.js';
 import type { BuildResult } from './commands/build.js';
 import type { ConfigResult } from './commands/config.js';
 import type { PublishResult } from './commands/create.js';
@@ -166,6 +167,42 @@ export const TEXT = {
           `  ${k.padEnd(15)} ${v ? `${Array.isArray(v.value) ? v.value.join(', ') : String(v.value)} ${s.dim(`(${v.source})`)}` : s.dim('(not set)')}`,
       ),
     ].join('\n'),
+  list: (r: ListResult, s: Style) =>
+    [
+      ...r.cards.map(
+        (c) => `${String(c.seq).padStart(6)}  ${c.id}  ${c.state.padEnd(10)}  ${c.identity}`,
+      ),
+      r.cards.length === 0 ? s.dim('(no cards)') : '',
+      r.next_cursor === null ? '' : s.dim(`more: --cursor ${r.next_cursor} (or --all)`),
+    ]
+      .filter((line) => line !== '')
+      .join('\n'),
+  history: (r: HistoryResult, s: Style) =>
+    [
+      `${s.bold(r.identity)}: ${r.chains.length} chain${r.chains.length === 1 ? '' : 's'}`,
+      ...r.chains.flatMap((chain, i) => [
+        `  chain ${i + 1}${chain.revoked ? ' (revoked)' : ''}`,
+        ...chain.cards.map(
+          (c) =>
+            `    ${c.id}  ${c.state.padEnd(10)}  ${c.created_at === null ? '?' : when(c.created_at)}`,
+        ),
+      ]),
+    ].join('\n'),
+  requests: (r: RequestsResult, s: Style) =>
+    r.requests.length === 0
+      ? s.dim('(no requests yet)')
+      : r.requests
+          .map(
+            (q) =>
+              `${q.time}  ${q.method.padEnd(4)} ${q.path}  ${q.status}${q.code ? ` ${q.code}` : ''}  ${q.identity || '-'}  ${q.ms}ms`,
+          )
+          .join('\n'),
+  reset: (r: { cards: number; url: string }, s: Style) =>
+    `${s.ok('reset')}: ${r.url} now holds ${r.cards} cards`,
+  export: (r: { cards: number; out: string }) =>
+    r.out === '-' ? '' : `exported ${r.cards} cards to ${r.out}`,
+  import: (r: { imported: number; cards: number }, s: Style) =>
+    `${s.ok('imported')} ${r.imported} cards (the registry holds ${r.cards})`,
 } as const;
 
 export type ViewName = keyof typeof TEXT;

@@ -71,6 +71,14 @@ export const ERRORS = {
     unreachable,
     'The card store stopped accepting writes after a write it could not undo. Try again later.',
   ),
+  // Admin API (issue 15): ours.
+  IMPORT_NOT_EMPTY: e(
+    10101,
+    409,
+    refused,
+    'The registry is not empty; import with ?append=true to add to it, or reset it first.',
+  ),
+  IDENTITY_NOT_FOUND: e(10102, 404, notFound, 'No card has this identity.'),
 
   // Authentication (203xx). 20304 is the deployed service's; the rest are ours.
   AUTH_MISSING: e(20300, 401, unauthorized, 'Authorization header is missing.'),
@@ -86,6 +94,20 @@ export const ERRORS = {
   TOKEN_NOT_YET_VALID: e(20305, 401, unauthorized, 'Token is not valid yet.'),
   TOKEN_ALGORITHM: e(20306, 401, unauthorized, 'Token algorithm is not allowed.'),
   TOKEN_CLAIMS: e(20307, 401, unauthorized, 'Token claims are missing or invalid.'),
+  // Admin token (issue 15): ours.
+  ADMIN_AUTH_MISSING: e(
+    20320,
+    401,
+    unauthorized,
+    'Admin token is missing: send Authorization: Bearer <admin token>.',
+  ),
+  ADMIN_TOKEN_INVALID: e(20321, 401, unauthorized, 'Admin token is not valid.'),
+  ADMIN_TOKEN_ON_CARD_ROUTE: e(
+    20322,
+    401,
+    unauthorized,
+    'The admin token does not authorize card routes; send a card token.',
+  ),
 
   // Request shape (30xxx). 30001 is the deployed service's; 30002 is ours.
   BODY_PARSE: e(
@@ -95,6 +117,10 @@ export const ERRORS = {
     'Request body parsing error. Invalid JSON, field name or field type.',
   ),
   CARD_ID_INVALID: e(30002, 400, refused, 'Card ID is not a valid ID (64 hexadecimal characters).'),
+  // Admin requests (issue 15): ours.
+  QUERY_INVALID: e(30100, 400, refused, 'A query parameter is invalid.'),
+  RESET_NOT_CONFIRMED: e(30101, 400, refused, 'Reset needs the body {"confirm":"reset"}.'),
+  IMPORT_INVALID: e(30102, 400, refused, 'An import line is not a valid stored card record.'),
 
   // Card validation (40xxx): the deployed service's codes and texts.
   SNAPSHOT_EMPTY: e(40001, 400, refused, 'Content snapshot is empty.'),

@@ -11,12 +11,20 @@
 
 export type HttpMethod = 'GET' | 'POST';
 
-/** `card`: a token of the service's scheme (spec section 5); `none`: public. */
-export type RouteAuth = 'card' | 'none';
+/**
+ * `card`: a token of the service's scheme (spec section 5); `admin`: the server's admin token
+ * (`Authorization: Bearer <admin token>`, issue 15; not needed when the server listens on
+ * loopback only); `none`: public.
+ */
+export type RouteAuth = 'card' | 'admin' | 'none';
+
+/** `cards`: the Cards API; `admin`: the admin API (issue 15); `page`: the page and the docs. */
+export type RouteTag = 'cards' | 'admin' | 'page';
 
 export interface RouteSpec {
   readonly name: RouteName;
   readonly method: HttpMethod;
+  readonly tag: RouteTag;
   /** The path after the card prefix (`/actions/search`, `/:id`), or the whole path (`/health`). */
   readonly path: string;
   /** Served under each of CARD_PREFIXES (card routes); otherwise `path` is the whole path. */
@@ -34,6 +42,7 @@ export const ROUTES = [
     name: 'createCard',
     method: 'POST',
     path: '',
+    tag: 'cards',
     prefixed: true,
     auth: 'card',
     spec: '4.1',
@@ -43,6 +52,7 @@ export const ROUTES = [
     name: 'getCard',
     method: 'GET',
     path: '/:id',
+    tag: 'cards',
     prefixed: true,
     auth: 'card',
     spec: '4.2',
@@ -52,6 +62,7 @@ export const ROUTES = [
     name: 'searchCards',
     method: 'POST',
     path: '/actions/search',
+    tag: 'cards',
     prefixed: true,
     auth: 'card',
     spec: '4.3',
@@ -61,6 +72,7 @@ export const ROUTES = [
     name: 'revokeCard',
     method: 'POST',
     path: '/actions/revoke',
+    tag: 'cards',
     prefixed: true,
     auth: 'card',
     spec: '4.4',
@@ -70,6 +82,7 @@ export const ROUTES = [
     name: 'revokeCardById',
     method: 'POST',
     path: '/actions/revoke/:id',
+    tag: 'cards',
     prefixed: true,
     auth: 'card',
     spec: '4.5',
@@ -79,13 +92,133 @@ export const ROUTES = [
     name: 'health',
     method: 'GET',
     path: '/health',
+    tag: 'cards',
     prefixed: false,
     auth: 'none',
     summary: 'Liveness, card count, profile and version.',
   },
+  {
+    name: 'adminInfo',
+    method: 'GET',
+    path: '/_cards/info',
+    tag: 'admin',
+    prefixed: false,
+    auth: 'admin',
+    summary: "The server's profile, service key, card count and whether admin needs a token.",
+  },
+  {
+    name: 'adminCards',
+    method: 'GET',
+    path: '/_cards/cards',
+    tag: 'admin',
+    prefixed: false,
+    auth: 'admin',
+    summary: 'Every card in insertion order (revoked ones too) with its state; cursor-paginated.',
+  },
+  {
+    name: 'adminIdentities',
+    method: 'GET',
+    path: '/_cards/identities',
+    tag: 'admin',
+    prefixed: false,
+    auth: 'admin',
+    summary: 'Identities in order, with card and live/revoked chain counts; cursor-paginated.',
+  },
+  {
+    name: 'adminIdentity',
+    method: 'GET',
+    path: '/_cards/identities/:identity',
+    tag: 'admin',
+    prefixed: false,
+    auth: 'admin',
+    summary: "An identity's whole history: every chain, every card, states and dates.",
+  },
+  {
+    name: 'adminExport',
+    method: 'GET',
+    path: '/_cards/export',
+    tag: 'admin',
+    prefixed: false,
+    auth: 'admin',
+    summary: 'The registry as NDJSON, one stored card record per line, in insertion order.',
+  },
+  {
+    name: 'adminImport',
+    method: 'POST',
+    path: '/_cards/import',
+    tag: 'admin',
+    prefixed: false,
+    auth: 'admin',
+    summary: 'Loads an export (NDJSON); refused on a non-empty registry unless ?append=true.',
+  },
+  {
+    name: 'adminReset',
+    method: 'POST',
+    path: '/_cards/reset',
+    tag: 'admin',
+    prefixed: false,
+    auth: 'admin',
+    summary: 'Empties the registry; the body must be {"confirm":"reset"}.',
+  },
+  {
+    name: 'adminRequests',
+    method: 'GET',
+    path: '/_cards/requests',
+    tag: 'admin',
+    prefixed: false,
+    auth: 'admin',
+    summary: 'The last requests served (newest first); tokens are never kept.',
+  },
+  {
+    name: 'metrics',
+    method: 'GET',
+    path: '/metrics',
+    tag: 'admin',
+    prefixed: false,
+    auth: 'admin',
+    summary:
+      'Prometheus text: requests by route and status, latency, cards by state, store writes.',
+  },
+  {
+    name: 'page',
+    method: 'GET',
+    path: '/',
+    tag: 'page',
+    prefixed: false,
+    auth: 'none',
+    summary: 'The read-only web page (its data comes from the admin routes).',
+  },
+  {
+    name: 'pageAsset',
+    method: 'GET',
+    path: '/_page/*',
+    tag: 'page',
+    prefixed: false,
+    auth: 'none',
+    summary: "The page's script and style, and @noble/curves and @noble/hashes for the browser.",
+  },
+  {
+    name: 'openapi',
+    method: 'GET',
+    path: '/openapi.json',
+    tag: 'page',
+    prefixed: false,
+    auth: 'none',
+    summary: 'This document: OpenAPI 3.1, generated from the route and error tables.',
+  },
+  {
+    name: 'docs',
+    method: 'GET',
+    path: '/docs',
+    tag: 'page',
+    prefixed: false,
+    auth: 'none',
+    summary: 'This document as a readable page.',
+  },
 ] as const satisfies readonly {
   name: string;
   method: HttpMethod;
+  tag: RouteTag;
   path: string;
   prefixed: boolean;
   auth: RouteAuth;
@@ -94,6 +227,12 @@ export const ROUTES = [
 }[];
 
 export type RouteName = (typeof ROUTES)[number]['name'];
+
+/** The admin API and the page (issue 15): absent from a server started with --no-admin. */
+export type AdminRouteName = Extract<(typeof ROUTES)[number], { tag: 'admin' | 'page' }>['name'];
+export type CardRouteName = Exclude<RouteName, AdminRouteName>;
+
+export const isAdminRoute = (route: Pick<RouteSpec, 'tag'>): boolean => route.tag !== 'cards';
 
 /** Every spelling of a route's path, in the router's syntax (`:id` for a parameter). */
 export function routePaths(route: Pick<RouteSpec, 'path' | 'prefixed'>): string[] {
@@ -117,13 +256,16 @@ const escapeRegExp = (text: string): string => text.replace(/[.*+?^${}()|[\]\\]/
 
 const matchers = new Map<string, RegExp>();
 
-/** A matcher for concrete paths, compiled from a router path (`:id` matches one segment). */
+/**
+ * A matcher for concrete paths, compiled from a router path (`:id` matches one segment, a
+ * trailing `*` the rest).
+ */
 export function pathMatcher(path: string): RegExp {
   const known = matchers.get(path);
   if (known) return known;
   const source = path
     .split(/(:[A-Za-z]+)/)
-    .map((part) => (part.startsWith(':') ? '[^/]+' : escapeRegExp(part)))
+    .map((part) => (part.startsWith(':') ? '[^/]+' : escapeRegExp(part).replace('\\*', '.*')))
     .join('');
   const matcher = new RegExp(`^${source}$`);
   matchers.set(path, matcher);

@@ -10,9 +10,12 @@ import cors from '@fastify/cors';
 import Fastify, { type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
 import { CardsError, ERRORS, type ErrorCode } from '../core/errors.js';
 import { LIMITS } from '../core/limits.js';
-import { ROUTES, routePaths } from '../core/routes.js';
+import { routePaths, type RouteSpec } from '../core/routes.js';
 import type { WireProfile } from '../core/profile.js';
+import { Admin } from '../registry/admin.js';
 import type { Registry } from '../registry/registry.js';
+import { createAdminGuard } from './admin-auth.js';
+import type { AdminDeps } from './admin-routes.js';
 import type { Authenticator } from './auth.js';
 import {
   DEFAULT_LIMITS,
@@ -21,6 +24,8 @@ import {
   type ServerLimits,
 } from './connections.js';
 import { errorBody, rawErrorResponse, toCardsError } from './error-reply.js';
+import { Metrics } from './metrics.js';
+import { RequestJournal } from './request-journal.js';
 import { silentLogger, type RequestLogger } from './request-log.js';
 import { allowedMethods, JSON_TYPE, registerRoutes } from './routes.js';
 
@@ -35,12 +40,30 @@ export interface AppOptions {
   readonly limits?: Partial<ServerLimits>;
   /** Reported by /health. */
   readonly version?: string;
+  /** The admin API, the page, /metrics and /openapi.json (issue 15); off when absent. */
+  readonly admin?: AdminAppOptions;
 }
 
-/** What a person who guessed a path should read instead (from the one route table). */
-const ROUTE_LIST = `The routes: ${ROUTES.map(
-  (route) => `${route.method} ${routePaths(route)[0]}`,
-).join(', ')} (card routes also as /v5/card… and /card…).`;
+/** What a person who guessed a path should read instead (from the routes served). */
+const routeList = (routes: readonly RouteSpec[]): string =>
+  `The routes: ${routes
+    .filter((route) => route.tag !== 'page')
+    .map((route) => `${route.method} ${routePaths(route)[0]}`)
+    .join(', ')} (card routes also as /v5/card… and /card…).`;
+
+export interface AdminAppOptions {
+  /** Bearer token of the admin routes. */
+  readonly token: string;
+  /** The server listens on loopback only: admin routes need no token (admin-auth.ts). */
+  readonly loopbackOpen: boolean;
+  /** The service's public key, base64 DER SPKI (shown to the page). */
+  readonly serviceKey: string;
+  /** Requests the journal keeps (default 1000). */
+  readonly journalSize?: number;
+}
+
+/** Not journaled: the page's own polling and files (they would push out what matters). */
+const UNJOURNALED = new Set(['adminRequests', 'pageAsset', 'metrics']);
 
 const pathOf = (url: string): string => url.split('?', 1)[0] ?? url;
 const logPath = (url: string): string => {
@@ -61,7 +84,8 @@ export async function createApp(options: AppOptions): Promise<FastifyInstance> {
     // A server-side failure is told in full to the operator, and to the client only by its code
     // and the generic message (errorBody): no file path or library message leaves the server.
     if (err.code === 'INTERNAL') logger.warn(`internal error: ${describe(err.cause ?? err)}`);
-    else if (err.status >= 500)
+    reply.request.errorCode = String(ERRORS[err.code].wire);
+    if (err.code !== 'INTERNAL' && err.status >= 500)
       logger.warn(`${err.code}: ${err.message}${err.cause ? ` (${describe(err.cause)})` : ''}`);
     return reply.code(err.status).type(JSON_TYPE).send(errorBody(profile, err));
   };
@@ -74,7 +98,8 @@ export async function createApp(options: AppOptions): Promise<FastifyInstance> {
     requestTimeout: limits.requestTimeoutMs,
     connectionTimeout: Math.max(limits.requestTimeoutMs * 2, 60_000),
     http: httpServerOptions(limits),
-    routerOptions: { maxParamLength: 256 },
+    // An identity (admin history) is up to 1024 bytes, percent-encoded up to 3 characters each.
+    routerOptions: { maxParamLength: 3200 },
     frameworkErrors: (err, request, reply) => {
       const error = toCardsError(err);
       sendError(reply, error);
@@ -115,14 +140,15 @@ export async function createApp(options: AppOptions): Promise<FastifyInstance> {
     closing = true;
   });
   // 404 and 405 are decided here, before fastify would read and parse the body.
+  let served: readonly RouteSpec[] = [];
   const notFound = (request: FastifyRequest, reply: FastifyReply): FastifyReply => {
-    const allowed = allowedMethods(pathOf(request.url), corsOn);
+    const allowed = allowedMethods(served, pathOf(request.url), corsOn);
     if (allowed.length === 0)
       return sendError(
         reply,
         new CardsError(
           'ROUTE_NOT_FOUND',
-          `Route not found: ${request.method} ${logPath(request.url)}. ${ROUTE_LIST}`,
+          `Route not found: ${request.method} ${logPath(request.url)}. ${routeList(served)}`,
         ),
       );
     reply.header('allow', allowed.join(', '));
@@ -148,7 +174,7 @@ export async function createApp(options: AppOptions): Promise<FastifyInstance> {
     // @fastify/cors answers every OPTIONS itself: unknown paths included, and a plain OPTIONS
     // (no Origin / Access-Control-Request-Method) with a text/plain 400. Keep those ours.
     if (corsOn && request.method === 'OPTIONS') {
-      const allowed = allowedMethods(pathOf(request.url), corsOn);
+      const allowed = allowedMethods(served, pathOf(request.url), corsOn);
       if (allowed.length === 0) return sendError(reply, new CardsError('ROUTE_NOT_FOUND'));
       if (!request.headers.origin || !request.headers['access-control-request-method'])
         return reply.code(204).header('allow', allowed.join(', ')).send();
@@ -161,15 +187,31 @@ export async function createApp(options: AppOptions): Promise<FastifyInstance> {
     if (closing) reply.header('connection', 'close');
     return payload;
   });
+  const admin = options.admin && adminDeps(options, options.admin, profile);
   app.addHook('onResponse', async (request: FastifyRequest, reply: FastifyReply) => {
+    const path = logPath(request.url);
+    const ms = reply.elapsedTime;
     const code = refusals.get(reply);
     logger.request({
       method: request.method,
-      path: logPath(request.url),
+      path,
       status: reply.statusCode,
       ...(code !== undefined && { code }),
-      ms: reply.elapsedTime,
+      ms,
     });
+    if (!admin) return;
+    const route = request.routeOptions.config.routeName ?? '';
+    admin.metrics.request(route, reply.statusCode, ms);
+    if (!UNJOURNALED.has(route))
+      admin.journal.push({
+        time: new Date().toISOString(),
+        method: request.method,
+        path,
+        status: reply.statusCode,
+        code: request.errorCode === '' ? null : request.errorCode,
+        identity: request.identity,
+        ms: Math.round(ms * 100) / 100,
+      });
   });
 
   // JSON only; an empty body is no body (revoke by id sends none, or `{}`).
@@ -196,14 +238,34 @@ export async function createApp(options: AppOptions): Promise<FastifyInstance> {
   app.setErrorHandler((err, _request, reply) => sendError(reply, toCardsError(err)));
   app.setNotFoundHandler((request, reply) => notFound(request, reply));
 
-  registerRoutes(app, {
+  served = registerRoutes(app, {
     registry: options.registry,
     profile,
     auth: options.auth,
     version: options.version ?? '',
+    ...(admin && { admin }),
   });
   await app.ready();
   return app;
+}
+
+function adminDeps(options: AppOptions, admin: AdminAppOptions, profile: WireProfile): AdminDeps {
+  const metrics = new Metrics();
+  options.registry.observeWrites((ms) => metrics.storeWrite(ms));
+  return {
+    admin: new Admin(options.registry.store),
+    registry: options.registry,
+    guard: createAdminGuard({
+      token: admin.token,
+      loopbackOpen: admin.loopbackOpen,
+      cardScheme: profile.scheme,
+    }),
+    journal: new RequestJournal(admin.journalSize ?? 1000),
+    metrics,
+    profile,
+    version: options.version ?? '',
+    serviceKey: admin.serviceKey,
+  };
 }
 
 function describe(err: unknown): string {

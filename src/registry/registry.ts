@@ -21,7 +21,7 @@ import type { CardEntry, CardStore, StoredCard } from '../store/store.js';
 import { decodeSnapshotFor, parseSearchQuery } from './requests.js';
 import { checkSelfSignature } from './self-signature.js';
 
-export type { CardEntry } from '../store/store.js';
+export type { CardEntry, CardStore } from '../store/store.js';
 
 export interface RegistryOptions {
   /** An opened store. */
@@ -39,6 +39,7 @@ export class Registry {
   readonly #serviceKey: PrivateKey;
   readonly #signer: string;
   readonly #clock: () => number;
+  #writeObserver: ((ms: number) => void) | undefined;
 
   constructor(options: RegistryOptions) {
     this.#store = options.store;
@@ -49,6 +50,11 @@ export class Registry {
 
   get store(): CardStore {
     return this.#store;
+  }
+
+  /** Told how long each store insert took, in ms (the admin API's metrics, issue 15). */
+  observeWrites(observer: (ms: number) => void): void {
+    this.#writeObserver = observer;
   }
 
   /** Number of stored (durable) cards. */
@@ -212,12 +218,15 @@ export class Registry {
       content_snapshot: contentSnapshot,
       signatures: [...signatures, service],
     };
+    const started = performance.now();
     try {
       return await this.#store.insert(card);
     } catch (err) {
       throw isCardsError(err)
         ? err
         : new CardsError('STORE_UNAVAILABLE', undefined, { cause: err });
+    } finally {
+      this.#writeObserver?.(performance.now() - started);
     }
   }
 }

@@ -19,6 +19,8 @@ export interface ServerHome {
 }
 
 export interface FileHome extends ServerHome {
+  /** The admin API's bearer token (issue 15), made on first start (admin-token.ts). */
+  readonly adminToken: string;
   /** The store file's real path (every spelling of it, a symlink included, finds one home). */
   readonly store: string;
   /** Holds the pid of the one server using the store (lock.ts). */
@@ -32,6 +34,7 @@ export function fileHome(db: string, cwd = process.cwd()): FileHome {
     store,
     serviceKey: `${stem}.service-key.pem`,
     appKey: `${stem}.app-key.pem`,
+    adminToken: `${stem}.admin-token`,
     lock: `${stem}.lock`,
   };
 }

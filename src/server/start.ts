@@ -15,6 +15,7 @@ import { createRegistry, type Registry } from '../registry/registry.js';
 import type { PrivateKey } from '../crypto/keys.js';
 import type { CardStore } from '../store/store.js';
 import type { FileHome } from './file-home.js';
+import { isLoopbackHost, resolveAdminToken, type AdminToken } from './admin-token.js';
 import { openStore } from './open-store.js';
 import { loadServerKeys } from './server-keys.js';
 
@@ -37,6 +38,9 @@ export interface ServerOptions {
   /** PostgreSQL: connections at most, and the longest statement (ms). */
   readonly poolSize: number;
   readonly statementTimeoutMs: number;
+  /** The admin API, the page, /metrics and /openapi.json (issue 15); --no-admin turns off. */
+  readonly admin: boolean;
+  readonly adminToken?: string;
   /** Reported by GET /health. */
   readonly version: string;
 }
@@ -51,6 +55,10 @@ export interface RunningServer {
   readonly serviceKey: { readonly key: PrivateKey };
   /** Where the service key came from (a file, the database), for the banner. */
   readonly serviceKeyFrom: string;
+  /** Undefined with --no-admin. */
+  readonly adminToken?: AdminToken;
+  /** Listening on loopback only: the page and the admin API need no token. */
+  readonly loopbackOpen: boolean;
   /** Where token keys come from, for the start-up banner. */
   readonly tokenKeys: string;
   /** Stops accepting, finishes requests in flight, folds the journal in, releases the lock. */
@@ -87,6 +95,15 @@ export async function startServing(
       ...(options.appKeyId !== undefined && { appKeyId: options.appKeyId }),
     });
     const timeoutMs = options.requestTimeoutSeconds * 1000;
+    // A PostgreSQL store has no home on disk: without --admin-token, one is made for this run.
+    const adminToken = options.admin
+      ? await resolveAdminToken({
+          ...(options.adminToken !== undefined && { given: options.adminToken }),
+          path: home?.adminToken,
+        })
+      : undefined;
+    if (adminToken?.warning) logger.warn(adminToken.warning);
+    const loopbackOpen = isLoopbackHost(options.host);
     app = await createApp({
       registry,
       profile: options.profile,
@@ -94,6 +111,13 @@ export async function startServing(
       logger,
       cors: options.cors,
       version: options.version,
+      ...(adminToken && {
+        admin: {
+          token: adminToken.token,
+          loopbackOpen,
+          serviceKey: serviceKey.key.publicKey.toBase64(),
+        },
+      }),
       limits: {
         maxConnections: options.maxConnections,
         requestTimeoutMs: timeoutMs,
@@ -112,6 +136,8 @@ export async function startServing(
       home,
       serviceKey,
       serviceKeyFrom,
+      ...(adminToken && { adminToken }),
+      loopbackOpen,
       tokenKeys,
       async close() {
         await server.close();

@@ -13,7 +13,14 @@
  */
 import { cardState, previousConflict, type CardState } from '../core/chain.js';
 import { CardsError } from '../core/errors.js';
-import { wireJsonOf, type CardChain, type CardEntry, type StoredCard } from './store.js';
+import {
+  wireJsonOf,
+  type CardChain,
+  type CardEntry,
+  type IdentityQuery,
+  type IdentitySummary,
+  type StoredCard,
+} from './store.js';
 
 export class Chain implements CardChain {
   readonly identity: string;
@@ -88,6 +95,9 @@ export class CardIndex {
   readonly #byId = new Map<string, IndexedCard>();
   readonly #byIdentity = new Map<string, Chain[]>();
   readonly #entries: IndexedCard[] = [];
+  /** Every identity, sorted (kept sorted on insert; sorted once after a load). */
+  readonly #identities: string[] = [];
+  #loading = false;
   readonly #pendingIds = new Set<string>();
   /** Reserved successors, by the previous card id they name. */
   readonly #pendingSuccessors = new Map<string, StoredCard>();
@@ -113,6 +123,33 @@ export class CardIndex {
   /** The chains of an identity, oldest first (by when their first card was stored). */
   chainsOf(identity: string): readonly Chain[] {
     return this.#byIdentity.get(identity) ?? [];
+  }
+
+  /** Cards after sequence number `afterSeq` (seq = position), at most `limit`. */
+  list(afterSeq: number | undefined, limit: number): IndexedCard[] {
+    const start = afterSeq === undefined ? 0 : Math.max(0, Math.floor(afterSeq) + 1);
+    return this.#entries.slice(start, start + Math.max(0, limit));
+  }
+
+  /** Identities in ascending order from a binary search: the cost is the page's. */
+  identities({ prefix = '', after, limit }: IdentityQuery): IdentitySummary[] {
+    const list = this.#identities;
+    let at = lowerBound(list, after !== undefined && after >= prefix ? after : prefix);
+    if (at < list.length && after !== undefined && list[at] === after) at++;
+    const page: IdentitySummary[] = [];
+    for (; at < list.length && page.length < limit; at++) {
+      const identity = list[at] as string;
+      if (!identity.startsWith(prefix)) break;
+      let cards = 0;
+      let revokedChains = 0;
+      const chains = this.chainsOf(identity);
+      for (const chain of chains) {
+        cards += chain.cards.length;
+        if (chain.revoked) revokedChains++;
+      }
+      page.push({ identity, cards, liveChains: chains.length - revokedChains, revokedChains });
+    }
+    return page;
   }
 
   /**
@@ -185,7 +222,11 @@ export class CardIndex {
       chain = new Chain(card.identity);
       const chains = this.#byIdentity.get(card.identity);
       if (chains) chains.push(chain);
-      else this.#byIdentity.set(card.identity, [chain]);
+      else {
+        this.#byIdentity.set(card.identity, [chain]);
+        if (this.#loading) this.#identities.push(card.identity);
+        else this.#identities.splice(lowerBound(this.#identities, card.identity), 0, card.identity);
+      }
     }
     const entry = new IndexedCard(card, chain, this.#entries.length);
     chain.cards.push(entry);
@@ -201,6 +242,16 @@ export class CardIndex {
    * replaced, or a revoking card. O(1) per card.
    */
   load(cards: Iterable<StoredCard>, location: string, options: { checked?: boolean } = {}): void {
+    this.#loading = true;
+    try {
+      this.#loadCards(cards, location, options.checked ?? true);
+    } finally {
+      this.#loading = false;
+      this.#identities.sort(compareStrings);
+    }
+  }
+
+  #loadCards(cards: Iterable<StoredCard>, location: string, checked: boolean): void {
     let position = 0;
     for (const card of cards) {
       position++;
@@ -219,7 +270,21 @@ export class CardIndex {
         if (previous.next) throw broken('names a previous card that is replaced already');
         if (previous.revoking) throw broken('names a revoking card as its previous card');
       }
-      this.#add(card).checked = options.checked ?? true;
+      this.#add(card).checked = checked;
     }
   }
+}
+
+const compareStrings = (a: string, b: string): number => (a < b ? -1 : a > b ? 1 : 0);
+
+/** The first index of sorted `list` whose item is >= `key`. */
+function lowerBound(list: readonly string[], key: string): number {
+  let low = 0;
+  let high = list.length;
+  while (low < high) {
+    const mid = (low + high) >>> 1;
+    if ((list[mid] as string) < key) low = mid + 1;
+    else high = mid;
+  }
+  return low;
 }

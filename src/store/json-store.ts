@@ -25,7 +25,15 @@ import { batchText, journalText, JOURNAL_HEADER, replayJournal } from './journal
 import { storePaths, type StorePaths } from './paths.js';
 import { serializeCard } from './record.js';
 import { STORE_FORMAT, STORE_VERSION, StoreFileAdapter, type StoreFileData } from './store-file.js';
-import type { CardChain, CardEntry, CardStore, StoreStats, StoredCard } from './store.js';
+import type {
+  CardChain,
+  CardEntry,
+  CardStore,
+  IdentityQuery,
+  IdentitySummary,
+  StoreStats,
+  StoredCard,
+} from './store.js';
 
 export interface JsonStoreOptions {
   /** The store file (companions are found beside it through paths.ts). */
@@ -61,7 +69,7 @@ export class JsonStore implements CardStore {
   readonly paths: StorePaths;
   readonly #db: Low<StoreFileData>;
   readonly #file: StoreFileAdapter;
-  readonly #index: CardIndex;
+  #index: CardIndex;
   readonly #compactBytes: number;
   readonly #warn: (message: string) => void;
   #journal: FileHandle | undefined;
@@ -79,6 +87,7 @@ export class JsonStore implements CardStore {
   #fileCards: number;
   #closing = false;
   #checking: Promise<void> | undefined;
+  #resetting: Promise<void> | undefined;
   #stats = { appends: 0, flushes: 0, compactions: 0 };
 
   private constructor(
@@ -202,10 +211,51 @@ export class JsonStore implements CardStore {
     return { cards: this.#index.size, ...this.#stats };
   }
 
+  async listCards(afterSeq: number | undefined, limit: number): Promise<CardEntry[]> {
+    return this.#index.list(afterSeq, limit);
+  }
+
+  async listIdentities(query: IdentityQuery): Promise<IdentitySummary[]> {
+    return this.#index.identities(query);
+  }
+
+  /**
+   * Empties the store: waits for writes in flight, empties the journal, then replaces the file
+   * by an empty store atomically. In that order, a crash in between leaves the file's cards (an
+   * earlier, consistent state), never journal cards whose previous cards are gone.
+   */
+  reset(): Promise<void> {
+    if (this.#closing)
+      return Promise.reject(new CardsError('STORE_UNAVAILABLE', 'The store is closing.'));
+    this.#resetting ??= (async () => {
+      while (this.#flushing || this.#compaction || this.#queue.length > 0) {
+        if (this.#flushing) await new Promise<void>((resolve) => this.#idle.push(resolve));
+        else if (this.#compaction) await this.#compaction;
+        else void this.#flushLoop();
+      }
+      try {
+        if (!this.#journal) await this.#openJournal();
+        // Back to its header line alone (openJournal and journalText always write it first).
+        const headerBytes = JOURNAL_HEADER.length + 1;
+        await this.#journal?.truncate(headerBytes);
+        await this.#journal?.sync();
+        this.#journalBytes = headerBytes;
+        this.#dirty = false;
+        this.#resetFrom = undefined;
+      } catch (err) {
+        throw unavailable(`Cannot empty the journal ${this.paths.journal}`, err);
+      }
+      this.#index = new CardIndex();
+      await this.#compactAll('reset');
+    })().finally(() => (this.#resetting = undefined));
+    return this.#resetting;
+  }
+
   /** Reserves the card (the chain rules, card-index.ts), then queues its line for the journal. */
   insert(card: StoredCard): Promise<CardEntry> {
     if (this.#closing)
       return Promise.reject(new CardsError('STORE_UNAVAILABLE', 'The store is closing.'));
+    if (this.#resetting) return this.#resetting.then(() => this.insert(card));
     let reservation: Reservation;
     try {
       reservation = this.#index.reserve(card);
@@ -220,6 +270,7 @@ export class JsonStore implements CardStore {
 
   async close(): Promise<void> {
     if (this.#closing) return;
+    await this.#resetting?.catch(() => undefined);
     this.#closing = true;
     await this.#checking;
     while (this.#flushing || this.#compaction) {

@@ -6,7 +6,15 @@
  */
 import { CardsError } from '../core/errors.js';
 import { CardIndex } from './card-index.js';
-import type { CardChain, CardEntry, CardStore, StoreStats, StoredCard } from './store.js';
+import type {
+  CardChain,
+  CardEntry,
+  CardStore,
+  IdentityQuery,
+  IdentitySummary,
+  StoreStats,
+  StoredCard,
+} from './store.js';
 
 export interface MemoryStoreOptions {
   /** Cards stored already, in insertion order (checked like a store file's). */
@@ -18,7 +26,10 @@ export interface MemoryStoreOptions {
 export class MemoryStore implements CardStore {
   readonly engine = 'memory';
   readonly location = 'memory';
-  readonly #index = new CardIndex();
+  #index = new CardIndex();
+  /** Inserts between reserve and commit: a reset waits for them. */
+  readonly #inFlight = new Set<Promise<unknown>>();
+  #resetting: Promise<void> | undefined;
   #appends = 0;
   #closed = false;
   readonly #beforeAppend: MemoryStoreOptions['beforeAppend'];
@@ -47,15 +58,39 @@ export class MemoryStore implements CardStore {
 
   async insert(card: StoredCard): Promise<CardEntry> {
     if (this.#closed) throw new CardsError('STORE_UNAVAILABLE', 'The store is closed.');
-    const reservation = this.#index.reserve(card);
+    if (this.#resetting) await this.#resetting;
+    const index = this.#index;
+    const reservation = index.reserve(card);
+    const before = this.#beforeAppend;
+    const written = (async () => before?.(card))();
+    this.#inFlight.add(written);
     try {
-      await this.#beforeAppend?.(card);
+      await written;
     } catch (err) {
-      this.#index.release(reservation);
+      index.release(reservation);
       throw err;
+    } finally {
+      this.#inFlight.delete(written);
     }
     this.#appends++;
-    return this.#index.commit(reservation);
+    return index.commit(reservation);
+  }
+
+  async listCards(afterSeq: number | undefined, limit: number): Promise<CardEntry[]> {
+    return this.#index.list(afterSeq, limit);
+  }
+
+  async listIdentities(query: IdentityQuery): Promise<IdentitySummary[]> {
+    return this.#index.identities(query);
+  }
+
+  /** Waits for inserts in flight (they land before the reset), then starts an empty index. */
+  async reset(): Promise<void> {
+    this.#resetting ??= (async () => {
+      while (this.#inFlight.size > 0) await Promise.allSettled([...this.#inFlight]);
+      this.#index = new CardIndex();
+    })().finally(() => (this.#resetting = undefined));
+    return this.#resetting;
   }
 
   async scan(fromSeq: number, limit: number): Promise<StoredCard[]> {

@@ -53,6 +53,11 @@ export const MIGRATIONS: readonly Migration[] = [
       )`,
     ],
   },
+  {
+    id: 2,
+    name: 'identities in code-point order (admin listing)',
+    statements: [`CREATE INDEX cards_by_identity_c ON cards ((identity COLLATE "C"))`],
+  },
 ];
 
 /** The newest schema this code knows. */
@@ -87,6 +92,27 @@ export const CHAINS_OF = `SELECT ${COLUMNS} FROM cards c
   WHERE c.identity = ANY($1::text[]) ORDER BY c.chain_seq, c.seq`;
 
 export const COUNT = `SELECT next_seq FROM cards_counter WHERE id = 1`;
+
+/** Cards with their places after position $1, in insertion order (the admin listing). */
+export const LIST_CARDS = `SELECT ${PLACE} FROM cards c WHERE c.seq > $1 ORDER BY c.seq LIMIT $2`;
+
+/**
+ * Identities in code-point order (as JavaScript compares strings) with their counts: $1 a
+ * prefix or null, $2 the last identity of the previous page or null, $3 the page size.
+ */
+export const LIST_IDENTITIES = `WITH chains AS (
+    SELECT c.identity, c.chain_id, count(*) AS cards, bool_or(c.revoking) AS revoked
+    FROM cards c
+    WHERE ($1::text IS NULL OR left(c.identity, length($1)) = $1)
+      AND ($2::text IS NULL OR c.identity COLLATE "C" > $2::text COLLATE "C")
+    GROUP BY c.identity, c.chain_id)
+  SELECT identity, sum(cards)::bigint AS cards,
+    count(*) FILTER (WHERE NOT revoked) AS live_chains,
+    count(*) FILTER (WHERE revoked) AS revoked_chains
+  FROM chains GROUP BY identity ORDER BY identity COLLATE "C" LIMIT $3`;
+
+/** Empties the registry (the admin reset); keys and migrations stay. */
+export const RESET = [`TRUNCATE cards`, `UPDATE cards_counter SET next_seq = 0 WHERE id = 1`];
 
 /** Cards in insertion order from position $1 (keyset paging: export, the transparency log). */
 export const SCAN = `SELECT ${COLUMNS} FROM cards c WHERE c.seq >= $1 ORDER BY c.seq LIMIT $2`;

@@ -31,6 +31,8 @@ import {
   type CardChain,
   type CardEntry,
   type CardStore,
+  type IdentityQuery,
+  type IdentitySummary,
   type StoreStats,
   type StoredCard,
 } from './store.js';
@@ -225,6 +227,44 @@ export class PostgresStore implements CardStore {
       await client.query('COMMIT');
       this.#count = seq;
       this.#appends += cards.length;
+    } catch (err) {
+      await client.query('ROLLBACK').catch(() => undefined);
+      throw unavailable(err);
+    } finally {
+      client.release();
+    }
+  }
+
+  async listCards(afterSeq: number | undefined, limit: number): Promise<CardEntry[]> {
+    return (await this.#rows(SQL.LIST_CARDS, [afterSeq ?? -1, limit])).map(entryOf);
+  }
+
+  async listIdentities(query: IdentityQuery): Promise<IdentitySummary[]> {
+    const rows = (
+      await this.#query(SQL.LIST_IDENTITIES, [
+        query.prefix ?? null,
+        query.after ?? null,
+        query.limit,
+      ]).catch((err: unknown) => {
+        throw unavailable(err);
+      })
+    ).rows as { identity: string; cards: string; live_chains: string; revoked_chains: string }[];
+    return rows.map((row) => ({
+      identity: row.identity,
+      cards: Number(row.cards),
+      liveChains: Number(row.live_chains),
+      revokedChains: Number(row.revoked_chains),
+    }));
+  }
+
+  /** Empties the registry in one transaction; its keys stay. */
+  async reset(): Promise<void> {
+    const client = await this.#connect();
+    try {
+      await client.query('BEGIN');
+      for (const statement of SQL.RESET) await client.query(statement);
+      await client.query('COMMIT');
+      this.#count = 0;
     } catch (err) {
       await client.query('ROLLBACK').catch(() => undefined);
       throw unavailable(err);

@@ -72,6 +72,26 @@ export interface StoreStats {
 
 export type StoreEngine = 'memory' | 'json' | 'postgres';
 
+/** One identity as the admin API lists it (issue 15): its cards and chains, counted. */
+export interface IdentitySummary {
+  readonly identity: string;
+  /** Cards of every chain, revoking cards included. */
+  readonly cards: number;
+  /** Chains whose last card is not a revoking card. */
+  readonly liveChains: number;
+  /** Chains ending in a revoking card. */
+  readonly revokedChains: number;
+}
+
+export interface IdentityQuery {
+  /** Only identities starting with this (code-unit comparison, case-sensitive). */
+  readonly prefix?: string;
+  /** Cursor: only identities sorting strictly after this one. */
+  readonly after?: string;
+  /** At most this many (the caller bounds it). */
+  readonly limit: number;
+}
+
 export interface CardStore {
   readonly engine: StoreEngine;
   /** Where the store lives, for messages ("/data/cards.json", "memory"). */
@@ -98,6 +118,22 @@ export interface CardStore {
   scan(fromSeq: number, limit: number): Promise<StoredCard[]>;
   /** Number of durable cards. */
   count(): Promise<number>;
+  /**
+   * Durable cards in insertion order, from the one after sequence number `afterSeq` (from the
+   * first when undefined), at most `limit`. The cursor is the last seq returned: it stays valid
+   * while cards are added, since a card's seq never changes. Cost: the page, not the store.
+   */
+  listCards(afterSeq: number | undefined, limit: number): Promise<CardEntry[]>;
+  /**
+   * Identities in ascending order (JavaScript string order, i.e. UTF-16 code units; a SQL engine
+   * uses a binary collation), with their counts; the cursor is the last identity returned.
+   */
+  listIdentities(query: IdentityQuery): Promise<IdentitySummary[]>;
+  /**
+   * Empties the registry (admin reset): afterwards count() is 0 and sequence numbers start
+   * again from 0. Inserts arriving meanwhile wait for it and land in the empty registry.
+   */
+  reset(): Promise<void>;
   stats(): StoreStats;
   /** Finishes pending inserts and releases the store. */
   close(): Promise<void>;

@@ -26,6 +26,7 @@ import { mintToken, type TokenFormat } from '../../src/crypto/tokens.js';
 import { fileHome, type FileHome } from '../../src/server/file-home.js';
 import { storePaths, type StorePaths } from '../../src/store/paths.js';
 import { freshStoreUrl, sql } from './postgres.js';
+import { checkFetchesTo } from './contract.js';
 
 export const CARDS_BIN = new URL('../../../bin/cards.js', import.meta.url).pathname;
 
@@ -197,6 +198,8 @@ export async function startServer(options: StartServerOptions = {}): Promise<Tes
     return exited;
   };
   const paths = { ...storePaths(db, dir), ...fileHome(db, dir) };
+  // Every fetch to this server is checked against its OpenAPI document (contract.ts).
+  checkFetchesTo(new URL(url).origin, /^profile: virgil/m.test(stdout) ? 'virgil' : 'service');
   return {
     url,
     serviceKey,

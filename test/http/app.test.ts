@@ -19,9 +19,11 @@ import { CARD_PREFIXES as ROUTE_PREFIXES } from '../../src/core/routes.js';
 import { createRegistry, type Registry } from '../../src/registry/registry.js';
 import type { MemoryStoreOptions } from '../../src/store/memory-store.js';
 import { openTestStore, testEngine } from '../store/engines.js';
+import { checkContract } from '../helpers/contract.js';
 import { cardFromFields, fieldsFor, makeCard, makeRevocation } from './card-kit.js';
 
 const appKey = generatePrivateKey();
+const ADMIN_TOKEN = 'cards_admin_test-token-0123456789';
 const serviceKey = generatePrivateKey();
 /** Codes seen in responses; the last test checks every server code was reached. */
 const seen = new Set<ErrorCode>();
@@ -67,6 +69,7 @@ async function harness(
     auth,
     cors: options.cors ?? true,
     version: 'test',
+    admin: { token: ADMIN_TOKEN, loopbackOpen: false, serviceKey: serviceKey.publicKey.toBase64() },
   });
   const token = async (identity: string): Promise<string> =>
     mintToken({ key: appKey, identity, now: Date.now(), ttlSeconds: 600 });
@@ -87,6 +90,13 @@ async function harness(
           : body !== undefined
             ? { payload: JSON.stringify(body) }
             : {}),
+      });
+      checkContract(profile.name, {
+        method: String(method),
+        url,
+        status: response.statusCode,
+        headers: response.headers,
+        body: response.body,
       });
       if (response.statusCode >= 400) {
         const parsed = response.json<{ code: string | number; message: string }>();
@@ -652,6 +662,11 @@ test('every code the server can send was reached (the connection-level ones in e
   const serverCodes = (Object.keys(ERRORS) as ErrorCode[]).filter(
     (code) => ERRORS[code].wire < 90000,
   );
-  const missed = serverCodes.filter((code) => !seen.has(code) && !connectionLevel.has(code));
+  // The admin API's codes (issue 15) are reached, and checked the same way, in admin.test.ts.
+  const admin = (code: ErrorCode): boolean =>
+    [10101, 10102, 20320, 20321, 20322, 30100, 30101, 30102].includes(ERRORS[code].wire);
+  const missed = serverCodes.filter(
+    (code) => !seen.has(code) && !connectionLevel.has(code) && !admin(code),
+  );
   assert.deepEqual(missed, []);
 });

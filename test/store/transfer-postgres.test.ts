@@ -16,6 +16,7 @@ import { sandbox } from '../cli/harness.js';
 import { runServeToExit } from '../helpers/server.js';
 import { freshStoreUrl, sql, testPostgres } from '../helpers/postgres.js';
 import { makeCard } from '../http/card-kit.js';
+import { SCHEMA_VERSION } from '../../src/store/postgres-sql.js';
 
 const box = sandbox();
 after(() => box.cleanup());
@@ -111,10 +112,16 @@ describe('schema and configuration', () => {
     const url = await freshStoreUrl();
     const first = await box.cards(['db', 'migrate', '--store', url]);
     assert.equal(first.status, 0, first.stderr);
-    assert.match(first.stdout, /schema migrated from version 0 to 1/);
+    assert.match(
+      first.stdout,
+      new RegExp(`schema migrated from version 0 to ${SCHEMA_VERSION}\\b`),
+    );
     const second = await box.cards(['db', 'migrate', '--store', url]);
-    assert.match(second.stdout, /schema version 1: up to date/);
-    await sql(url, `INSERT INTO cards_migrations (id, name) VALUES (2, 'from the future')`);
+    assert.match(second.stdout, new RegExp(`schema version ${SCHEMA_VERSION}: up to date`));
+    await sql(
+      url,
+      `INSERT INTO cards_migrations (id, name) VALUES (${SCHEMA_VERSION + 1}, 'from the future')`,
+    );
     const tables = async (): Promise<string> =>
       JSON.stringify(
         await sql(
@@ -126,7 +133,10 @@ describe('schema and configuration', () => {
     const before = await tables();
     const refused = await runServeToExit(['--port', '0', '--store', url]);
     assert.equal(refused.code, 1, refused.stderr);
-    assert.match(refused.stderr, /STORE_CORRUPT.*schema version 2.*newer cards/);
+    assert.match(
+      refused.stderr,
+      new RegExp(`STORE_CORRUPT.*schema version ${SCHEMA_VERSION + 1}.*newer cards`),
+    );
     assert.equal(await tables(), before, 'untouched');
   });
 

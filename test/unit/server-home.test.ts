@@ -48,6 +48,7 @@ describe('server home: files beside the store', () => {
       store: join(dir, 'data.json'),
       serviceKey: join(dir, 'data.service-key.pem'),
       appKey: join(dir, 'data.app-key.pem'),
+      adminToken: join(dir, 'data.admin-token'),
       lock: join(dir, 'data.lock'),
     });
     symlinkSync(dir, join(root, `link${n}`));

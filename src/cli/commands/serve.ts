@@ -31,6 +31,14 @@ export async function serve(ctx: CommandContext, flags: ServeFlags): Promise<voi
   );
   out(`service key: ${running.serviceKey.key.publicKey.toBase64()}`);
   if (running.store.engine === 'postgres') out(`keys: service key ${running.serviceKeyFrom}`);
+  if (running.adminToken) {
+    out(`admin token: ${running.adminToken.token}`);
+    out(
+      running.loopbackOpen
+        ? `page: ${running.url}/ (listening on loopback only: the page and /_cards/ need no token)`
+        : `page: ${running.url}/ (not loopback only: the page and /_cards/ need the admin token)`,
+    );
+  }
   out(`tokens: ${running.tokenKeys}`);
 
   // A second signal more than a second after the first exits at once (the journal keeps every

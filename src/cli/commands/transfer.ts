@@ -4,7 +4,7 @@
  * are src/registry/transfer.ts), and bring a PostgreSQL schema up to date ahead of a deploy.
  * Summaries go to stderr, so stdout is the dump alone.
  */
-import { existsSync } from 'node:fs';
+import { createReadStream, createWriteStream, existsSync } from 'node:fs';
 import { createInterface } from 'node:readline';
 import { CardsError } from '../../core/errors.js';
 import { exportCards, importCards } from '../../registry/transfer.js';
@@ -25,6 +25,10 @@ export interface TransferOptions {
   readonly dbGiven?: boolean;
   readonly databaseUrl?: string;
   readonly append?: boolean;
+  /** import: the dump's file; none or `-`: stdin. */
+  readonly file?: string;
+  /** export: a new file to write instead of stdout. */
+  readonly out?: string;
 }
 
 const targetOf = (options: TransferOptions): string =>
@@ -53,12 +57,15 @@ export async function exportCommand(options: TransferOptions): Promise<void> {
   const target = targetOf(options);
   if (!isStoreUrl(target) && !existsSync(target))
     throw new CardsError('FILE_NOT_FOUND', `No store file ${target}.`);
+  // --out: a new file (never an existing one), written as the cards stream out.
+  const out =
+    options.out === undefined ? process.stdout : createWriteStream(options.out, { flags: 'wx' });
   const write = (chunk: string): Promise<void> =>
     new Promise((resolve, reject) => {
-      if (process.stdout.write(chunk)) resolve();
+      if (out.write(chunk)) resolve();
       else {
-        process.stdout.once('drain', resolve);
-        process.stdout.once('error', reject);
+        out.once('drain', resolve);
+        out.once('error', reject);
       }
     });
   const n = await withStore(target, async (store) => {
@@ -66,6 +73,10 @@ export async function exportCommand(options: TransferOptions): Promise<void> {
     process.stderr.write(`exported ${plural(count)} from ${describeStore(store)}\n`);
     return count;
   });
+  if (out !== process.stdout)
+    await new Promise<void>((resolve, reject) =>
+      out.end((err?: Error | null) => (err ? reject(err) : resolve())),
+    );
   if (n < 0) throw new CardsError('INTERNAL');
 }
 
@@ -73,7 +84,11 @@ export async function exportCommand(options: TransferOptions): Promise<void> {
 export async function importCommand(options: TransferOptions): Promise<void> {
   const target = targetOf(options);
   await withStore(target, async (store) => {
-    const lines = createInterface({ input: process.stdin, crlfDelay: Infinity });
+    const input =
+      options.file === undefined || options.file === '-'
+        ? process.stdin
+        : createReadStream(options.file);
+    const lines = createInterface({ input, crlfDelay: Infinity });
     const n = await importCards(store, lines, {
       ...(options.append && { append: true }),
       ...(store instanceof PostgresStore && { insertMany: (cards) => store.insertMany(cards) }),

@@ -1,0 +1,117 @@
+// Benchmarks of the admin API and the page (issue 15), at 100,000 cards (--quick: 20,000):
+// a 100-card page of /_cards/cards, an identity's history, the export of the whole store, the
+// page's first view in headless Chromium, and the card routes (get by id) with and without the
+// admin API and its request journal (--no-admin), measured back to back, alternating, so the
+// ratio is not the machine's drift. `npm run bench -- --admin [--quick]` runs only these.
+import { existsSync } from 'node:fs';
+import { blast, median } from './lib/load.mjs';
+import { storeIdentities, mintTokens } from './lib/cards.mjs';
+import { startCards } from './lib/servers.mjs';
+import { appKeyOf, buildStore, copyStore, makeKeysDir } from './lib/stores.mjs';
+
+const CHROMIUM = '/usr/bin/chromium';
+
+async function pageFirstView(url) {
+  if (!existsSync(CHROMIUM)) return undefined;
+  const { chromium } = await import('../node_modules/playwright-core/index.mjs');
+  const browser = await chromium.launch({
+    executablePath: CHROMIUM,
+    args: [
+      '--headless',
+      '--no-sandbox',
+      '--disable-gpu',
+      '--no-first-run',
+      '--disable-background-networking',
+      '--disable-component-update',
+    ],
+  });
+  try {
+    const times = [];
+    for (let i = 0; i < 5; i++) {
+      const page = await browser.newPage();
+      const started = performance.now();
+      await page.goto(`${url}/`);
+      await page.waitForSelector('#identities .identity-row');
+      times.push(performance.now() - started);
+      await page.close();
+    }
+    return median(times.slice(1)); // the first load warms the browser's own start-up
+  } finally {
+    await browser.close();
+  }
+}
+
+export async function runAdminBench({ storeSize, seconds, rounds }) {
+  const keysDir = await makeKeysDir();
+  process.stderr.write(`building a store of ${storeSize} cards…\n`);
+  const storeDir = await buildStore(keysDir, storeSize);
+  const identities = storeIdentities(storeSize);
+  const withAdmin = await startCards(copyStore(storeDir), ['--quiet']);
+  const noAdmin = await startCards(copyStore(storeDir), ['--quiet', '--no-admin']);
+  try {
+    const token = [...(await mintTokens(appKeyOf(keysDir), ['bench'])).values()][0];
+    const first = await (await fetch(`${withAdmin.url}/_cards/cards?limit=1000`)).json();
+    const ids = first.cards.map((c) => c.id);
+    const pick = (list) => list[Math.floor(Math.random() * list.length)];
+    const cardPages = Array.from({ length: 2000 }, () => ({
+      method: 'GET',
+      headers: {},
+      path: `/_cards/cards?limit=100&cursor=${Math.floor(Math.random() * (storeSize - 100))}`,
+    }));
+    const histories = Array.from({ length: 5000 }, () => ({
+      method: 'GET',
+      headers: {},
+      path: `/_cards/identities/${encodeURIComponent(pick(identities))}`,
+    }));
+    const gets = Array.from({ length: 10_000 }, () => ({
+      method: 'GET',
+      path: `/card/v5/${pick(ids)}`,
+      headers: { authorization: `Service ${token}` },
+    }));
+    const out = {
+      storeSize,
+      cardsPage: [],
+      history: [],
+      exportSeconds: [],
+      get: [],
+      getNoAdmin: [],
+    };
+    for (let r = 0; r < rounds; r++) {
+      await blast(withAdmin.url, cardPages, { seconds: 1 });
+      out.cardsPage.push(await blast(withAdmin.url, cardPages, { seconds }));
+      out.history.push(await blast(withAdmin.url, histories, { seconds }));
+      const started = performance.now();
+      const text = await (await fetch(`${withAdmin.url}/_cards/export`)).text();
+      out.exportSeconds.push((performance.now() - started) / 1000);
+      out.exportLines = text.split('\n').length - 1;
+      // Alternating, each warmed: with the admin API and journal, then without.
+      for (const [key, server] of [
+        ['get', withAdmin],
+        ['getNoAdmin', noAdmin],
+      ]) {
+        await blast(server.url, gets, { seconds: 1 });
+        out[key].push(await blast(server.url, gets, { seconds }));
+      }
+    }
+    out.pageFirstViewMs = await pageFirstView(withAdmin.url);
+    return out;
+  } finally {
+    await withAdmin.stop();
+    await noAdmin.stop();
+  }
+}
+
+export function formatAdmin(out) {
+  const med = (list, key) => median(list.map((x) => x[key]));
+  const rps = (list) => Math.round(med(list, 'rps')).toLocaleString('en');
+  const cost = 1 - med(out.get, 'rps') / med(out.getNoAdmin, 'rps');
+  return [
+    `admin API at ${out.storeSize.toLocaleString('en')} cards (medians of ${out.get.length} rounds)`,
+    `  /_cards/cards, 100-card page   ${rps(out.cardsPage)} req/s, p99 ${med(out.cardsPage, 'p99')} ms`,
+    `  /_cards/identities/{identity}  ${rps(out.history)} req/s, p99 ${med(out.history, 'p99')} ms`,
+    `  /_cards/export                 ${median(out.exportSeconds).toFixed(2)} s for ${out.exportLines.toLocaleString('en')} cards`,
+    `  page first view (Chromium)     ${out.pageFirstViewMs === undefined ? 'skipped: no /usr/bin/chromium' : `${Math.round(out.pageFirstViewMs)} ms`}`,
+    `  GET /card/v5/:id with admin    ${rps(out.get)} req/s`,
+    `  GET /card/v5/:id --no-admin    ${rps(out.getNoAdmin)} req/s (admin API and journal cost ${(cost * 100).toFixed(1)}%)`,
+  ].join('\n');
+}

@@ -1,0 +1,88 @@
+/**
+ * The admin API's client (issue 15): `Authorization: Bearer <admin token>` on /_cards/… paths
+ * of the route table. An Error object answer becomes its CardsError; a network failure is
+ * UNREACHABLE. Never prints, never reads files or the environment.
+ */
+import { CardsError, codeForWire } from '../core/errors.js';
+import { ROUTES, type RouteName } from '../core/routes.js';
+
+export interface AdminClientOptions {
+  readonly url: string;
+  /** Undefined: none sent (a loopback-only server needs none). */
+  readonly token?: string;
+  readonly fetch?: typeof fetch;
+}
+
+const pathOf = (name: RouteName, param?: string): string => {
+  const path = (ROUTES.find((route) => route.name === name) as { path: string }).path;
+  return param === undefined ? path : path.replace(/:[A-Za-z]+/, encodeURIComponent(param));
+};
+
+export class AdminClient {
+  readonly #base: string;
+  readonly #token: string | undefined;
+  readonly #fetch: typeof fetch;
+
+  constructor(options: AdminClientOptions) {
+    this.#base = options.url.replace(/\/+$/, '');
+    this.#token = options.token;
+    this.#fetch = options.fetch ?? fetch;
+  }
+
+  async request(
+    method: 'GET' | 'POST',
+    name: RouteName,
+    options: {
+      param?: string;
+      query?: Record<string, string | undefined>;
+      body?: string | ReadableStream<Uint8Array>;
+      type?: string;
+    } = {},
+  ): Promise<Response> {
+    const query = new URLSearchParams();
+    for (const [key, value] of Object.entries(options.query ?? {}))
+      if (value !== undefined) query.set(key, value);
+    const url = `${this.#base}${pathOf(name, options.param)}${query.size ? `?${query}` : ''}`;
+    let response: Response;
+    try {
+      response = await this.#fetch(url, {
+        method,
+        headers: {
+          ...(this.#token !== undefined && { authorization: `Bearer ${this.#token}` }),
+          ...(options.type && { 'content-type': options.type }),
+        },
+        ...(options.body !== undefined && { body: options.body, duplex: 'half' }),
+      } as RequestInit);
+    } catch (err) {
+      throw new CardsError(
+        'UNREACHABLE',
+        `The service at ${this.#base} could not be reached (${(err as Error).cause ?? (err as Error).message}).`,
+      );
+    }
+    if (response.ok) return response;
+    let body: { code?: unknown; message?: unknown } = {};
+    try {
+      body = (await response.json()) as typeof body;
+    } catch {
+      // not the Error object
+    }
+    const code =
+      typeof body.code === 'string' || typeof body.code === 'number'
+        ? codeForWire(body.code)
+        : undefined;
+    if (code)
+      throw new CardsError(code, typeof body.message === 'string' ? body.message : undefined);
+    throw new CardsError(
+      'SERVICE_REFUSED',
+      `${method} ${url} answered ${response.status}; is --url a cards serve with its admin API on?`,
+    );
+  }
+
+  async json<T>(
+    method: 'GET' | 'POST',
+    name: RouteName,
+    options: Parameters<AdminClient['request']>[2] = {},
+  ): Promise<T> {
+    return (await (await this.request(method, name, options)).json()) as T;
+  }
+}

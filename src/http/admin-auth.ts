@@ -1,0 +1,84 @@
+/**
+ * The admin token (issue 15): `Authorization: Bearer <admin token>` on the admin routes, compared
+ * in constant time. A card token there is refused (401), and the admin token on a card route
+ * (checked in routes.ts through `isAdminToken`).
+ *
+ * On a server listening on loopback only, a request without Authorization is let in (the page
+ * opens without a token), but only when it cannot come from elsewhere through the browser: its
+ * Host must be a loopback name (no DNS rebinding) and an Origin, when sent, the server's own
+ * (no other site's page calling the admin API with a visitor's browser).
+ */
+import { createHash, timingSafeEqual } from 'node:crypto';
+import { CardsError } from '../core/errors.js';
+
+export interface AdminAuthOptions {
+  readonly token: string;
+  /** The server listens on loopback addresses only: requests without a token are let in. */
+  readonly loopbackOpen: boolean;
+  /** The card routes' scheme word (Service, Virgil), to name what was sent. */
+  readonly cardScheme: string;
+}
+
+export interface AdminGuard {
+  readonly loopbackOpen: boolean;
+  /** Throws a 401 CardsError unless the request may use the admin API. */
+  check(headers: {
+    authorization?: string | undefined;
+    host?: string | undefined;
+    origin?: string | undefined;
+  }): void;
+  /** The header carries the admin token (under any scheme word). */
+  isAdminToken(header: string): boolean;
+}
+
+const digest = (text: string): Buffer => createHash('sha256').update(text).digest();
+
+const LOOPBACK_HOST = /^(127(?:\.\d{1,3}){3}|localhost|\[::1\])(?::\d{1,5})?$/i;
+
+export function createAdminGuard(options: AdminAuthOptions): AdminGuard {
+  const expected = digest(options.token);
+  const matches = (token: string): boolean => timingSafeEqual(digest(token), expected);
+  const tokenOf = (header: string): { scheme: string; token: string } => {
+    const space = header.indexOf(' ');
+    return space < 0
+      ? { scheme: header, token: '' }
+      : { scheme: header.slice(0, space), token: header.slice(space + 1).trim() };
+  };
+  return {
+    loopbackOpen: options.loopbackOpen,
+    check({ authorization, host, origin }) {
+      if (authorization === undefined || authorization.trim() === '') {
+        if (
+          options.loopbackOpen &&
+          host !== undefined &&
+          LOOPBACK_HOST.test(host) &&
+          (origin === undefined || origin === `http://${host}`)
+        )
+          return;
+        throw new CardsError('ADMIN_AUTH_MISSING');
+      }
+      const { scheme, token } = tokenOf(authorization);
+      if (scheme.toLowerCase() === 'bearer' && matches(token)) return;
+      if (scheme.toLowerCase() === options.cardScheme.toLowerCase())
+        throw new CardsError(
+          'ADMIN_TOKEN_INVALID',
+          `Admin token is not valid: a card token (${options.cardScheme}) does not authorize admin routes; send Authorization: Bearer <admin token>.`,
+        );
+      throw new CardsError(
+        'ADMIN_TOKEN_INVALID',
+        scheme.toLowerCase() === 'bearer'
+          ? 'Admin token is not valid: it is not this server’s admin token (see the banner of cards serve).'
+          : 'Admin token is not valid: send Authorization: Bearer <admin token>.',
+      );
+    },
+    isAdminToken(header) {
+      const { token } = tokenOf(header);
+      return token !== '' && matches(token);
+    },
+  };
+}
+
+/** A new admin token: 32 random bytes, base64url, with a prefix that says what it is. */
+export function generateAdminToken(randomBytes: Uint8Array): string {
+  return `cards_admin_${Buffer.from(randomBytes).toString('base64url')}`;
+}

@@ -1,0 +1,191 @@
+/**
+ * JSON Schemas (2020-12, as OpenAPI 3.1 uses) of every body the server sends or takes, and the
+ * errors each route can answer with. openapi.ts assembles them with the route table; the
+ * contract test checks every response of the HTTP suite against them.
+ */
+import { ERRORS, type ErrorCode } from '../core/errors.js';
+import type { RouteName } from '../core/routes.js';
+
+type Schema = Record<string, unknown>;
+
+const str: Schema = { type: 'string' };
+const int: Schema = { type: 'integer', minimum: 0 };
+const cardId: Schema = { type: 'string', pattern: '^[0-9a-f]{64}$' };
+const nullable = (schema: Schema): Schema => ({ oneOf: [schema, { type: 'null' }] });
+const object = (properties: Record<string, Schema>, optional: string[] = []): Schema => ({
+  type: 'object',
+  required: Object.keys(properties).filter((key) => !optional.includes(key)),
+  properties,
+  additionalProperties: false,
+});
+const ref = (name: string): Schema => ({ $ref: `#/components/schemas/${name}` });
+
+const signature = object({ signer: str, signature: str, snapshot: str }, ['snapshot']);
+const state: Schema = { enum: ['active', 'superseded', 'revoked', 'revocation'] };
+const cardRow = {
+  seq: int,
+  id: cardId,
+  identity: str,
+  state,
+  previous_card_id: nullable(cardId),
+  successor: nullable(cardId),
+  revoked_by: nullable(cardId),
+};
+
+export const SCHEMAS: Record<string, Schema> = {
+  Card: {
+    ...object({ content_snapshot: str, signatures: { type: 'array', items: signature } }),
+    description: 'The Card wire object (spec 2.1): the snapshot as stored, every signature.',
+  },
+  RawCard: {
+    type: 'object',
+    description: 'A card to store (spec 4.1, 4.4); checked by the service, not by the schema.',
+    properties: { content_snapshot: str, signatures: { type: 'array', items: signature } },
+  },
+  SearchQuery: {
+    oneOf: [
+      object({ identity: str }),
+      object({ identities: { type: 'array', items: str, minItems: 1, maxItems: 50 } }),
+    ],
+  },
+  Health: object({ status: { const: 'ok' }, cards: int, profile: str, version: str }),
+  AdminInfo: object({
+    version: str,
+    profile: str,
+    signer: str,
+    service_key: str,
+    cards: int,
+    admin_auth: { enum: ['loopback-open', 'token'] },
+  }),
+  CardRow: object(cardRow),
+  CardPage: object({
+    cards: { type: 'array', items: ref('CardRow') },
+    next_cursor: nullable(str),
+  }),
+  IdentitySummary: object({
+    identity: str,
+    cards: int,
+    live_chains: int,
+    revoked_chains: int,
+  }),
+  IdentityPage: object({
+    identities: { type: 'array', items: ref('IdentitySummary') },
+    next_cursor: nullable(str),
+  }),
+  IdentityHistory: object({
+    identity: str,
+    chains: {
+      type: 'array',
+      items: object({
+        revoked: { type: 'boolean' },
+        cards: {
+          type: 'array',
+          items: object({
+            ...cardRow,
+            created_at: nullable(int),
+            content_snapshot: str,
+            signatures: { type: 'array', items: signature },
+          }),
+        },
+      }),
+    },
+  }),
+  ImportResult: object({ imported: int, cards: int }),
+  ResetRequest: object({ confirm: { const: 'reset' } }),
+  ResetResult: object({ cards: int }),
+  RequestJournal: object({
+    requests: {
+      type: 'array',
+      items: object({
+        time: { type: 'string', format: 'date-time' },
+        method: str,
+        path: str,
+        status: { type: 'integer' },
+        code: nullable(str),
+        identity: str,
+        ms: { type: 'number', minimum: 0 },
+      }),
+    },
+    total: int,
+  }),
+};
+
+/** Errors any route can answer with (connection limits, malformed HTTP, a server fault). */
+const COMMON: ErrorCode[] = [
+  'INTERNAL',
+  'SERVER_BUSY',
+  'HTTP_MALFORMED',
+  'REQUEST_TIMEOUT',
+  'HEADERS_TOO_LARGE',
+];
+const JSON_BODY: ErrorCode[] = ['BODY_TOO_LARGE', 'UNSUPPORTED_MEDIA_TYPE', 'BODY_PARSE'];
+const CARD_AUTH: ErrorCode[] = [
+  'AUTH_MISSING',
+  'AUTH_SCHEME',
+  'TOKEN_MALFORMED',
+  'TOKEN_SIGNATURE',
+  'TOKEN_EXPIRED',
+  'TOKEN_NOT_YET_VALID',
+  'TOKEN_ALGORITHM',
+  'TOKEN_CLAIMS',
+  'ADMIN_TOKEN_ON_CARD_ROUTE',
+];
+const ADMIN_AUTH: ErrorCode[] = ['ADMIN_AUTH_MISSING', 'ADMIN_TOKEN_INVALID'];
+/** The card validation codes (40xxx, wire-facts section 4). */
+const CARD_RULES = (Object.keys(ERRORS) as ErrorCode[]).filter(
+  (code) => ERRORS[code].wire >= 40000 && ERRORS[code].wire < 50000,
+);
+const CHAIN: ErrorCode[] = [
+  'PREVIOUS_NOT_FOUND',
+  'PREVIOUS_IDENTITY_MISMATCH',
+  'PREVIOUS_SUPERSEDED',
+  'SNAPSHOT_NOT_UNIQUE',
+  'CHAIN_REVOKED',
+];
+
+/** A store that is away (503), damaged under one card (500), or stopped taking writes (503). */
+const STORE_READ: readonly ErrorCode[] = ['STORE_UNAVAILABLE', 'STORE_CORRUPT'];
+const STORE_WRITE: readonly ErrorCode[] = [...STORE_READ, 'STORE_READ_ONLY'];
+
+/** Every error code each route can answer with (besides COMMON); a new route must add a row. */
+export const ROUTE_ERRORS: Record<RouteName, readonly ErrorCode[]> = {
+  createCard: [...CARD_AUTH, ...JSON_BODY, ...CARD_RULES, ...STORE_WRITE],
+  getCard: [...CARD_AUTH, 'CARD_ID_INVALID', 'CARD_NOT_FOUND', ...STORE_READ],
+  searchCards: [...CARD_AUTH, ...JSON_BODY, 'SEARCH_EMPTY', 'SEARCH_TOO_MANY', ...STORE_READ],
+  revokeCard: [...CARD_AUTH, ...JSON_BODY, ...CARD_RULES, ...STORE_WRITE],
+  revokeCardById: [
+    ...CARD_AUTH,
+    ...JSON_BODY,
+    ...CHAIN,
+    'CARD_ID_INVALID',
+    'CARD_NOT_FOUND',
+    'IDENTITY_MISMATCH',
+    ...STORE_WRITE,
+  ],
+  health: [],
+  adminInfo: ADMIN_AUTH,
+  adminCards: [...ADMIN_AUTH, 'QUERY_INVALID'],
+  adminIdentities: [...ADMIN_AUTH, 'QUERY_INVALID'],
+  adminIdentity: [...ADMIN_AUTH, 'IDENTITY_NOT_FOUND'],
+  adminExport: ADMIN_AUTH,
+  adminImport: [
+    ...ADMIN_AUTH,
+    ...CHAIN,
+    'QUERY_INVALID',
+    'UNSUPPORTED_MEDIA_TYPE',
+    'IMPORT_NOT_EMPTY',
+    'IMPORT_INVALID',
+    'STORE_UNAVAILABLE',
+  ],
+  adminReset: [...ADMIN_AUTH, ...JSON_BODY, 'RESET_NOT_CONFIRMED', 'STORE_UNAVAILABLE'],
+  adminRequests: [...ADMIN_AUTH, 'QUERY_INVALID'],
+  metrics: ADMIN_AUTH,
+  page: [],
+  pageAsset: ['ROUTE_NOT_FOUND'],
+  openapi: [],
+  docs: [],
+};
+
+export const errorsOf = (name: RouteName): ErrorCode[] => [
+  ...new Set([...ROUTE_ERRORS[name], ...COMMON]),
+];

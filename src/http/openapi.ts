@@ -1,0 +1,230 @@
+/**
+ * The OpenAPI 3.1 document of GET /openapi.json (issue 15), generated from the one route table
+ * (src/core/routes.ts), the error table (src/core/errors.ts) and the schemas and per-route
+ * errors of openapi-schemas.ts, so it cannot drift from what the server serves: every spelling
+ * of every route, request and response bodies, the Error object with the codes each route can
+ * answer with (by HTTP status), the superseded header, both authorization schemes.
+ */
+import { ERRORS, type ErrorCode } from '../core/errors.js';
+import type { WireProfile } from '../core/profile.js';
+import { ROUTES, routePaths, type RouteName, type RouteSpec } from '../core/routes.js';
+import { errorsOf, SCHEMAS } from './openapi-schemas.js';
+
+type Schema = Record<string, unknown>;
+const ref = (name: string): Schema => ({ $ref: `#/components/schemas/${name}` });
+const jsonContent = (schema: Schema): Schema => ({ 'application/json': { schema } });
+
+interface Success {
+  readonly status: number;
+  readonly content: Schema;
+  readonly description: string;
+}
+
+const text = (type: string, description: string): Success => ({
+  status: 200,
+  content: { [type]: { schema: { type: 'string' } } },
+  description,
+});
+const json = (schema: Schema, description: string, status = 200): Success => ({
+  status,
+  content: jsonContent(schema),
+  description,
+});
+
+const SUCCESS: Record<RouteName, Success> = {
+  createCard: json(ref('Card'), 'The stored card, with the service signature.', 201),
+  getCard: json(ref('Card'), 'The card (revoked ones too).'),
+  searchCards: json({ type: 'array', items: ref('Card') }, 'Every card of the live chains.'),
+  revokeCard: json(ref('Card'), 'The stored revoking card.'),
+  revokeCardById: json(ref('Card'), 'The revoking card the service built and signed.'),
+  health: json(ref('Health'), 'The server is up.'),
+  adminInfo: json(ref('AdminInfo'), 'What the page needs to know about the server.'),
+  adminCards: json(ref('CardPage'), 'A page of cards in insertion order.'),
+  adminIdentities: json(ref('IdentityPage'), 'A page of identities in order.'),
+  adminIdentity: json(ref('IdentityHistory'), 'Every chain of the identity, oldest first.'),
+  adminExport: text('application/x-ndjson', 'One stored card record per line.'),
+  adminImport: json(ref('ImportResult'), 'How many records were stored.'),
+  adminReset: json(ref('ResetResult'), 'The registry is empty.'),
+  adminRequests: json(ref('RequestJournal'), 'The last requests, newest first.'),
+  metrics: text('text/plain', 'Prometheus text format 0.0.4.'),
+  page: text('text/html', 'The page.'),
+  pageAsset: {
+    status: 200,
+    content: {
+      'text/javascript': { schema: { type: 'string' } },
+      'text/css': { schema: { type: 'string' } },
+      'text/html': { schema: { type: 'string' } },
+    },
+    description: 'A script, a style sheet or a page.',
+  },
+  openapi: json({ type: 'object' }, 'This document.'),
+  docs: text('text/html', 'This document, readable.'),
+};
+
+const REQUEST_BODY: Partial<Record<RouteName, Schema>> = {
+  createCard: { required: true, content: jsonContent(ref('RawCard')) },
+  searchCards: { required: true, content: jsonContent(ref('SearchQuery')) },
+  revokeCard: { required: true, content: jsonContent(ref('RawCard')) },
+  revokeCardById: {
+    required: false,
+    content: jsonContent({ type: 'object', maxProperties: 0 }),
+  },
+  adminImport: {
+    required: true,
+    content: { 'application/x-ndjson': { schema: { type: 'string' } } },
+  },
+  adminReset: { required: true, content: jsonContent(ref('ResetRequest')) },
+};
+
+const query = (name: string, description: string, schema: Schema = { type: 'string' }) => ({
+  name,
+  in: 'query',
+  required: false,
+  description,
+  schema,
+});
+const limit = query('limit', 'Page size (default 100).', {
+  type: 'integer',
+  minimum: 1,
+  maximum: 1000,
+});
+
+const QUERY: Partial<Record<RouteName, Schema[]>> = {
+  adminCards: [limit, query('cursor', 'next_cursor of the previous page.')],
+  adminIdentities: [
+    limit,
+    query('cursor', 'next_cursor of the previous page.'),
+    query('prefix', 'Only identities starting with this.'),
+  ],
+  adminImport: [query('append', 'true: add to a non-empty registry.', { enum: ['true', 'false'] })],
+  adminRequests: [query('limit', 'How many (default 100).', { type: 'integer', minimum: 1 })],
+};
+
+/** `/card/v5/:id` → `/card/v5/{id}`; the page's `/_page/*` → `/_page/{asset}`. */
+const openApiPath = (path: string): string =>
+  path.replace(/:([A-Za-z]+)/g, '{$1}').replace(/\*$/, '{asset}');
+
+/**
+ * The statuses a code is answered with: its table status, and 503 for STORE_UNAVAILABLE when
+ * the store is away rather than failing a write (a database down or its pool full).
+ */
+const statusesOf = (code: ErrorCode): number[] =>
+  code === 'STORE_UNAVAILABLE' ? [ERRORS[code].status, 503] : [ERRORS[code].status];
+
+function errorResponses(profile: WireProfile, codes: readonly ErrorCode[]): Schema {
+  const byStatus = new Map<number, ErrorCode[]>();
+  for (const code of codes)
+    for (const status of statusesOf(code))
+      byStatus.set(status, [...(byStatus.get(status) ?? []), code]);
+  const responses: Schema = {};
+  for (const [status, list] of [...byStatus].sort(([a], [b]) => a - b)) {
+    const wires = list.map((code) =>
+      profile.codeType === 'number' ? ERRORS[code].wire : String(ERRORS[code].wire),
+    );
+    responses[String(status)] = {
+      description: list.map((code) => `${ERRORS[code].wire} ${code}`).join(', '),
+      content: jsonContent({
+        allOf: [ref('Error'), { properties: { code: { enum: wires } } }],
+      }),
+    };
+  }
+  return responses;
+}
+
+function operation(route: RouteSpec, profile: WireProfile, spelling: number): Schema {
+  const success = SUCCESS[route.name];
+  const params = [...route.path.matchAll(/:([A-Za-z]+)|\*$/g)].map((match) => ({
+    name: match[1] ?? 'asset',
+    in: 'path',
+    required: true,
+    schema: { type: 'string' },
+  }));
+  const headers =
+    route.name === 'getCard'
+      ? {
+          [profile.supersededHeader]: {
+            description: 'Spec 4.2: "true" when another card names this one as previous card.',
+            schema: { const: 'true' },
+          },
+        }
+      : undefined;
+  return {
+    operationId: spelling === 0 ? route.name : `${route.name}${spelling}`,
+    tags: [route.tag],
+    summary: route.summary,
+    ...(route.spec && { description: `Cards Service spec section ${route.spec}.` }),
+    ...(params.length + (QUERY[route.name]?.length ?? 0) > 0 && {
+      parameters: [...params, ...(QUERY[route.name] ?? [])],
+    }),
+    ...(REQUEST_BODY[route.name] && { requestBody: REQUEST_BODY[route.name] }),
+    security:
+      route.auth === 'card'
+        ? [{ cardToken: [] }]
+        : route.auth === 'admin'
+          ? [{ adminToken: [] }, {}]
+          : [],
+    responses: {
+      [String(success.status)]: {
+        description: success.description,
+        content: success.content,
+        ...(headers && { headers }),
+      },
+      ...errorResponses(profile, errorsOf(route.name)),
+    },
+  };
+}
+
+export function buildOpenApi(profile: WireProfile, routes: readonly RouteSpec[] = ROUTES): Schema {
+  const paths: Record<string, Record<string, Schema>> = {};
+  for (const route of routes)
+    routePaths(route).forEach((path, spelling) => {
+      const item = (paths[openApiPath(path)] ??= {});
+      item[route.method.toLowerCase()] = operation(route, profile, spelling);
+    });
+  return {
+    openapi: '3.1.0',
+    info: {
+      title: 'Cards Service (cards serve)',
+      version: '5',
+      description:
+        'The Cards API in its three spellings, the admin API (/_cards/…, issue 15) and the page. ' +
+        'Any unknown path answers 404 ROUTE_NOT_FOUND (10002) and a known path with another ' +
+        'method 405 METHOD_NOT_ALLOWED (10003), both as the Error object. Admin routes need ' +
+        'no token when the server listens on loopback only.',
+    },
+    tags: [
+      { name: 'cards', description: 'The Cards API (spec section 4).' },
+      { name: 'admin', description: 'See and manage the registry.' },
+      { name: 'page', description: 'The page and this document.' },
+    ],
+    paths,
+    components: {
+      schemas: {
+        ...SCHEMAS,
+        Error: {
+          type: 'object',
+          description: `Spec 2.5. code: ${profile.codeType === 'number' ? 'a number' : 'a string of digits'} (profile ${profile.name}).`,
+          required: ['code', 'message'],
+          properties: {
+            code: profile.codeType === 'number' ? { type: 'integer' } : { type: 'string' },
+            message: { type: 'string' },
+          },
+          additionalProperties: false,
+        },
+      },
+      securitySchemes: {
+        cardToken: {
+          type: 'apiKey',
+          in: 'header',
+          name: 'Authorization',
+          description: `"${profile.scheme} <token>": an EdDSA JWT or a stock VEDS512 token (spec 5).`,
+        },
+        adminToken: {
+          type: 'http',
+          scheme: 'bearer',
+          description: 'The admin token printed by cards serve ("admin token: …").',
+        },
+      },
+    },
+  };
+}

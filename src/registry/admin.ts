@@ -1,0 +1,231 @@
+/**
+ * The admin API's queries and actions (issue 15) over the store contract: pages of cards and
+ * identities, an identity's history with dates, export and import as NDJSON (one stored card
+ * record per line, exactly as record.ts `serializeCard` writes it: the format of `cards
+ * export`), and reset. Knows nothing of HTTP. Every query costs its page, never the store.
+ */
+import { cardIdOf } from '../core/card-id.js';
+import type { CardState } from '../core/chain.js';
+import { decodeBase64 } from '../core/encoding.js';
+import { CardsError, isCardsError } from '../core/errors.js';
+import { decodeSnapshot } from '../core/snapshot.js';
+import { readStoredCard, serializeCard } from '../store/record.js';
+import type { CardEntry, CardStore, IdentitySummary, StoredCard } from '../store/store.js';
+
+/** A card as the admin API lists it (snake_case, like the wire). */
+export interface CardRow {
+  readonly seq: number;
+  readonly id: string;
+  readonly identity: string;
+  readonly state: CardState;
+  readonly previous_card_id: string | null;
+  readonly successor: string | null;
+  readonly revoked_by: string | null;
+}
+
+export interface HistoryCard extends CardRow {
+  /** UNIX seconds, from the decoded snapshot; null when it cannot be read. */
+  readonly created_at: number | null;
+  readonly content_snapshot: string;
+  readonly signatures: StoredCard['signatures'];
+}
+
+export interface IdentityHistory {
+  readonly identity: string;
+  readonly chains: readonly { readonly revoked: boolean; readonly cards: HistoryCard[] }[];
+}
+
+export interface Page<T> {
+  readonly items: T[];
+  /** Pass back as `cursor` for the next page; null on the last page. */
+  readonly next: string | null;
+}
+
+export interface ImportResult {
+  readonly imported: number;
+}
+
+/** Cards per store page when exporting. */
+const EXPORT_PAGE = 1000;
+/** Inserts in flight at once when importing (they share the JSON store's group commit). */
+const IMPORT_WINDOW = 256;
+
+export const cardRow = (entry: CardEntry): CardRow => ({
+  seq: entry.seq,
+  id: entry.id,
+  identity: entry.card.identity,
+  state: entry.state,
+  previous_card_id: entry.card.previous_card_id ?? null,
+  successor: entry.successor ?? null,
+  revoked_by: entry.revokedBy ?? null,
+});
+
+/**
+ * created_at of a stored snapshot (validated when the card was accepted): read without the
+ * full validation, which costs more than the rest of a history request.
+ */
+function createdAt(contentSnapshot: string): number | null {
+  try {
+    const value: unknown = (
+      JSON.parse(Buffer.from(contentSnapshot, 'base64').toString('utf8')) as {
+        created_at?: unknown;
+      }
+    ).created_at;
+    return Number.isSafeInteger(value) ? (value as number) : null;
+  } catch {
+    return null;
+  }
+}
+
+export class Admin {
+  readonly #store: CardStore;
+
+  constructor(store: CardStore) {
+    this.#store = store;
+  }
+
+  async cards(cursor: number | undefined, limit: number): Promise<Page<CardRow>> {
+    const entries = await this.#store.listCards(cursor, limit);
+    const last = entries.at(-1);
+    return {
+      items: entries.map(cardRow),
+      next: last && entries.length === limit ? String(last.seq) : null,
+    };
+  }
+
+  async identities(query: {
+    prefix?: string;
+    after?: string;
+    limit: number;
+  }): Promise<Page<IdentitySummary>> {
+    const items = await this.#store.listIdentities(query);
+    const last = items.at(-1);
+    return { items, next: last && items.length === query.limit ? last.identity : null };
+  }
+
+  async history(identity: string): Promise<IdentityHistory> {
+    const chains = await this.#store.chainsOf([identity]);
+    if (chains.length === 0)
+      throw new CardsError('IDENTITY_NOT_FOUND', `No card has the identity "${identity}".`);
+    return {
+      identity,
+      chains: chains.map((chain) => ({
+        revoked: chain.revoked,
+        cards: chain.cards.map((entry) => ({
+          ...cardRow(entry),
+          created_at: createdAt(entry.card.content_snapshot),
+          content_snapshot: entry.card.content_snapshot,
+          signatures: entry.card.signatures,
+        })),
+      })),
+    };
+  }
+
+  /** Every card as an NDJSON line, in insertion order, a store page at a time. */
+  async *export(): AsyncGenerator<string> {
+    let cursor: number | undefined;
+    for (;;) {
+      const entries = await this.#store.listCards(cursor, EXPORT_PAGE);
+      if (entries.length === 0) return;
+      yield entries.map((entry) => `${serializeCard(entry.card)}\n`).join('');
+      cursor = (entries.at(-1) as CardEntry).seq;
+      if (entries.length < EXPORT_PAGE) return;
+    }
+  }
+
+  /**
+   * Stores the records of an export, in order. Each line is checked (its shape, its id against
+   * its snapshot, its identity and previous card id against the snapshot's) and inserted
+   * through the store's atomic insert, so the chain rules hold; a refused line stops the
+   * import with its line number (the lines before it stay). Refused on a non-empty registry
+   * unless `append`.
+   */
+  async import(lines: AsyncIterable<string>, append: boolean): Promise<ImportResult> {
+    if (!append && (await this.#store.count()) > 0) throw new CardsError('IMPORT_NOT_EMPTY');
+    let imported = 0;
+    let number = 0;
+    let window: Promise<unknown>[] = [];
+    let pending = new Set<string>();
+    const drain = async (): Promise<void> => {
+      await Promise.all(window);
+      window = [];
+      pending = new Set();
+    };
+    for await (const line of lines) {
+      number++;
+      if (line.trim() === '') continue;
+      const card = parseImportLine(line, number);
+      // A card naming a card still being written waits for it (the store links committed cards).
+      if (
+        window.length >= IMPORT_WINDOW ||
+        (card.previous_card_id !== undefined && pending.has(card.previous_card_id))
+      )
+        await drain();
+      const at = number;
+      window.push(
+        this.#store.insert(card).then(
+          () => imported++,
+          (err: unknown) => {
+            throw isCardsError(err)
+              ? new CardsError(err.code, `line ${at}: ${err.message}`)
+              : new CardsError('STORE_UNAVAILABLE', undefined, { cause: err });
+          },
+        ),
+      );
+      // Keep an unhandled rejection from escaping before drain() awaits it.
+      (window.at(-1) as Promise<unknown>).catch(() => undefined);
+      pending.add(card.id);
+    }
+    await drain();
+    return { imported };
+  }
+
+  async reset(body: unknown): Promise<void> {
+    const confirm = (body as { confirm?: unknown } | undefined)?.confirm;
+    if (confirm !== 'reset') throw new CardsError('RESET_NOT_CONFIRMED');
+    await this.#store.reset();
+  }
+}
+
+/** One NDJSON line → a stored card whose derived fields agree with its snapshot. */
+export function parseImportLine(line: string, number: number): StoredCard {
+  const bad = (why: string): CardsError =>
+    new CardsError('IMPORT_INVALID', `Import line ${number} ${why}.`, {
+      hint: 'Import what `cards export` or GET /_cards/export wrote, one record per line.',
+    });
+  let value: unknown;
+  try {
+    value = JSON.parse(line);
+  } catch {
+    throw bad('is not valid JSON');
+  }
+  let card: StoredCard;
+  try {
+    card = readStoredCard(value, 'it');
+  } catch (err) {
+    throw bad(isCardsError(err) ? err.message.replace(/^The store cannot be read: it /, '') : '');
+  }
+  const bytes = decodeBase64(card.content_snapshot);
+  if (!bytes || cardIdOf(bytes) !== card.id) throw bad('has an id that is not its snapshot’s');
+  let snapshot;
+  try {
+    snapshot = decodeSnapshot(card.content_snapshot, 'any');
+  } catch (err) {
+    throw bad(`has an invalid snapshot (${(err as Error).message})`);
+  }
+  if (
+    snapshot.identity !== card.identity ||
+    snapshot.previousCardId !== card.previous_card_id ||
+    (snapshot.publicKey.byteLength === 0) !== (card.revoking === true)
+  )
+    throw bad('has fields that disagree with its snapshot');
+  // Keep only the record's own fields (a line may carry unknown keys).
+  return {
+    id: card.id,
+    identity: card.identity,
+    ...(card.previous_card_id !== undefined && { previous_card_id: card.previous_card_id }),
+    ...(card.revoking === true && { revoking: true as const }),
+    content_snapshot: card.content_snapshot,
+    signatures: card.signatures,
+  };
+}

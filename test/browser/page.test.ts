@@ -1,0 +1,181 @@
+/**
+ * The page in a real browser (issue 15): Debian's headless Chromium driven by playwright-core
+ * (never a browser a tool downloads), against a real `cards serve` seeded with cards and one
+ * card whose self-signature was tampered with (imported through the admin API, which does not
+ * check signatures). Clicks from the identities to an identity's timeline to a card, checks
+ * the verdicts the browser computed, and saves a screenshot of each view in test-artifacts/.
+ *
+ * Without /usr/bin/chromium the tests are skipped with a line saying how to run them, unless
+ * CARDS_REQUIRE_BROWSER=1 (set by .ci/run), where a missing browser fails.
+ */
+import assert from 'node:assert/strict';
+import { existsSync, mkdirSync } from 'node:fs';
+import { after, before, describe, test } from 'node:test';
+import { chromium, type Browser, type Page } from 'playwright-core';
+import { encodeBase64 } from '../../src/core/encoding.js';
+import { serializeCard } from '../../src/store/record.js';
+import { startServer, type TestServer } from '../helpers/server.js';
+import { makeCard, makeRevocation } from '../http/card-kit.js';
+
+export const CHROMIUM = '/usr/bin/chromium';
+export const CHROMIUM_ARGS = [
+  '--headless',
+  '--no-sandbox',
+  '--disable-gpu',
+  '--no-first-run',
+  '--disable-background-networking',
+  '--disable-component-update',
+];
+const ARTIFACTS = new URL('../../../test-artifacts/', import.meta.url).pathname;
+const available = existsSync(CHROMIUM);
+const required = process.env.CARDS_REQUIRE_BROWSER === '1';
+const skip = available
+  ? false
+  : 'no Chromium at /usr/bin/chromium: install it (apt-get install -y chromium) and run `npm test -- browser`';
+if (skip && !required) console.log(`# browser tests skipped: ${skip}`);
+
+describe('the page in headless Chromium', { skip: required ? false : skip }, () => {
+  let server: TestServer;
+  let browser: Browser;
+  let page: Page;
+  let aliceFirst: string;
+  let tampered: string;
+
+  before(async () => {
+    assert.ok(available, `CARDS_REQUIRE_BROWSER=1 but ${skip}`);
+    mkdirSync(ARTIFACTS, { recursive: true });
+    server = await startServer({ args: ['--quiet'] });
+    const post = async (identity: string, path: string, body: unknown): Promise<void> => {
+      const response = await fetch(`${server.url}${path}`, {
+        method: 'POST',
+        headers: {
+          authorization: `Service ${await server.token(identity)}`,
+          'content-type': 'application/json',
+        },
+        body: JSON.stringify(body),
+      });
+      assert.ok(response.ok, await response.text());
+    };
+    const a1 = makeCard('alice@example.com');
+    await post('alice@example.com', '/card/v5', a1.raw);
+    aliceFirst = a1.id;
+    await post(
+      'alice@example.com',
+      '/card/v5',
+      makeCard('alice@example.com', { previousCardId: a1.id }).raw,
+    );
+    const a3 = makeCard('alice@example.com');
+    await post('alice@example.com', '/card/v5', a3.raw);
+    await post(
+      'alice@example.com',
+      '/card/v5/actions/revoke',
+      makeRevocation('alice@example.com', a3.id).raw,
+    );
+    for (const name of ['bob', 'carol', 'dave'])
+      await post(`${name}@example.com`, '/card/v5', makeCard(`${name}@example.com`).raw);
+    // Mallory's card: its self-signature has one bit flipped (the store does not check it).
+    const m = makeCard('mallory@example.com');
+    const signature = Buffer.from(m.raw.signatures[0]?.signature as string, 'base64');
+    signature[signature.length - 1] = (signature[signature.length - 1] as number) ^ 1;
+    tampered = m.id;
+    const line = serializeCard({
+      id: m.id,
+      identity: 'mallory@example.com',
+      content_snapshot: m.raw.content_snapshot,
+      signatures: [{ signer: 'self', signature: encodeBase64(signature) }],
+    });
+    const imported = await fetch(`${server.url}/_cards/import?append=true`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/x-ndjson' },
+      body: `${line}\n`,
+    });
+    assert.equal(imported.status, 200, await imported.text());
+    browser = await chromium.launch({ executablePath: CHROMIUM, args: CHROMIUM_ARGS });
+    page = await browser.newPage({ viewport: { width: 1200, height: 800 } });
+    // Nothing leaves the machine: any request to another host fails the test.
+    page.on('request', (request) =>
+      assert.ok(request.url().startsWith(server.url), `request to ${request.url()}`),
+    );
+    page.on('pageerror', (err) => assert.fail(`page error: ${err.message}`));
+  });
+
+  after(async () => {
+    await browser?.close();
+    await server?.dispose();
+  });
+
+  test('identities with counts and a search box', async () => {
+    await page.goto(`${server.url}/`);
+    await page.waitForSelector('#identities .identity-row');
+    const rows = await page.locator('#identities .identity-row td:first-child').allTextContents();
+    assert.deepEqual(rows, [
+      'alice@example.com',
+      'bob@example.com',
+      'carol@example.com',
+      'dave@example.com',
+      'mallory@example.com',
+    ]);
+    const alice = await page
+      .locator('#identities .identity-row')
+      .first()
+      .locator('td')
+      .allTextContents();
+    assert.deepEqual(alice, ['alice@example.com', '4', '1', '1']);
+    await page.screenshot({ path: `${ARTIFACTS}page-identities.png`, fullPage: true });
+    await page.fill('input[name=prefix]', 'ca');
+    await page.click('form button');
+    await page.waitForFunction(
+      "document.querySelectorAll('#identities .identity-row').length === 1",
+    );
+    assert.equal(
+      await page.locator('#identities .identity-row td').first().textContent(),
+      'carol@example.com',
+    );
+  });
+
+  test('an identity as a timeline, then a card with its verdicts checked in the browser', async () => {
+    await page.goto(`${server.url}/`);
+    await page.click('text=alice@example.com');
+    await page.waitForSelector('.timeline .chain');
+    assert.equal(await page.locator('.timeline .chain').count(), 2);
+    const states = await page.locator('.chain li .badge').allTextContents();
+    assert.deepEqual(states, ['superseded', 'active', 'revoked', 'revocation']);
+    await page.screenshot({ path: `${ARTIFACTS}page-identity.png`, fullPage: true });
+    await page.click(`a[href$="${aliceFirst}"]`);
+    await page.waitForSelector('#verdicts .verdict');
+    assert.equal(await page.getAttribute('#card-id span', 'data-status'), 'valid');
+    const verdicts = await page.$$eval('#verdicts .verdict', (rows) =>
+      rows.map((row) => [row.getAttribute('data-signer'), row.getAttribute('data-status')]),
+    );
+    assert.deepEqual(verdicts, [
+      ['self', 'valid'],
+      ['service', 'valid'],
+    ]);
+    assert.match((await page.textContent('#snapshot')) ?? '', /"identity": "alice@example.com"/);
+    await page.screenshot({ path: `${ARTIFACTS}page-card.png`, fullPage: true });
+  });
+
+  test('a tampered signature shows as invalid', async () => {
+    await page.goto(`${server.url}/#/identity/${encodeURIComponent('mallory@example.com')}`);
+    await page.click(`a[href$="${tampered}"]`);
+    await page.waitForSelector('#verdicts .verdict');
+    const status = await page.getAttribute('#verdicts .verdict[data-signer=self]', 'data-status');
+    assert.equal(status, 'invalid');
+    assert.equal(await page.getAttribute('#card-id span', 'data-status'), 'valid');
+    await page.screenshot({ path: `${ARTIFACTS}page-card-tampered.png`, fullPage: true });
+  });
+
+  test('the request journal refreshes live', async () => {
+    await page.goto(`${server.url}/#/requests`);
+    await page.waitForSelector('#requests .request');
+    const before = Number(await page.getAttribute('#requests', 'data-total'));
+    await fetch(`${server.url}/health`);
+    await page.waitForFunction(
+      `Number(document.getElementById('requests')?.dataset.total) > ${before}`,
+      undefined,
+      { timeout: 5000 },
+    );
+    assert.match((await page.textContent('#requests')) ?? '', /\/health/);
+    await page.screenshot({ path: `${ARTIFACTS}page-requests.png`, fullPage: true });
+  });
+});

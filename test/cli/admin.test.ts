@@ -1,0 +1,92 @@
+/**
+ * The admin commands (issue 15) against a real `cards serve`: list, history, requests, reset
+ * --yes, export --out and import (a round trip), with --json; the admin token read from the
+ * token file beside --db, and a wrong one from the environment refused (exit 7).
+ */
+import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { after, before, describe, test } from 'node:test';
+import { startServer, type TestServer } from '../helpers/server.js';
+import { said, sandbox, type Sandbox } from './harness.js';
+
+describe('admin commands against cards serve', () => {
+  let server: TestServer;
+  let box: Sandbox;
+  before(async () => {
+    server = await startServer({ args: ['--quiet'] });
+    box = sandbox({ CARDS_URL: server.url, CARDS_DB: server.paths.store });
+    const ids: string[] = [];
+    for (const identity of ['alice', 'bob']) {
+      const made = await box.cards(['create', '--identity', identity, '--new-key', '--json']);
+      assert.equal(made.status, 0, said(made));
+      ids.push(made.json<{ id: string }>().id);
+    }
+    const id = ids[0] as string;
+    const revoked = await box.cards(['revoke', id, '--yes']);
+    assert.equal(revoked.status, 0, said(revoked));
+  });
+  after(async () => {
+    box.cleanup();
+    await server.dispose();
+  });
+
+  test('the admin token file is beside the store, mode 0600, printed in the banner', () => {
+    const file = server.paths.store.replace(/\.json$/, '.admin-token');
+    const token = readFileSync(file, 'utf8').trim();
+    assert.match(server.stdout(), new RegExp(`^admin token: ${token}$`, 'm'));
+    assert.match(server.stdout(), /^page: .*loopback only/m);
+  });
+
+  test('list, history, requests', async () => {
+    const list = await box.cards(['list', '--json']);
+    assert.equal(list.status, 0, said(list));
+    const { cards } = list.json<{ cards: { identity: string; state: string }[] }>();
+    assert.deepEqual(
+      cards.map((c) => [c.identity, c.state]),
+      [
+        ['alice', 'revoked'],
+        ['bob', 'active'],
+        ['alice', 'revocation'],
+      ],
+    );
+    const text = await box.cards(['list', '--limit', '1']);
+    assert.match(text.stdout, /more: --cursor 0/);
+    const history = await box.cards(['history', 'alice', '--json']);
+    assert.equal(
+      history.json<{ chains: { revoked: boolean }[] }>().chains[0]?.revoked,
+      true,
+      said(history),
+    );
+    const missing = await box.cards(['history', 'nobody']);
+    assert.equal(missing.status, 3, said(missing));
+    assert.match(missing.stderr, /IDENTITY_NOT_FOUND/);
+    const requests = await box.cards(['requests', '--limit', '50', '--json']);
+    const paths = requests.json<{ requests: { path: string }[] }>().requests.map((r) => r.path);
+    assert.ok(paths.includes('/card/v5'), said(requests));
+  });
+
+  test('export → reset --yes → import: the same registry; reset without --yes refused', async () => {
+    const out = join(box.dir, 'export.ndjson');
+    const exported = await box.cards(['export', '--out', out, '--json']);
+    assert.equal(exported.status, 0, said(exported));
+    assert.equal(exported.json<{ cards: number }>().cards, 3);
+    const refused = await box.cards(['reset']);
+    assert.equal(refused.status, 2, said(refused));
+    const reset = await box.cards(['reset', '--yes', '--json']);
+    assert.deepEqual(reset.json<{ cards: number }>().cards, 0);
+    const imported = await box.cards(['import', out, '--json']);
+    assert.equal(imported.json<{ imported: number }>().imported, 3, said(imported));
+    const again = await box.cards(['export']);
+    assert.equal(again.stdout, readFileSync(out, 'utf8'));
+    const twice = await box.cards(['import', out]);
+    assert.equal(twice.status, 4, said(twice));
+    assert.match(twice.stderr, /IMPORT_NOT_EMPTY/);
+  });
+
+  test('a wrong admin token from the environment is refused (exit 7)', async () => {
+    const wrong = await box.cards(['list'], { env: { CARDS_ADMIN_TOKEN: 'x'.repeat(24) } });
+    assert.equal(wrong.status, 7, said(wrong));
+    assert.match(wrong.stderr, /ADMIN_TOKEN_INVALID/);
+  });
+});

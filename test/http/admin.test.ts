@@ -1,0 +1,406 @@
+/**
+ * The admin API (issue 15) through fastify's inject, every response checked against the
+ * OpenAPI document (contract.ts): the admin token both ways (and a card token refused), the
+ * loopback-open mode with its Host and Origin checks, pages and cursors, an identity's history,
+ * export → import round trip, reset, the request journal (never a token), /metrics, --no-admin.
+ */
+import assert from 'node:assert/strict';
+import { describe, test } from 'node:test';
+import type { InjectOptions, LightMyRequestResponse } from 'fastify';
+import { codeForWire, ERRORS, type ErrorCode } from '../../src/core/errors.js';
+import { PROFILES } from '../../src/core/profile.js';
+import { generatePrivateKey } from '../../src/crypto/keys.js';
+import { mintToken } from '../../src/crypto/tokens.js';
+import { createApp, type AdminAppOptions } from '../../src/http/app.js';
+import { createAuthenticator } from '../../src/http/auth.js';
+import { createRegistry } from '../../src/registry/registry.js';
+import { MemoryStore } from '../../src/store/memory-store.js';
+import { checkContract } from '../helpers/contract.js';
+import { makeCard, makeRevocation } from './card-kit.js';
+
+const appKey = generatePrivateKey();
+const serviceKey = generatePrivateKey();
+const TOKEN = 'cards_admin_0123456789abcdef0123456789';
+const seen = new Set<ErrorCode>();
+
+async function harness(admin: Partial<AdminAppOptions> | false = {}) {
+  const profile = PROFILES.service;
+  const store = new MemoryStore();
+  const registry = createRegistry({ store, serviceKey, signer: profile.signer });
+  const app = await createApp({
+    registry,
+    profile,
+    auth: createAuthenticator({ keys: [{ key: appKey.publicKey }], scheme: profile.scheme }),
+    version: 'test',
+    ...(admin && {
+      admin: {
+        token: TOKEN,
+        loopbackOpen: false,
+        serviceKey: serviceKey.publicKey.toBase64(),
+        ...admin,
+      },
+    }),
+  });
+  const cardToken = async (identity: string): Promise<string> =>
+    mintToken({ key: appKey, identity, now: Date.now(), ttlSeconds: 600 });
+  const call = async (
+    method: InjectOptions['method'],
+    url: string,
+    options: { body?: string; type?: string; headers?: Record<string, string> } = {},
+  ): Promise<LightMyRequestResponse> => {
+    const headers: Record<string, string> = {
+      authorization: `Bearer ${TOKEN}`,
+      ...(options.type && { 'content-type': options.type }),
+      ...options.headers,
+    };
+    if (headers.authorization === '') delete headers.authorization;
+    const response = await app.inject({
+      method,
+      url,
+      headers,
+      ...(options.body !== undefined && { payload: options.body }),
+    });
+    checkContract('service', {
+      method: String(method),
+      url,
+      status: response.statusCode,
+      headers: response.headers,
+      body: response.body,
+    });
+    if (response.statusCode >= 400) {
+      const code = codeForWire(response.json<{ code: string }>().code) as ErrorCode;
+      assert.equal(ERRORS[code].status, response.statusCode);
+      seen.add(code);
+    }
+    return response;
+  };
+  /** Creates a card, or revokes with a revoking card (makeRevocation). */
+  const create = async (card: { raw: unknown }, identity: string): Promise<void> => {
+    const revoking = !('key' in card);
+    const response = await app.inject({
+      method: 'POST',
+      url: revoking ? '/card/v5/actions/revoke' : '/card/v5',
+      headers: { authorization: `Service ${await cardToken(identity)}` },
+      payload: card.raw as object,
+    });
+    assert.equal(response.statusCode, revoking ? 200 : 201, response.body);
+  };
+  return { app, store, registry, call, create, cardToken };
+}
+
+const codeOf = (response: LightMyRequestResponse): ErrorCode | number =>
+  response.statusCode < 400
+    ? response.statusCode
+    : (codeForWire(response.json<{ code: string }>().code) as ErrorCode);
+
+describe('admin token', () => {
+  test('Bearer admin token in; none, a wrong one or a card token out (401)', async () => {
+    const h = await harness();
+    const card = `Service ${await h.cardToken('alice')}`;
+    assert.equal(codeOf(await h.call('GET', '/_cards/info')), 200);
+    for (const [authorization, code] of [
+      ['', 'ADMIN_AUTH_MISSING'],
+      ['Bearer nope-nope-nope-nope', 'ADMIN_TOKEN_INVALID'],
+      [card, 'ADMIN_TOKEN_INVALID'],
+      [`Basic ${TOKEN}`, 'ADMIN_TOKEN_INVALID'],
+    ] as const)
+      for (const url of ['/_cards/cards', '/metrics', '/_cards/requests'])
+        assert.equal(codeOf(await h.call('GET', url, { headers: { authorization } })), code);
+  });
+
+  test('the admin token is refused on card routes (401), a card token still works', async () => {
+    const h = await harness();
+    const a = makeCard('alice');
+    await h.create(a, 'alice');
+    for (const authorization of [`Bearer ${TOKEN}`, `Service ${TOKEN}`])
+      assert.equal(
+        codeOf(await h.call('GET', `/card/v5/${a.id}`, { headers: { authorization } })),
+        'ADMIN_TOKEN_ON_CARD_ROUTE',
+      );
+    const ok = await h.call('GET', `/card/v5/${a.id}`, {
+      headers: { authorization: `Service ${await h.cardToken('alice')}` },
+    });
+    assert.equal(ok.statusCode, 200);
+  });
+
+  test('loopback-open: no token needed from a loopback Host and the same Origin only', async () => {
+    const h = await harness({ loopbackOpen: true });
+    const none = { authorization: '' };
+    const open = (headers: Record<string, string>) =>
+      h.call('GET', '/_cards/info', { headers: { ...none, ...headers } });
+    assert.equal(codeOf(await open({ host: '127.0.0.1:8080' })), 200);
+    assert.equal(codeOf(await open({ host: 'localhost:8080' })), 200);
+    assert.equal(codeOf(await open({ host: '[::1]:8080' })), 200);
+    assert.equal(
+      codeOf(await open({ host: '127.0.0.1:8080', origin: 'http://127.0.0.1:8080' })),
+      200,
+    );
+    assert.equal(
+      codeOf(await open({ host: '127.0.0.1:8080', origin: 'https://evil.example' })),
+      'ADMIN_AUTH_MISSING',
+    );
+    assert.equal(codeOf(await open({ host: 'evil.example:8080' })), 'ADMIN_AUTH_MISSING');
+    const info = (await open({ host: '127.0.0.1' })).json<{ admin_auth: string }>();
+    assert.equal(info.admin_auth, 'loopback-open');
+    // A card token is still refused, even where no token is needed.
+    const card = `Service ${await h.cardToken('alice')}`;
+    assert.equal(
+      codeOf(await open({ host: '127.0.0.1', authorization: card })),
+      'ADMIN_TOKEN_INVALID',
+    );
+  });
+
+  test('--no-admin: the admin routes, the page and /metrics are unknown paths', async () => {
+    const h = await harness(false);
+    for (const url of ['/_cards/cards', '/metrics', '/', '/openapi.json', '/docs'])
+      assert.equal(codeOf(await h.call('GET', url)), 'ROUTE_NOT_FOUND');
+    assert.equal((await h.call('GET', '/health')).statusCode, 200);
+  });
+});
+
+describe('listing and history', () => {
+  test('cards: insertion order with states, cursor pages stable while cards are added', async () => {
+    const h = await harness();
+    const a1 = makeCard('alice');
+    await h.create(a1, 'alice');
+    const a2 = makeCard('alice', { previousCardId: a1.id });
+    await h.create(a2, 'alice');
+    const b = makeCard('bob');
+    await h.create(b, 'bob');
+    const first = (await h.call('GET', '/_cards/cards?limit=2')).json<{
+      cards: { id: string; state: string; successor: string | null }[];
+      next_cursor: string;
+    }>();
+    assert.deepEqual(
+      first.cards.map((c) => [c.id, c.state, c.successor]),
+      [
+        [a1.id, 'superseded', a2.id],
+        [a2.id, 'active', null],
+      ],
+    );
+    const revoke = makeRevocation('bob', b.id);
+    await h.create(revoke, 'bob');
+    const next = (await h.call('GET', `/_cards/cards?limit=2&cursor=${first.next_cursor}`)).json<{
+      cards: { id: string; state: string }[];
+      next_cursor: string | null;
+    }>();
+    assert.deepEqual(
+      next.cards.map((c) => [c.id, c.state]),
+      [
+        [b.id, 'revoked'],
+        [revoke.id, 'revocation'],
+      ],
+    );
+    const last = await h.call('GET', `/_cards/cards?limit=2&cursor=${next.next_cursor}`);
+    assert.deepEqual(last.json(), { cards: [], next_cursor: null });
+    for (const url of [
+      '/_cards/cards?limit=0',
+      '/_cards/cards?limit=1001',
+      '/_cards/cards?limit=x',
+      '/_cards/cards?cursor=-1',
+      '/_cards/cards?limit=1&limit=2',
+      '/_cards/identities?limit=5000',
+      '/_cards/requests?limit=0',
+    ])
+      assert.equal(codeOf(await h.call('GET', url)), 'QUERY_INVALID', url);
+  });
+
+  test('identities: counts, prefix, cursor; history: chains, states, dates, signatures', async () => {
+    const h = await harness();
+    const a1 = makeCard('alice', { createdAt: 1_700_000_100 });
+    await h.create(a1, 'alice');
+    const a2 = makeCard('alice');
+    await h.create(a2, 'alice');
+    await h.create(makeRevocation('alice', a2.id), 'alice');
+    await h.create(makeCard('alina'), 'alina');
+    await h.create(makeCard('bob'), 'bob');
+    const all = (await h.call('GET', '/_cards/identities')).json<{
+      identities: { identity: string; cards: number; live_chains: number }[];
+    }>();
+    assert.deepEqual(all.identities[0], {
+      identity: 'alice',
+      cards: 3,
+      live_chains: 1,
+      revoked_chains: 1,
+    });
+    const al = (await h.call('GET', '/_cards/identities?prefix=al&limit=1')).json<{
+      identities: { identity: string }[];
+      next_cursor: string;
+    }>();
+    assert.deepEqual(
+      al.identities.map((i) => i.identity),
+      ['alice'],
+    );
+    const more = (
+      await h.call('GET', `/_cards/identities?prefix=al&limit=1&cursor=${al.next_cursor}`)
+    ).json<{ identities: { identity: string }[] }>();
+    assert.deepEqual(
+      more.identities.map((i) => i.identity),
+      ['alina'],
+    );
+
+    const history = (await h.call('GET', '/_cards/identities/alice')).json<{
+      chains: {
+        revoked: boolean;
+        cards: { id: string; state: string; created_at: number; signatures: unknown[] }[];
+      }[];
+    }>();
+    assert.deepEqual(
+      history.chains.map((c) => [c.revoked, c.cards.map((card) => card.state)]),
+      [
+        [false, ['active']],
+        [true, ['revoked', 'revocation']],
+      ],
+    );
+    assert.equal(history.chains[0]?.cards[0]?.created_at, 1_700_000_100);
+    assert.equal(history.chains[0]?.cards[0]?.signatures.length, 2);
+    assert.equal(codeOf(await h.call('GET', '/_cards/identities/nobody')), 'IDENTITY_NOT_FOUND');
+    const odd = 'ü ser/with?odd#chars';
+    await h.create(makeCard(odd), odd);
+    const found = await h.call('GET', `/_cards/identities/${encodeURIComponent(odd)}`);
+    assert.equal(found.json<{ identity: string }>().identity, odd);
+  });
+});
+
+describe('export, import, reset', () => {
+  test('export → reset → import gives the same registry; refusals name the line', async () => {
+    const h = await harness();
+    const a1 = makeCard('alice');
+    await h.create(a1, 'alice');
+    await h.create(makeCard('alice', { previousCardId: a1.id }), 'alice');
+    const b = makeCard('bob');
+    await h.create(b, 'bob');
+    await h.create(makeRevocation('bob', b.id), 'bob');
+    const exported = await h.call('GET', '/_cards/export');
+    assert.match(exported.headers['content-type'] as string, /^application\/x-ndjson/);
+    const lines = exported.body.trimEnd().split('\n');
+    assert.equal(lines.length, 4);
+    const ndjson = { type: 'application/x-ndjson' };
+
+    assert.equal(
+      codeOf(await h.call('POST', '/_cards/import', { ...ndjson, body: exported.body })),
+      'IMPORT_NOT_EMPTY',
+    );
+    assert.equal(
+      codeOf(await h.call('POST', '/_cards/reset', { type: 'application/json', body: '{}' })),
+      'RESET_NOT_CONFIRMED',
+    );
+    const reset = await h.call('POST', '/_cards/reset', {
+      type: 'application/json',
+      body: '{"confirm":"reset"}',
+    });
+    assert.deepEqual(reset.json(), { cards: 0 });
+    assert.equal(await h.registry.count(), 0);
+
+    const imported = await h.call('POST', '/_cards/import', { ...ndjson, body: exported.body });
+    assert.deepEqual(imported.json(), { imported: 4, cards: 4 });
+    assert.equal((await h.call('GET', '/_cards/export')).body, exported.body);
+
+    // Appending the same cards: the store's own rule refuses line 1.
+    const again = await h.call('POST', '/_cards/import?append=true', {
+      ...ndjson,
+      body: exported.body,
+    });
+    assert.equal(codeOf(again), 'SNAPSHOT_NOT_UNIQUE');
+    assert.match(again.json<{ message: string }>().message, /^line 1: /);
+
+    await h.call('POST', '/_cards/reset', {
+      type: 'application/json',
+      body: '{"confirm":"reset"}',
+    });
+    const tampered = JSON.parse(lines[0] as string) as { identity: string };
+    tampered.identity = 'mallory';
+    for (const body of [
+      'not json\n',
+      `${JSON.stringify(tampered)}\n`,
+      `${JSON.stringify({ ...JSON.parse(lines[0] as string), id: 'a'.repeat(64) })}\n`,
+    ])
+      assert.equal(
+        codeOf(await h.call('POST', '/_cards/import', { ...ndjson, body })),
+        'IMPORT_INVALID',
+      );
+    // A replacement before the card it replaces: the chain rule, with its line number.
+    const outOfOrder = await h.call('POST', '/_cards/import', {
+      ...ndjson,
+      body: `${lines[1]}\n${lines[0]}\n`,
+    });
+    assert.equal(codeOf(outOfOrder), 'PREVIOUS_NOT_FOUND');
+    assert.equal(
+      codeOf(await h.call('POST', '/_cards/import?append=maybe', { ...ndjson, body: '' })),
+      'QUERY_INVALID',
+    );
+    assert.equal(
+      codeOf(await h.call('POST', '/_cards/import', { type: 'text/plain', body: 'x' })),
+      'UNSUPPORTED_MEDIA_TYPE',
+    );
+  });
+});
+
+describe('request journal and metrics', () => {
+  test('the journal keeps the last requests without tokens; bounded', async () => {
+    const h = await harness({ journalSize: 5 });
+    const token = await h.cardToken('alice');
+    const a = makeCard('alice');
+    await h.app.inject({
+      method: 'POST',
+      url: '/card/v5',
+      headers: { authorization: `Service ${token}` },
+      payload: a.raw as object,
+    });
+    await h.app.inject({ method: 'GET', url: `/card/v5/${'f'.repeat(64)}?t=${token}` });
+    const journal = await h.call('GET', '/_cards/requests?limit=5');
+    const { requests, total } = journal.json<{
+      requests: { method: string; path: string; status: number; code: string | null }[];
+      total: number;
+    }>();
+    assert.equal(total, 2); // the journal's own reads are not journaled
+    assert.deepEqual(
+      requests.map((r) => [r.method, r.path, r.status, r.code]),
+      [
+        ['GET', `/card/v5/${'f'.repeat(64)}`, 401, '20300'],
+        ['POST', '/card/v5', 201, null],
+      ],
+    );
+    assert.ok(!journal.body.includes(token), 'a token in the journal');
+    assert.ok(!journal.body.includes(TOKEN), 'the admin token in the journal');
+    assert.match(journal.body, /"identity":"alice"/);
+    for (let i = 0; i < 8; i++) await h.call('GET', '/health');
+    const bounded = (await h.call('GET', '/_cards/requests?limit=5')).json<{
+      requests: unknown[];
+      total: number;
+    }>();
+    assert.equal(bounded.requests.length, 5);
+    assert.equal(bounded.total, 10);
+  });
+
+  test('/metrics: requests by route and status, latency histogram, cards by state, writes', async () => {
+    const h = await harness();
+    const a = makeCard('alice');
+    await h.create(a, 'alice');
+    await h.create(makeCard('alice', { previousCardId: a.id }), 'alice');
+    await h.call('GET', `/card/v5/${'0'.repeat(64)}`);
+    const text = (await h.call('GET', '/metrics')).body;
+    assert.match(text, /^cards_http_requests_total\{route="createCard",status="201"\} 2$/m);
+    assert.match(text, /^cards_http_requests_total\{route="getCard",status="401"\} 1$/m);
+    assert.match(
+      text,
+      /^cards_http_request_duration_seconds_bucket\{route="createCard",le="\+Inf"\} 2$/m,
+    );
+    assert.match(text, /^cards_store_write_duration_seconds_count 2$/m);
+    assert.match(text, /^cards_cards\{state="active"\} 1$/m);
+    assert.match(text, /^cards_cards\{state="superseded"\} 1$/m);
+    // Every sample line is "name{labels} number" (the text format's grammar, roughly).
+    for (const line of text.trimEnd().split('\n'))
+      assert.match(line, /^(# (HELP|TYPE) .+|[a-z_]+(\{[^}]*\})? [0-9.e+-]+)$/, line);
+  });
+});
+
+test('every admin code was reached', () => {
+  const admin = (Object.keys(ERRORS) as ErrorCode[]).filter((code) =>
+    [10101, 10102, 20320, 20321, 20322, 30100, 30101, 30102].includes(ERRORS[code].wire),
+  );
+  assert.deepEqual(
+    admin.filter((code) => !seen.has(code)),
+    [],
+  );
+});
