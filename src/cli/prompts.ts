@@ -11,7 +11,8 @@ export interface Question {
   readonly name: string;
   readonly message: string;
   readonly default?: string | boolean;
-  readonly choices?: readonly string[];
+  /** Plain values, or a value with words that explain it. */
+  readonly choices?: readonly (string | { readonly name: string; readonly value: string })[];
 }
 
 export type Answers = Record<string, string | boolean>;
@@ -45,7 +46,14 @@ export async function ask(
     ...(q.default === undefined ? {} : { default: q.default }),
     ...(q.choices === undefined ? {} : { choices: [...q.choices] }),
   }));
-  return (await prompt(list as never)) as Answers;
+  try {
+    return (await prompt(list as never)) as Answers;
+  } catch (err) {
+    // Ctrl-C (or a closed terminal) at a question: the person stopped the command; exit 130
+    // with one quiet line rather than a stack trace (report-error.ts).
+    if (err instanceof Error && err.name === 'ExitPromptError') throw new CardsError('CANCELLED');
+    throw err;
+  }
 }
 
 /** A yes/no question; `flagHint` names the flag that says yes without asking. */

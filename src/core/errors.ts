@@ -18,6 +18,8 @@ export const EXIT = {
   verificationFailed: 5,
   unreachable: 6,
   unauthorized: 7,
+  /** Ctrl-C at a prompt: 128 + SIGINT, as a shell reports a command stopped by Ctrl-C. */
+  interrupted: 130,
 } as const;
 export type ExitStatus = (typeof EXIT)[keyof typeof EXIT];
 
@@ -38,7 +40,16 @@ const e = (wire: number, status: number, exit: ExitStatus, message: string): Err
   exit,
   message,
 });
-const { error, usage, notFound, refused, verificationFailed, unreachable, unauthorized } = EXIT;
+const {
+  error,
+  usage,
+  notFound,
+  refused,
+  verificationFailed,
+  unreachable,
+  unauthorized,
+  interrupted,
+} = EXIT;
 
 export const ERRORS = {
   // Service-level (10xxx). 10000 and 10001 are the deployed service's; the rest are ours.
@@ -160,6 +171,9 @@ export const ERRORS = {
   CONFIG_INVALID: e(90009, 400, usage, 'Configuration file is invalid.'),
   SERVICE_REFUSED: e(90010, 400, refused, 'The service refused the request.'),
   CREDENTIALS_MISSING: e(90011, 401, unauthorized, 'No token or app key to authenticate with.'),
+  // A person stopped the command at a question: not an error, and nothing was changed.
+  CANCELLED: e(90012, 400, interrupted, 'Cancelled; nothing was changed.'),
+  DECLINED: e(90013, 400, error, 'Not confirmed; nothing was changed.'),
 } as const satisfies Record<string, ErrorInfo>;
 
 export type ErrorCode = keyof typeof ERRORS;

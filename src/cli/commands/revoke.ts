@@ -38,7 +38,7 @@ export async function confirmOrYes(
 ): Promise<void> {
   if (yes === true) return;
   if (!(await confirm(ctx, question, 'pass --yes to go ahead without asking')))
-    throw new CardsError('USAGE', 'Cancelled; nothing was changed.');
+    throw new CardsError('DECLINED');
 }
 
 export async function revoke(ctx: CommandContext, options: RevokeOptions): Promise<RevokeResult> {
