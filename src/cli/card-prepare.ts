@@ -23,29 +23,31 @@ export interface BuildOptions extends ConnectionFlags {
   out?: string;
 }
 
-/** The owner's key: --key FILE, the keystore's, or (with --new-key or a yes) a new one. */
+/**
+ * The owner's key: --key FILE, the keystore's, or (with --new-key or a yes) a new one. A new
+ * key is not stored here: the caller stores it once the card passed validation (issue 12.5).
+ */
 export async function ownerKey(
   ctx: CommandContext,
   identity: string,
   options: { key?: string; newKey?: boolean },
-): Promise<{ key: PrivateKey; created: string | null }> {
-  if (options.key !== undefined) return { key: readPrivateKey(ctx, options.key), created: null };
+): Promise<{ key: PrivateKey; isNew: boolean }> {
+  if (options.key !== undefined) return { key: readPrivateKey(ctx, options.key), isNew: false };
   const stored = loadKey(ctx.home, identity);
-  if (stored) return { key: stored, created: null };
-  const make =
-    options.newKey === true ||
-    (canPrompt(ctx) &&
-      (await confirm(ctx, `No key for "${identity}" in the keystore. Make one now?`, '--new-key')));
-  if (!make)
-    throw new CardsError(
-      'FILE_NOT_FOUND',
-      `No key for "${identity}" in the keystore (${ctx.home}).`,
-      {
-        hint: `run \`cards keygen --identity ${shellQuote(identity)}\` first, pass --key FILE, or pass --new-key`,
-      },
-    );
-  const key = generatePrivateKey();
-  return { key, created: storeKey(ctx.home, identity, key, false) };
+  if (stored) return { key: stored, isNew: false };
+  if (options.newKey !== true) {
+    if (!canPrompt(ctx))
+      throw new CardsError(
+        'FILE_NOT_FOUND',
+        `No key for "${identity}" in the keystore (${ctx.home}).`,
+        {
+          hint: `run \`cards keygen --identity ${shellQuote(identity)}\` first, pass --key FILE, or pass --new-key`,
+        },
+      );
+    const question = `No key for "${identity}" in the keystore. Make one now?`;
+    if (!(await confirm(ctx, question, '--new-key'))) throw new CardsError('DECLINED');
+  }
+  return { key: generatePrivateKey(), isNew: true };
 }
 
 export async function prepareCard(
@@ -64,7 +66,7 @@ export async function prepareCard(
       ? Math.floor(ctx.now() / 1000)
       : parsePositiveInt(options.createdAt, '--created-at');
   const signers = parseSigners(ctx, options.signer ?? [], options.extra ?? []);
-  const { key, created } = await ownerKey(ctx, identity, options);
+  const { key, isNew } = await ownerKey(ctx, identity, options);
   const built = buildCard({
     identity,
     key,
@@ -75,5 +77,7 @@ export async function prepareCard(
     ...(signers.selfExtra ? { selfExtra: signers.selfExtra } : {}),
     ...(options.previous ? { previousCardId: options.previous.toLowerCase() } : {}),
   });
-  return { built, identity, keyCreated: created };
+  // Only a card that passed every local check gets its new key written.
+  const keyCreated = isNew ? storeKey(ctx.home, identity, key, false) : null;
+  return { built, identity, keyCreated };
 }

@@ -24,7 +24,8 @@ export interface Question {
   readonly name: string;
   readonly message: string;
   readonly default?: string | boolean;
-  readonly choices?: readonly string[];
+  /** Plain values, or a value with words that explain it. */
+  readonly choices?: readonly (string | { readonly name: string; readonly value: string })[];
 }
 
 export type Answers = Record<string, string | boolean>;

@@ -2,8 +2,8 @@
  * The CLI's one entry and its one error funnel (house habit 8): parse, run, and turn any
  * failure into a message on stderr and a documented exit status.
  */
-import { CommanderError } from 'commander';
-import { EXIT } from '../core/errors.js';
+import { CommanderError, type Command } from 'commander';
+import { CardsError, EXIT } from '../core/errors.js';
 import { buildProgram } from './program.js';
 
 async function main(argv: string[]): Promise<number> {
@@ -12,13 +12,33 @@ async function main(argv: string[]): Promise<number> {
     await program.parseAsync(argv);
     return typeof process.exitCode === 'number' ? process.exitCode : EXIT.ok;
   } catch (err) {
-    if (err instanceof CommanderError) {
-      // --help and --version end here too, with exitCode 0.
-      return err.exitCode === 0 ? EXIT.ok : EXIT.usage;
-    }
     const { reportError } = await import('./report-error.js');
+    if (err instanceof CommanderError) {
+      // --help and --version end here too, with exitCode 0; `cards` alone printed its help.
+      if (err.exitCode === 0 || err.code === 'commander.help')
+        return err.exitCode ? EXIT.usage : EXIT.ok;
+      return reportError(usageError(err, program));
+    }
     return reportError(err);
   }
+}
+
+/**
+ * commander's own refusals (unknown command or flag, missing argument, bad choice) in the one
+ * format of every error, `error USAGE (90001): …` with a next step (issue 12.11); commander's
+ * printing of them is switched off in program.ts.
+ */
+function usageError(err: CommanderError, program: Command): CardsError {
+  const [first = '', ...rest] = err.message.replace(/^error: /, '').split('\n');
+  let suggestion = /^\(Did you mean (.+)\?\)$/.exec(rest.join(' ').trim())?.[1];
+  // `cards list` means `cards key list`: look one level down for a command of that name.
+  const unknown = err.code === 'commander.unknownCommand' ? /'(.+)'/.exec(first)?.[1] : undefined;
+  const nested = program.commands.find((c) => c.commands.some((sub) => sub.name() === unknown));
+  if (suggestion === undefined && nested) suggestion = `\`cards ${nested.name()} ${unknown}\``;
+  const help = '`cards --help` lists every command, `cards COMMAND --help` its flags';
+  return new CardsError('USAGE', first, {
+    hint: suggestion ? `did you mean ${suggestion}? (${help})` : help,
+  });
 }
 
 // `cards … | head` closes stdout early; that is not an error worth a stack trace.

@@ -36,7 +36,8 @@ export function buildProgram(): Command {
     .description('Create, inspect, verify and serve public-key Cards (Cards Service v5).')
     .version(VERSION, '-V, --version')
     .exitOverride()
-    .showHelpAfterError('(run with --help for usage)')
+    // Errors are printed by main.ts in the one format of every error (issue 12.11).
+    .configureOutput({ outputError: () => undefined })
     .addHelpText(
       'after',
       `
@@ -82,7 +83,7 @@ profile (\`cards init\`) > defaults. Exit statuses: 0 ok, 1 internal, 2 usage, 3
       .addOption(
         new Option(
           '--compat <profile>',
-          'wire words: "service" (spec) or "virgil" (env CARDS_COMPAT)',
+          'the kind of service: "service" (`cards serve`, the Cards spec) or "virgil" (Virgil\'s cloud, its stock SDK) (env CARDS_COMPAT)',
         ).choices(['service', 'virgil']),
       );
   const collect = (value: string, previous: string[] = []): string[] => [...previous, value];

@@ -17,9 +17,14 @@ export function createProgress(stream: OutStream, total: number, label: string):
   const draw = (): void => {
     const width = Math.max(10, Math.min(40, (stream.columns ?? 80) - 40));
     const filled = Math.round((count / total) * width);
-    const seconds = ((Date.now() - started) / 1000).toFixed(1);
+    const elapsed = (Date.now() - started) / 1000;
+    // Rate over the whole run so far, and the time left at that rate (issue 12.16).
+    const rate = elapsed > 0 ? count / elapsed : 0;
+    const eta = rate > 0 ? Math.ceil((total - count) / rate) : undefined;
     stream.write(
-      `\r[${'#'.repeat(filled)}${'-'.repeat(width - filled)}] ${count}/${total} ${label} ${seconds}s`,
+      `\r[${'#'.repeat(filled)}${'-'.repeat(width - filled)}] ${count}/${total} ${label} ` +
+        `${rate.toFixed(rate < 10 ? 1 : 0)}/s ETA ${eta === undefined ? '?' : `${eta}s`} ` +
+        `${elapsed.toFixed(1)}s\x1b[K`,
     );
   };
   return {

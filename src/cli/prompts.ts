@@ -36,7 +36,14 @@ export async function ask(
     ...(q.default === undefined ? {} : { default: q.default }),
     ...(q.choices === undefined ? {} : { choices: [...q.choices] }),
   }));
-  return (await prompt(list as never)) as Answers;
+  try {
+    return (await prompt(list as never)) as Answers;
+  } catch (err) {
+    // Ctrl-C (or a closed terminal) at a question: the person stopped the command; exit 130
+    // with one quiet line rather than a stack trace (report-error.ts).
+    if (err instanceof Error && err.name === 'ExitPromptError') throw new CardsError('CANCELLED');
+    throw err;
+  }
 }
 
 /** A yes/no question; `flagHint` names the flag that says yes without asking. */
@@ -61,5 +68,5 @@ export async function confirmOrYes(
 ): Promise<void> {
   if (yes === true) return;
   if (!(await confirm(ctx, question, 'pass --yes to go ahead without asking')))
-    throw new CardsError('USAGE', 'Cancelled; nothing was changed.');
+    throw new CardsError('DECLINED');
 }

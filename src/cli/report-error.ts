@@ -4,6 +4,11 @@ import { CardsError, EXIT, type ExitStatus } from '../core/errors.js';
 export function reportError(err: unknown): ExitStatus {
   if (err instanceof CardsError) {
     const { wire, exit } = err.info;
+    if (err.code === 'CANCELLED' || err.code === 'DECLINED') {
+      // Not a failure: the person said stop. One quiet line, no code, no hint.
+      process.stderr.write(`${err.message}\n`);
+      return exit;
+    }
     process.stderr.write(`error ${err.code} (${wire}): ${err.message}\n`);
     if (err.hint) process.stderr.write(`  ${err.hint}\n`);
     return exit;

@@ -15,11 +15,12 @@ export async function run<T>(
   verdict?: (data: T) => { exit: number; summary: string } | undefined,
 ): Promise<void> {
   const ctx = processContext();
+  refuseEmptyFlags(flags);
   let data: T;
   try {
     data = await command(ctx);
   } catch (err) {
-    throw withHint(err);
+    throw withHint(err, view);
   }
   emit(ctx, view, data, flags);
   const failed = verdict?.(data);
@@ -50,14 +51,41 @@ const HINTS: Partial<Record<ErrorCode, string>> = {
   PREVIOUS_SUPERSEDED:
     'only the newest card of a chain can be replaced or revoked; the message names it, and `cards search IDENTITY` shows it',
   PREVIOUS_NOT_FOUND: 'check --previous; `cards search IDENTITY` lists the cards of an identity',
-  CHAIN_REVOKED: 'this chain is revoked already; create a new card without --previous',
+  CHAIN_REVOKED:
+    'this chain is revoked already: a replacement cannot extend it; create a new card without --previous',
   SNAPSHOT_NOT_UNIQUE:
     'an identical card exists already (same key, identity and time); wait a second or pass --created-at',
   SEARCH_TOO_MANY: 'the CLI batches by 50; this service allows fewer',
 };
 
-function withHint(err: unknown): unknown {
+/** Hints that fit one command better than the general one above. */
+const COMMAND_HINTS: Partial<Record<ViewName, Partial<Record<ErrorCode, string>>>> = {
+  revoke: {
+    CHAIN_REVOKED:
+      'nothing to do: the chain is revoked already (`cards get ID` shows its state; revoked chains are left out of search)',
+  },
+  unregister: {
+    CARD_NOT_FOUND:
+      'check the identity as it was written (`cards key list` lists the keystore; `cards search IDENTITY` the live cards)',
+  },
+};
+
+function withHint(err: unknown, view: ViewName): unknown {
   if (!(err instanceof CardsError) || err.hint) return err;
-  const hint = HINTS[err.code];
+  const hint = COMMAND_HINTS[view]?.[err.code] ?? HINTS[err.code];
   return hint ? new CardsError(err.code, err.message, { hint, cause: err.cause }) : err;
+}
+
+/**
+ * An explicitly empty flag (`--identity ""`) is a mistake, often an unset shell variable: it
+ * must not fall back silently to the environment or the profile (issue 12.6).
+ */
+function refuseEmptyFlags(flags: object): void {
+  for (const [name, value] of Object.entries(flags)) {
+    if (value !== '' && !(Array.isArray(value) && value.includes(''))) continue;
+    const flag = `--${name.replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`)}`;
+    throw new CardsError('USAGE', `${flag} is empty.`, {
+      hint: `give ${flag} a value, or leave the flag out to use the environment or the profile`,
+    });
+  }
 }

@@ -34,7 +34,9 @@ export interface SeedPlan {
   readonly resolve: (name: string) => string | undefined;
 }
 
-const REF = /\$\{([^}.]+)\.(id|identity|publicKey)\}/g;
+// NAME may hold dots (the default ref is the identity, often an e-mail address): the field is
+// what follows the last dot (issue 12.1).
+const REF = /\$\{([^}]+)\.(id|identity|publicKey)\}/g;
 const MAX_COUNT = 1_000_000;
 
 const bad = (where: string, why: string): CardsError =>
@@ -105,9 +107,11 @@ function readIdentity(
   const identity = entry.identity;
   if (typeof identity !== 'string' || identity === '')
     throw bad(where, '"identity" must be a non-empty string');
+  // A ref the user did not write (the identity) is never refused: any identity the service
+  // accepts must seed; one holding "}" just cannot be named in ${…} references.
   const ref = entry.ref ?? identity;
-  if (typeof ref !== 'string' || ref === '' || /[.}]/.test(ref))
-    throw bad(where, '"ref" must be a name without "." or "}"');
+  if (typeof ref !== 'string' || ref === '' || (entry.ref !== undefined && ref.includes('}')))
+    throw bad(where, '"ref" must be a name without "}"');
   if (identities.has(ref)) throw bad(where, `ref "${ref}" is used twice`);
   const list = entry.cards ?? [{}];
   if (!Array.isArray(list) || list.length === 0)
@@ -117,8 +121,12 @@ function readIdentity(
     const at = `${where} (${ref}) cards[${i}]`;
     if (!isObject(rawCard)) throw bad(at, 'expected an object');
     const name = rawCard.name ?? `${ref}#${i + 1}`;
-    if (typeof name !== 'string' || name === '' || /[.}]/.test(name))
-      throw bad(at, '"name" must be a name without "." or "}"');
+    if (
+      typeof name !== 'string' ||
+      name === '' ||
+      (rawCard.name !== undefined && name.includes('}'))
+    )
+      throw bad(at, '"name" must be a name without "}"');
     if (cards.has(name)) throw bad(at, `card name "${name}" is used twice`);
     const replaces = rawCard.replaces;
     if (replaces !== undefined && (typeof replaces !== 'string' || replaces === ''))

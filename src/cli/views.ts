@@ -33,7 +33,15 @@ const when = (seconds: number): string =>
     ? new Date(seconds * 1000).toISOString().replace('.000Z', 'Z')
     : String(seconds);
 
-const short = (key: string): string => (key.length > 24 ? `${key.slice(0, 20)}…` : key || '(none)');
+/**
+ * The distinctive end of a base64 DER SPKI key: every Ed25519 key starts with the same 16
+ * characters (the SPKI header), so a key is told apart by its tail (`cards key public` prints
+ * the whole key to compare).
+ */
+const keyTail = (key: string): string => {
+  const bare = key.replace(/=+$/, '');
+  return bare.length > 14 ? `…${bare.slice(-12)}` : key || '(none)';
+};
 
 function cardLines(v: CardView, s: Style): string[] {
   const lines = [
@@ -84,12 +92,14 @@ export const TEXT = {
     const out: string[] = [];
     for (const { identity, chains } of r.results) {
       out.push(s.bold(identity) + (chains.length === 0 ? s.dim('  no cards') : ''));
+      // Each chain under its own rule, its older cards marked under the live head (issue 12.10).
       chains.forEach((chain, i) => {
-        if (i > 0) out.push('');
+        out.push(s.dim(`  ── chain ${i + 1} of ${chains.length}, ${chain.length} card(s)`));
         for (const card of chain) {
-          const mark = card.state === 'active' ? s.ok('●') : s.dim('○');
+          const mark = card.state === 'active' ? s.ok('●') : s.dim('└');
+          const state = stateColour(card.state, s) + ' '.repeat(10 - card.state.length);
           out.push(
-            `  ${mark} ${s.id(card.id)}  ${stateColour(card.state, s)}  ${when(card.createdAt)}  ${s.dim(short(card.publicKey))}`,
+            `  ${mark} ${s.id(card.id)}  ${state}  ${when(card.createdAt)}  ${s.dim(`key ${keyTail(card.publicKey)}`)}`,
           );
         }
       });
@@ -106,34 +116,43 @@ export const TEXT = {
       r.keyRemoved ? `  private key removed: ${r.keyRemoved}` : s.dim('  no private key removed'),
     ].join('\n'),
   inspect: (r: InspectResult, s: Style) => {
+    // One label column for every section, as wide as the widest label (issue 12.10).
+    const labels = [
+      'id',
+      ...Object.keys(r.snapshot ?? {}),
+      ...r.signatures.map((sig) => sig.signer),
+      ...r.violations.map((v) => v.field),
+    ];
+    const width = Math.max(...labels.map((l) => l.length)) + 2;
+    const row = (label: string, value: string): string => `  ${label.padEnd(width)}${value}`;
     const out = [
       `${s.bold('card')} ${r.id ? s.id(r.id) : s.bad('(unreadable)')}  ${r.ok ? s.ok('OK') : s.bad('FAILED')}  ${s.dim(r.source)}`,
     ];
     if (r.expectedId !== null)
       out.push(
-        `  id           ${r.expectedId === r.id ? s.ok('matches') : s.bad(`expected ${r.expectedId}`)}`,
+        row('id', r.expectedId === r.id ? s.ok('matches') : s.bad(`expected ${r.expectedId}`)),
       );
     if (r.snapshot) {
       for (const [k, v] of Object.entries(r.snapshot))
         out.push(
-          `  ${k.padEnd(16)} ${k === 'created_at' && typeof v === 'number' ? `${v} (${when(v)})` : JSON.stringify(v)}`,
+          row(
+            k,
+            k === 'created_at' && typeof v === 'number' ? `${v} (${when(v)})` : JSON.stringify(v),
+          ),
         );
     }
     out.push(s.bold('signatures'));
+    const statusWidth = Math.max(...r.signatures.map((sig) => sig.status.length), 0) + 2;
     for (const sig of r.signatures) {
-      const status =
-        sig.status === 'valid'
-          ? s.ok(sig.status)
-          : sig.status === 'invalid'
-            ? s.bad(sig.status)
-            : s.warn(sig.status);
-      out.push(`  ${sig.signer.padEnd(12)} ${status}  ${s.dim(sig.reason)}`);
-      if (sig.extraSnapshot !== null) out.push(`  ${''.padEnd(12)} extra: ${sig.extraSnapshot}`);
+      const paint = sig.status === 'valid' ? s.ok : sig.status === 'invalid' ? s.bad : s.warn;
+      const status = paint(sig.status) + ' '.repeat(statusWidth - sig.status.length);
+      out.push(row(sig.signer, `${status}${s.dim(sig.reason)}`));
+      if (sig.extraSnapshot !== null) out.push(row('', `extra: ${sig.extraSnapshot}`));
     }
     if (r.violations.length) {
       out.push(s.bold('violations'));
       for (const v of r.violations)
-        out.push(`  ${s.bad(v.code)} (${v.wire}) ${v.field}: ${v.message}`);
+        out.push(row(v.field, `${s.bad(v.code)} (${v.wire}) ${v.message}`));
     }
     return out.join('\n');
   },

@@ -20,6 +20,8 @@ export const EXIT = {
   unauthorized: 7,
   logInconsistent: 8,
   storeConfig: 9,
+  /** Ctrl-C at a prompt: 128 + SIGINT, as a shell reports a command stopped by Ctrl-C. */
+  interrupted: 130,
 } as const;
 export type ExitStatus = (typeof EXIT)[keyof typeof EXIT];
 
@@ -50,6 +52,7 @@ const {
   unauthorized,
   logInconsistent,
   storeConfig,
+  interrupted,
 } = EXIT;
 
 export const ERRORS = {
@@ -233,6 +236,9 @@ export const ERRORS = {
     refused,
     'The old size does not match the latest checkpoint the witness cosigned.',
   ),
+  // A person stopped the command at a question: not an error, and nothing was changed.
+  CANCELLED: e(90017, 400, interrupted, 'Cancelled; nothing was changed.'),
+  DECLINED: e(90018, 400, error, 'Not confirmed; nothing was changed.'),
 } as const satisfies Record<string, ErrorInfo>;
 
 export type ErrorCode = keyof typeof ERRORS;

@@ -87,7 +87,7 @@ describe('networked commands against cards serve', { concurrency: true }, () => 
     );
     assert.equal(result.active, 1);
     const text = await box.cards(['search', 'alice']);
-    assert.match(text.stdout, /● [0-9a-f]{64} {2}active[\s\S]*○ [0-9a-f]{64} {2}superseded/);
+    assert.match(text.stdout, /● [0-9a-f]{64} {2}active[\s\S]*└ [0-9a-f]{64} {2}superseded/);
 
     const noYes = await box.cards(['revoke', replacement.id]);
     assert.equal(noYes.status, 2, said(noYes));
@@ -303,7 +303,14 @@ describe('networked commands against cards serve', { concurrency: true }, () => 
     assert.match(badPrevious.stderr, /PREVIOUS_NOT_FOUND \(40015\)/);
 
     const token = (await box.cards(['jwt', '--identity', 'someone-else'])).stdout.trim();
-    const mismatch = await box.cards(['create', '--identity', 'erin', '--token', token]);
+    const mismatch = await box.cards([
+      'create',
+      '--identity',
+      'erin',
+      '--new-key',
+      '--token',
+      token,
+    ]);
     assert.equal(mismatch.status, 4, said(mismatch));
     assert.match(mismatch.stderr, /IDENTITY_MISMATCH \(40034\)/);
 

@@ -85,7 +85,7 @@ describe('prompts with injected answers', { concurrency: true }, () => {
         { ...ctx, prompt: decline.prompt },
         { profile: 'work', url: 'http://x:1', identity: 'a', compat: 'service', appKey: 'k' },
       ),
-      isCode('FILE_EXISTS'),
+      isCode('DECLINED'),
     );
     assert.deepEqual(
       decline.asked.map((q) => q.name),
@@ -96,7 +96,7 @@ describe('prompts with injected answers', { concurrency: true }, () => {
   test('create asks to make a missing key; revoke asks before revoking', async () => {
     await assert.rejects(
       create({ ...base, prompt: answering({ ok: false }).prompt }, { identity: 'ben' }),
-      isCode('FILE_NOT_FOUND'),
+      isCode('DECLINED'),
     );
     const made = await create(
       { ...base, prompt: answering({ ok: true }).prompt },
@@ -106,7 +106,7 @@ describe('prompts with injected answers', { concurrency: true }, () => {
 
     await assert.rejects(
       revoke({ ...base, prompt: answering({ ok: false }).prompt }, { id: made.id }),
-      isCode('USAGE'),
+      isCode('DECLINED'),
     );
     assert.equal((await get(base, { id: made.id })).state, 'active');
     const yes = answering({ ok: true });
@@ -119,7 +119,7 @@ describe('prompts with injected answers', { concurrency: true }, () => {
     await create(base, { identity: 'cy', newKey: true });
     await assert.rejects(
       unregister({ ...base, prompt: answering({ ok: false }).prompt }, { identity: 'cy' }),
-      isCode('USAGE'),
+      isCode('DECLINED'),
     );
     assert.ok(loadKey(join(dir, 'home'), 'cy'));
     const done = await unregister(

@@ -4,12 +4,13 @@
  * "Received invalid card" check, wire-facts section 2) and show the stored card with its id.
  */
 import type { RawCard } from '../../core/card.js';
-import { CardsError } from '../../core/errors.js';
+import { CardsError, EXIT } from '../../core/errors.js';
 import { cardFromJson, viewCard, type CardView } from '../card-builder.js';
 import { prepareCard, type BuildOptions } from '../card-prepare.js';
 import { connect } from '../connection.js';
 import type { CommandContext } from '../context.js';
 import { parseJson, readInput } from '../inputs.js';
+import { removeKey, shellQuote } from '../keystore.js';
 import { resolveSettings, type ConnectionFlags } from '../settings.js';
 
 export interface PublishResult {
@@ -24,8 +25,36 @@ export async function create(ctx: CommandContext, options: BuildOptions): Promis
   const settings = resolveSettings(ctx, options);
   const client = connect(ctx, settings);
   const { built, identity, keyCreated } = await prepareCard(ctx, options, settings);
-  const stored = await client.createCard(built.card, identity);
+  let stored: RawCard;
+  try {
+    stored = await client.createCard(built.card, identity);
+  } catch (err) {
+    throw keyCreated === null ? err : forgetNewKey(ctx, identity, keyCreated, err);
+  }
   return { ...checkStored(built.card, stored), url: client.url, keyCreated };
+}
+
+/** Network failures that happen before a request reaches the service. */
+const NOT_SENT = new Set(['ECONNREFUSED', 'ENOTFOUND', 'EAI_AGAIN', 'EHOSTUNREACH']);
+
+/**
+ * The card made with a new key was not accepted (issue 12.5): when the service surely did not
+ * store it (a refusal, or no connection at all) the key is removed again; when it may have
+ * (no answer in time, a 5xx) the key is kept, and the message says where and why.
+ */
+function forgetNewKey(ctx: CommandContext, identity: string, file: string, err: unknown): unknown {
+  if (!(err instanceof CardsError)) return err;
+  const cause = (err.cause as NodeJS.ErrnoException | undefined)?.code;
+  const surelyNotStored =
+    err.info.exit !== EXIT.unreachable || (cause !== undefined && NOT_SENT.has(cause));
+  if (surelyNotStored) removeKey(ctx.home, identity);
+  const note = surelyNotStored
+    ? `The new key made for "${identity}" was removed again: nothing was written.`
+    : `The new key made for "${identity}" is kept in ${file}: the service may have stored the card (\`cards search ${shellQuote(identity)}\` tells).`;
+  return new CardsError(err.code, `${err.message} ${note}`, {
+    ...(err.hint ? { hint: err.hint } : {}),
+    cause: err.cause,
+  });
 }
 
 export interface PublishOptions extends ConnectionFlags {

@@ -9,7 +9,7 @@ import { resolve } from 'node:path';
 import { cardIdOf } from '../../core/card-id.js';
 import { reportSignatures, type CardSignature } from '../../core/card.js';
 import { CardsError, EXIT, type ErrorCode } from '../../core/errors.js';
-import { isCardId } from '../../core/limits.js';
+import { isCardId, SELF_SIGNER } from '../../core/limits.js';
 import { parseSnapshot, reportSnapshot } from '../../core/snapshot.js';
 import type { PublicKey } from '../../crypto/keys.js';
 import { verifyCardSignatures, type SignatureVerdict } from '../../crypto/verify-card.js';
@@ -39,6 +39,12 @@ export interface InspectOptions extends ConnectionFlags {
   trust?: string[];
 }
 
+/** A verdict, or "not applicable" for the self signature of a revoking card (spec 4.4). */
+export type InspectedSignature = Omit<SignatureVerdict, 'status'> & {
+  status: SignatureVerdict['status'] | 'not applicable';
+  extraSnapshot: string | null;
+};
+
 export interface InspectResult {
   ok: boolean;
   source: string;
@@ -46,7 +52,7 @@ export interface InspectResult {
   expectedId: string | null;
   snapshot: Record<string, unknown> | null;
   extras: Record<string, string>;
-  signatures: (SignatureVerdict & { extraSnapshot: string | null })[];
+  signatures: InspectedSignature[];
   violations: Violation[];
 }
 
@@ -64,7 +70,7 @@ async function loadCard(
     const { card } = await client.getCard(input.toLowerCase());
     return {
       json: card,
-      source: `${client.url} (card ${input.toLowerCase()})`,
+      source: client.url,
       expectedId: input.toLowerCase(),
     };
   }
@@ -108,17 +114,28 @@ export async function inspect(
   const id = snap.bytes ? cardIdOf(snap.bytes) : null;
 
   const decoded = sigs.entries.filter((e): e is CardSignature => 'signature' in e);
-  let verdicts: SignatureVerdict[] = [];
+  let verdicts: Omit<InspectedSignature, 'extraSnapshot'>[] = [];
   if (snap.bytes && snap.problems.length === 0) {
     verdicts = verifyCardSignatures(parseSnapshot(snap.bytes, 'any'), decoded, { trusted });
   }
+  // A revoking card has no key: its self signature is optional and not verified (spec 4.4).
+  if (revoking)
+    verdicts = verdicts.map((v) =>
+      v.signer === SELF_SIGNER
+        ? {
+            signer: v.signer,
+            status: 'not applicable' as const,
+            reason: 'a revoking card has no key to check it against (spec 4.4: not verified)',
+          }
+        : v,
+    );
   const byEntry = new Map(decoded.map((entry, i) => [entry, verdicts[i]]));
   const signerOf = (index: number): string => {
     const raw = (card.signatures as { signer?: unknown }[] | undefined)?.[index]?.signer;
     return typeof raw === 'string' ? raw : '';
   };
-  const signatures = sigs.entries.map((entry, index) => {
-    const verdict: SignatureVerdict =
+  const signatures = sigs.entries.map((entry, index): InspectedSignature => {
+    const verdict: Omit<InspectedSignature, 'extraSnapshot'> =
       'error' in entry
         ? { signer: signerOf(index), status: 'invalid', reason: entry.error.message }
         : (byEntry.get(entry) ?? {
