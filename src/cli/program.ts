@@ -221,9 +221,12 @@ Examples:
     .addHelpText(
       'after',
       `
-"superseded" and "revoked" both come with the service's superseded header; a card whose
-successor is found by search is superseded, one whose successor is not (revoked chains are
-left out of search) is revoked. A card with an empty key is itself a revocation.
+"superseded" and "revoked" both come with the service's superseded header; a card that
+search lists is superseded (by the card named), one it does not list is in a revoked chain.
+The card that revoked it, and the card that replaced it before, are named when they can be
+seen: search leaves revoked chains out, so only chains revoked with this CLI's \`cards revoke\`
+(noted in CARDS_HOME/revoked-chains.jsonl) show them. A card with an empty key is itself a
+revocation.
 
 Examples:
   $ cards get 3f2a…(64 hex)

@@ -74,11 +74,25 @@ export const TEXT = {
       ...cardLines(r.snapshot, s),
       ...(r.keyCreated ? [s.dim(`  new key saved to ${r.keyCreated}`)] : []),
     ].join('\n'),
-  get: (r: GetResult, s: Style) =>
-    [
-      `${s.bold('card')} ${s.id(r.id)}  ${stateColour(r.state, s)}${r.supersededBy ? s.dim(` by ${r.supersededBy}`) : ''}`,
+  get: (r: GetResult, s: Style) => {
+    const by =
+      r.state === 'superseded' && r.supersededBy
+        ? s.dim(` by ${r.supersededBy}`)
+        : r.state === 'revoked'
+          ? s.dim(
+              r.revokedBy
+                ? ` by ${r.revokedBy}`
+                : ` (${r.unknown ?? 'the revoking card is not known'})`,
+            )
+          : '';
+    return [
+      `${s.bold('card')} ${s.id(r.id)}  ${stateColour(r.state, s)}${by}`,
+      ...(r.state === 'revoked' && r.supersededBy
+        ? [`  superseded by ${s.id(r.supersededBy)} (before the chain was revoked)`]
+        : []),
       ...cardLines(r.snapshot, s),
-    ].join('\n'),
+    ].join('\n');
+  },
   search: (r: SearchResult, s: Style) => {
     const out: string[] = [];
     for (const { identity, chains } of r.results) {
