@@ -19,7 +19,7 @@ import type { GetOptions } from './commands/get.js';
 import type { InitOptions } from './commands/init.js';
 import type { InspectOptions } from './commands/inspect.js';
 import type { JwtOptions } from './commands/jwt.js';
-import type { KeyPublicOptions } from './commands/key.js';
+import type { KeyPublicOptions, KeyServiceOptions } from './commands/key.js';
 import type { KeygenOptions } from './commands/keygen.js';
 import type { RevokeOptions } from './commands/revoke.js';
 import type { SearchOptions } from './commands/search.js';
@@ -136,6 +136,23 @@ Examples:
     .action(async (file: string | undefined, opts: KeyPublicOptions & OutputFlags) => {
       const { keyPublic } = await import('./commands/key.js');
       await run('keyPublic', opts, (ctx) => keyPublic(ctx, { ...opts, ...(file ? { file } : {}) }));
+    });
+  output(profile(key.command('service')))
+    .description('Print the public service key of a local `cards serve` store (for inspect).')
+    .option('--db <file>', `the store (env CARDS_DB; default ${DEFAULT_DB})`)
+    .addHelpText(
+      'after',
+      `
+The key beside the store (cards.service-key.pem for cards.json), made by \`cards serve\` on
+first start. \`cards inspect\` uses it by itself when --db names the store.
+
+Examples:
+  $ cards key service
+  $ cards inspect card.json --service-key "$(cards key service --db data/cards.json)"`,
+    )
+    .action(async (opts: KeyServiceOptions & OutputFlags) => {
+      const { keyService } = await import('./commands/key.js');
+      await run('keyPublic', opts, (ctx) => keyService(ctx, opts));
     });
   output(key.command('list'))
     .description('List the identities that have a key in the keystore.')
@@ -311,12 +328,16 @@ Examples:
     )
     .option(
       '--service-key <key>',
-      "the service's public key (base64 DER SPKI, PEM or a file) to check its signature",
+      "the service's public key (base64 DER SPKI, PEM or a file) to check its signature (default: the key beside --db's store, if any)",
     )
     .option('--trust <name=key>', 'a public key for another signer; repeatable', collect)
     .addHelpText(
       'after',
       `
+The service signature is checked with --service-key, else with the key a local \`cards serve\`
+keeps beside its store (--db, CARDS_DB, ./cards.json; print it with \`cards key service\`);
+without either, the report says it was NOT checked.
+
 Examples:
   $ cards inspect card.json
   $ cards build --identity alice | cards inspect -

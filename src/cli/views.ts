@@ -120,7 +120,7 @@ export const TEXT = {
     ].join('\n'),
   inspect: (r: InspectResult, s: Style) => {
     const out = [
-      `${s.bold('card')} ${r.id ? s.id(r.id) : s.bad('(unreadable)')}  ${r.ok ? s.ok('OK') : s.bad('FAILED')}  ${s.dim(r.source)}`,
+      `${s.bold('card')} ${r.id ? s.id(r.id) : s.bad('(unreadable)')}  ${r.ok ? s.ok('OK') : s.bad('FAILED')}${r.service.checked ? '' : s.warn(' (service signature NOT checked)')}  ${s.dim(r.source)}`,
     ];
     if (r.expectedId !== null)
       out.push(
@@ -143,6 +143,11 @@ export const TEXT = {
       out.push(`  ${sig.signer.padEnd(12)} ${status}  ${s.dim(sig.reason)}`);
       if (sig.extraSnapshot !== null) out.push(`  ${''.padEnd(12)} extra: ${sig.extraSnapshot}`);
     }
+    out.push(
+      r.service.checked
+        ? s.dim(`  "${r.service.signer}" checked with ${r.service.keyFrom ?? 'the given key'}`)
+        : s.warn(`  "${r.service.signer}" signature NOT checked: ${r.service.hint ?? ''}`),
+    );
     if (r.violations.length) {
       out.push(s.bold('violations'));
       for (const v of r.violations)
