@@ -446,6 +446,19 @@ Examples:
       `fold the journal into the store file once it grows past this many bytes, or past the store file if larger (env CARDS_COMPACT_BYTES; default ${DEFAULT_COMPACT_BYTES})`,
     )
     .option('--quiet', 'no per-request log lines (env CARDS_QUIET=1)')
+    .option(
+      '--memory',
+      'keep nothing on disk: cards and keys in memory, gone at exit (env CARDS_MEMORY=1)',
+    )
+    .option(
+      '--seed <file>',
+      "create a seed file's cards (`cards seed`'s format) before listening (env CARDS_SEED)",
+    )
+    .option(
+      '--ready-file <file>',
+      'once listening, write {url, serviceKey, pid, …} as JSON to FILE (atomically; removed at stop) (env CARDS_READY_FILE)',
+    )
+    .option('--json', 'print one JSON start-up line on stdout instead of the banner')
     .addOption(
       new Option(
         '--log-format <format>',
@@ -473,11 +486,18 @@ find the app key there through --db, so a local session needs no flags. With --j
 app key is made. Writes go to a journal beside the store (cards.journal) and are on disk
 before the response; cards.lock keeps a second server off the same store.
 SIGINT/SIGTERM stop accepting, finish requests in flight, fold the journal into the store
-file and exit 0.
+file and exit 0. A key made inside a git work tree that does not ignore it is warned about.
+
+For tests and scripts: --memory writes no file at all (the app key is then in memory: trust
+your own with --jwt-key, or read appKey from --json/--ready-file); --seed FILE creates a seed
+file's cards before the port opens; with --port 0, --json prints {url, serviceKey, pid, store,
+cards, profile, version, tokens, appKeyFile, seeded} as one line, and --ready-file FILE writes
+it to FILE once listening.
 
 Examples:
   $ cards serve
-  $ cards serve --port 0 --db /tmp/cards.json --quiet
+  $ cards serve --memory --port 0 --seed fixtures/seed-example.json --json
+  $ cards serve --port 0 --db /tmp/cards.json --ready-file /tmp/cards.ready --quiet
   $ CARDS_PORT=9000 cards serve --compat virgil --jwt-key MCowBQYDK2VwAyEA...`,
     )
     .action(async (flags: ServeFlags) => {

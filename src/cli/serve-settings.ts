@@ -38,6 +38,14 @@ export interface ServeFlags {
   maxConnections?: string;
   requestTimeout?: string;
   compactBytes?: string;
+  /** Nothing on disk: a memory store, keys made in memory. */
+  memory?: boolean;
+  /** A seed file (`cards seed`'s format) to create before listening. */
+  seed?: string;
+  /** Written atomically with the URL, service key and pid once listening. */
+  readyFile?: string;
+  /** One JSON start-up line on stdout instead of the banner. */
+  json?: boolean;
 }
 
 export type LogFormat = 'text' | 'json';
@@ -61,6 +69,10 @@ export interface ServeSettings {
   readonly maxConnections: Sourced<number>;
   readonly requestTimeout: Sourced<number>;
   readonly compactBytes: Sourced<number>;
+  readonly memory: Sourced<boolean>;
+  readonly seed: Sourced<string> | undefined;
+  readonly readyFile: Sourced<string> | undefined;
+  readonly json: boolean;
 }
 
 const usage = (message: string): CardsError => new CardsError('USAGE', message);
@@ -110,6 +122,9 @@ export function resolveServeSettings(ctx: CommandContext, flags: ServeFlags): Se
     throw usage(
       `${named(logFormat.source, '--log-format', 'CARDS_LOG_FORMAT')} must be "text" or "json", got "${logFormat.value}".`,
     );
+  const memory = pickSwitch(layers, flags.memory === true, 'CARDS_MEMORY');
+  if (memory.value && flags.db !== undefined)
+    throw usage('--memory keeps nothing on disk; it cannot be given with --db.');
   return {
     configPath: layers.configPath,
     profileName: layers.profileName,
@@ -150,6 +165,10 @@ export function resolveServeSettings(ctx: CommandContext, flags: ServeFlags): Se
       DEFAULT_COMPACT_BYTES,
       [1, 2 ** 40],
     ),
+    memory,
+    seed: layers.pick(flags.seed, 'CARDS_SEED'),
+    readyFile: layers.pick(flags.readyFile, 'CARDS_READY_FILE'),
+    json: flags.json === true,
   };
 }
 
@@ -163,6 +182,7 @@ export function serverOptions(
     host: settings.host.value,
     port: settings.port.value,
     db: resolve(cwd, settings.db.value),
+    memory: settings.memory.value,
     ...(settings.serviceKey && { serviceKey: resolve(cwd, settings.serviceKey.value) }),
     jwtKeys: settings.jwtKeys?.value ?? [],
     profile: PROFILES[settings.compat.value],

@@ -3,18 +3,22 @@
  * load or make the keys of the server's home, build the registry and the app, listen. `close`
  * stops accepting, finishes requests in flight, folds the journal into the store file and
  * releases the lock. Settings arrive resolved (src/cli/serve-settings.ts); nothing is printed.
+ * With `memory`, nothing touches the disk: a MemoryStore, keys made in memory (a --service-key
+ * or --jwt-key file is only read), no lock, no home.
  */
 import type { AddressInfo } from 'node:net';
 import type { FastifyInstance } from 'fastify';
 import { CardsError } from '../core/errors.js';
 import type { WireProfile } from '../core/profile.js';
+import { generatePrivateKey, type PrivateKey } from '../crypto/keys.js';
 import type { TrustedKey } from '../crypto/tokens.js';
 import { createApp } from '../http/app.js';
 import { createAuthenticator } from '../http/auth.js';
 import type { RequestLogger } from '../http/request-log.js';
 import { createRegistry, type Registry } from '../registry/registry.js';
-import type { JsonStore } from '../store/json-store.js';
-import { openFileStore, type FileHome } from './file-home.js';
+import { MemoryStore } from '../store/memory-store.js';
+import type { CardStore } from '../store/store.js';
+import { openFileStore, type FileHome, type OpenedFileStore } from './file-home.js';
 import { loadOrCreatePrivateKey, readPrivateKeyFile, type KeyFile } from './key-files.js';
 import { readTrustedKeys } from './trusted-keys.js';
 
@@ -23,6 +27,8 @@ export interface ServerOptions {
   readonly port: number;
   /** The JSON store file; the server's home is beside it (file-home.ts). */
   readonly db: string;
+  /** Keep everything in memory: `db` is not used, no file is written. */
+  readonly memory?: boolean;
   /** A private key file; default: the home's service key, made on first start. */
   readonly serviceKey?: string;
   /** `--jwt-key` values; none: trust the home's local app key, made on first start. */
@@ -42,9 +48,14 @@ export interface RunningServer {
   readonly url: string;
   readonly app: FastifyInstance;
   readonly registry: Registry;
-  readonly store: JsonStore;
-  readonly home: FileHome;
+  readonly store: CardStore;
+  /** The files beside the store; undefined in memory. */
+  readonly home: FileHome | undefined;
   readonly serviceKey: KeyFile;
+  /** The app key tokens are checked against (undefined with --jwt-key); path '' in memory. */
+  readonly appKey: KeyFile | undefined;
+  /** Private key files this start made (a warning-worthy event in a git work tree). */
+  readonly createdKeyFiles: readonly string[];
   /** Where token keys come from, for the start-up banner. */
   readonly tokenKeys: string;
   /** Stops accepting, finishes requests in flight, folds the journal in, releases the lock. */
@@ -53,33 +64,51 @@ export interface RunningServer {
 
 const usage = (message: string): CardsError => new CardsError('USAGE', message);
 
+/** A key made in memory (`--memory`): no path. */
+const inMemory = (key: PrivateKey): KeyFile => ({ key, path: '', created: true });
+
+/** What runs after the store is open and before the server listens (`--seed`). */
+export type Prepare = (registry: Registry) => Promise<void>;
+
 export async function startServing(
   options: ServerOptions,
   logger: RequestLogger,
+  prepare?: Prepare,
 ): Promise<RunningServer> {
-  const opened = await openFileStore({
-    path: options.db,
-    compactBytes: options.compactBytes,
-    onWarning: (m) => logger.warn(m),
-  });
-  const { store, home } = opened;
+  const opened: OpenedFileStore | undefined = options.memory
+    ? undefined
+    : await openFileStore({
+        path: options.db,
+        compactBytes: options.compactBytes,
+        onWarning: (m) => logger.warn(m),
+      });
+  const store: CardStore = opened?.store ?? new MemoryStore();
+  const home = opened?.home;
+  const made = async (path: string | undefined): Promise<KeyFile> =>
+    path === undefined ? inMemory(generatePrivateKey()) : loadOrCreatePrivateKey(path);
   let app: FastifyInstance | undefined;
   try {
     const serviceKey = options.serviceKey
       ? readPrivateKeyFile(options.serviceKey)
-      : await loadOrCreatePrivateKey(home.serviceKey);
+      : await made(home?.serviceKey);
     if (serviceKey.warning) logger.warn(serviceKey.warning);
     let keys: TrustedKey[];
     let tokenKeys: string;
+    let appKey: KeyFile | undefined;
     if (options.jwtKeys.length > 0) {
       keys = await readTrustedKeys(options.jwtKeys);
       tokenKeys = `${keys.length} trusted key${keys.length === 1 ? '' : 's'} from --jwt-key`;
     } else {
-      const appKey = await loadOrCreatePrivateKey(home.appKey);
+      appKey = await made(home?.appKey);
       if (appKey.warning) logger.warn(appKey.warning);
       keys = [{ key: appKey.key.publicKey }];
-      tokenKeys = `signed by the local app key ${appKey.path} (mint one with \`cards jwt\`)`;
+      tokenKeys = home
+        ? `signed by the local app key ${appKey.path} (mint one with \`cards jwt\`)`
+        : 'signed by an app key made in memory (no file: give --jwt-key to trust your own, or read appKey from --json or --ready-file)';
     }
+    const createdKeyFiles = [serviceKey, appKey]
+      .filter((k): k is KeyFile => k !== undefined && k.created && k.path !== '')
+      .map((k) => k.path);
     const registry = createRegistry({
       store,
       serviceKey: serviceKey.key,
@@ -105,6 +134,7 @@ export async function startServing(
         headersTimeoutMs: Math.min(20_000, timeoutMs),
       },
     });
+    if (prepare) await prepare(registry);
     await listen(app, options);
     const address = app.server.address() as AddressInfo;
     const host = address.family === 'IPv6' ? `[${address.address}]` : address.address;
@@ -116,6 +146,8 @@ export async function startServing(
       store,
       home,
       serviceKey,
+      appKey,
+      createdKeyFiles,
       tokenKeys,
       async close() {
         await server.close();
@@ -123,13 +155,13 @@ export async function startServing(
         try {
           await registry.close();
         } finally {
-          await opened.close();
+          await (opened ? opened.close() : store.close());
         }
       },
     };
   } catch (err) {
     await app?.close().catch(() => undefined);
-    await opened.close().catch(() => undefined);
+    await (opened ? opened.close() : store.close()).catch(() => undefined);
     throw err;
   }
 }

@@ -4,6 +4,7 @@
  * flight on kept-alive connections, each card started as soon as what it needs exists.
  * Stops starting new work at the first failure and reports it.
  */
+import type { CardsClient } from '../../client/http-client.js';
 import { generatePrivateKey, type PrivateKey } from '../../crypto/keys.js';
 import { CardsError, isCardsError } from '../../core/errors.js';
 import { encodeBase64, utf8 } from '../../core/encoding.js';
@@ -47,6 +48,9 @@ export interface SeedResult {
   signers: Record<string, string>;
 }
 
+/** What seeding needs of a service: the HTTP client, or `cards serve --seed`'s own registry. */
+export type SeedClient = Pick<CardsClient, 'url' | 'createCard' | 'revokeById' | 'revokeWithCard'>;
+
 const SKIPPED = Symbol('skipped');
 
 function limiter(max: number): <T>(fn: () => Promise<T>) => Promise<T> {
@@ -69,13 +73,17 @@ function limiter(max: number): <T>(fn: () => Promise<T>) => Promise<T> {
 const extraBytes = (value: unknown): Uint8Array | undefined =>
   value === undefined ? undefined : utf8(typeof value === 'string' ? value : JSON.stringify(value));
 
-export async function seed(ctx: CommandContext, options: SeedOptions): Promise<SeedResult> {
+export async function seed(
+  ctx: CommandContext,
+  options: SeedOptions,
+  service?: SeedClient,
+): Promise<SeedResult> {
   const started = ctx.now();
   const settings = resolveSettings(ctx, options);
   const concurrency = parsePositiveInt(options.concurrency ?? '16', '--concurrency', 256);
   const text = (await readInput(ctx, options.file, 'Seed file')).toString('utf8');
   const plan = planSeed(parseJson(text, `Seed file ${options.file}`));
-  const client = connect(ctx, settings, { timeoutMs: 0 });
+  const client = service ?? connect(ctx, settings, { timeoutMs: 0 });
   const createdAt = Math.floor(ctx.now() / 1000);
 
   const keys = new Map<string, PrivateKey>();
