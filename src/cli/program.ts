@@ -20,7 +20,7 @@ import type { GetOptions } from './commands/get.js';
 import type { InitOptions } from './commands/init.js';
 import type { InspectOptions } from './commands/inspect.js';
 import type { JwtOptions } from './commands/jwt.js';
-import type { KeyPublicOptions } from './commands/key.js';
+import type { KeyPublicOptions, KeyServiceOptions } from './commands/key.js';
 import type { KeygenOptions } from './commands/keygen.js';
 import type { RevokeOptions } from './commands/revoke.js';
 import type { SearchOptions } from './commands/search.js';
@@ -139,6 +139,23 @@ Examples:
       const { keyPublic } = await import('./commands/key.js');
       await run('keyPublic', opts, (ctx) => keyPublic(ctx, { ...opts, ...(file ? { file } : {}) }));
     });
+  output(profile(key.command('service')))
+    .description('Print the public service key of a local `cards serve` store (for inspect).')
+    .option('--db <file>', `the store (env CARDS_DB; default ${DEFAULT_DB})`)
+    .addHelpText(
+      'after',
+      `
+The key beside the store (cards.service-key.pem for cards.json), made by \`cards serve\` on
+first start. \`cards inspect\` uses it by itself when --db names the store.
+
+Examples:
+  $ cards key service
+  $ cards inspect card.json --service-key "$(cards key service --db data/cards.json)"`,
+    )
+    .action(async (opts: KeyServiceOptions & OutputFlags) => {
+      const { keyService } = await import('./commands/key.js');
+      await run('keyPublic', opts, (ctx) => keyService(ctx, opts));
+    });
   output(key.command('list'))
     .description('List the identities that have a key in the keystore.')
     .addHelpText(
@@ -223,9 +240,12 @@ Examples:
     .addHelpText(
       'after',
       `
-"superseded" and "revoked" both come with the service's superseded header; a card whose
-successor is found by search is superseded, one whose successor is not (revoked chains are
-left out of search) is revoked. A card with an empty key is itself a revocation.
+"superseded" and "revoked" both come with the service's superseded header; a card that
+search lists is superseded (by the card named), one it does not list is in a revoked chain.
+The card that revoked it, and the card that replaced it before, are named when they can be
+seen: search leaves revoked chains out, so only chains revoked with this CLI's \`cards revoke\`
+(noted in CARDS_HOME/revoked-chains.jsonl) show them. A card with an empty key is itself a
+revocation.
 
 Examples:
   $ cards get 3f2a…(64 hex)
@@ -310,12 +330,16 @@ Examples:
     )
     .option(
       '--service-key <key>',
-      "the service's public key (base64 DER SPKI, PEM or a file) to check its signature",
+      "the service's public key (base64 DER SPKI, PEM or a file) to check its signature (default: the key beside --db's store, if any)",
     )
     .option('--trust <name=key>', 'a public key for another signer; repeatable', collect)
     .addHelpText(
       'after',
       `
+The service signature is checked with --service-key, else with the key a local \`cards serve\`
+keeps beside its store (--db, CARDS_DB, ./cards.json; print it with \`cards key service\`);
+without either, the report says it was NOT checked.
+
 Examples:
   $ cards inspect card.json
   $ cards build --identity alice | cards inspect -
@@ -553,6 +577,19 @@ Examples:
       `fold the journal into the store file once it grows past this many bytes, or past the store file if larger (env CARDS_COMPACT_BYTES; default ${DEFAULT_COMPACT_BYTES})`,
     )
     .option('--quiet', 'no per-request log lines (env CARDS_QUIET=1)')
+    .option(
+      '--memory',
+      'keep nothing on disk: cards and keys in memory, gone at exit (env CARDS_MEMORY=1)',
+    )
+    .option(
+      '--seed <file>',
+      "create a seed file's cards (`cards seed`'s format) before listening (env CARDS_SEED)",
+    )
+    .option(
+      '--ready-file <file>',
+      'once listening, write {url, serviceKey, pid, …} as JSON to FILE (atomically; removed at stop) (env CARDS_READY_FILE)',
+    )
+    .option('--json', 'print one JSON start-up line on stdout instead of the banner')
     .addOption(
       new Option(
         '--log-format <format>',
@@ -588,7 +625,13 @@ find the app key there through --db, so a local session needs no flags. With --j
 app key is made. Writes go to a journal beside the store (cards.journal) and are on disk
 before the response; cards.lock keeps a second server off the same store.
 SIGINT/SIGTERM stop accepting, finish requests in flight, fold the journal into the store
-file and exit 0.
+file and exit 0. A key made inside a git work tree that does not ignore it is warned about.
+
+For tests and scripts: --memory writes no file at all (the app key is then in memory: trust
+your own with --jwt-key, or read appKey from --json/--ready-file); --seed FILE creates a seed
+file's cards before the port opens; with --port 0, --json prints {url, serviceKey, pid, store,
+cards, profile, version, tokens, appKeyFile, seeded} as one line, and --ready-file FILE writes
+it to FILE once listening.
 
 The page at / shows the registry (identities, chains, cards with their signatures checked in
 the browser, the request journal); /docs the OpenAPI document (/openapi.json). The admin API
@@ -597,7 +640,8 @@ kept in cards.admin-token beside the store); on a loopback-only --host neither n
 
 Examples:
   $ cards serve
-  $ cards serve --port 0 --db /tmp/cards.json --quiet
+  $ cards serve --memory --port 0 --seed fixtures/seed-example.json --json
+  $ cards serve --port 0 --db /tmp/cards.json --ready-file /tmp/cards.ready --quiet
   $ CARDS_PORT=9000 cards serve --compat virgil --jwt-key MCowBQYDK2VwAyEA...`,
     )
     .action(async (flags: ServeFlags) => {

@@ -45,6 +45,14 @@ export interface ServeFlags {
   adminToken?: string;
   /** commander's `--no-admin`: false when the flag is given. */
   admin?: boolean;
+  /** Nothing on disk: a memory store, keys made in memory. */
+  memory?: boolean;
+  /** A seed file (`cards seed`'s format) to create before listening. */
+  seed?: string;
+  /** Written atomically with the URL, service key and pid once listening. */
+  readyFile?: string;
+  /** One JSON start-up line on stdout instead of the banner. */
+  json?: boolean;
 }
 
 export type LogFormat = 'text' | 'json';
@@ -78,6 +86,10 @@ export interface ServeSettings {
   readonly admin: Sourced<boolean>;
   /** Unset: the token kept beside the store, made on first start. */
   readonly adminToken: Sourced<string> | undefined;
+  readonly memory: Sourced<boolean>;
+  readonly seed: Sourced<string> | undefined;
+  readonly readyFile: Sourced<string> | undefined;
+  readonly json: boolean;
 }
 
 const usage = (message: string): CardsError => new CardsError('USAGE', message);
@@ -127,6 +139,9 @@ export function resolveServeSettings(ctx: CommandContext, flags: ServeFlags): Se
     throw usage(
       `${named(logFormat.source, '--log-format', 'CARDS_LOG_FORMAT')} must be "text" or "json", got "${logFormat.value}".`,
     );
+  const memory = pickSwitch(layers, flags.memory === true, 'CARDS_MEMORY');
+  if (memory.value && (flags.db !== undefined || flags.store !== undefined))
+    throw usage('--memory keeps nothing on disk; it cannot be given with --db or --store.');
   const db = pickDb(layers, flags.db);
   const store =
     layers.pick(flags.store, 'CARDS_STORE') ??
@@ -136,6 +151,10 @@ export function resolveServeSettings(ctx: CommandContext, flags: ServeFlags): Se
     configPath: layers.configPath,
     profileName: layers.profileName,
     store,
+    memory,
+    seed: layers.pick(flags.seed, 'CARDS_SEED'),
+    readyFile: layers.pick(flags.readyFile, 'CARDS_READY_FILE'),
+    json: flags.json === true,
     admin: (() => {
       const off = pickSwitch(layers, flags.admin === false, 'CARDS_NO_ADMIN');
       return { value: !off.value, source: off.source };
@@ -207,6 +226,7 @@ export function serverOptions(
     store: isStoreUrl(settings.store.value)
       ? settings.store.value
       : resolve(cwd, settings.store.value),
+    memory: settings.memory.value,
     poolSize: settings.poolSize.value,
     statementTimeoutMs: settings.statementTimeout.value,
     admin: settings.admin.value,

@@ -83,11 +83,25 @@ export const TEXT = {
       ...cardLines(r.snapshot, s),
       ...(r.keyCreated ? [s.dim(`  new key saved to ${r.keyCreated}`)] : []),
     ].join('\n'),
-  get: (r: GetResult, s: Style) =>
-    [
-      `${s.bold('card')} ${s.id(r.id)}  ${stateColour(r.state, s)}${r.supersededBy ? s.dim(` by ${r.supersededBy}`) : ''}`,
+  get: (r: GetResult, s: Style) => {
+    const by =
+      r.state === 'superseded' && r.supersededBy
+        ? s.dim(` by ${r.supersededBy}`)
+        : r.state === 'revoked'
+          ? s.dim(
+              r.revokedBy
+                ? ` by ${r.revokedBy}`
+                : ` (${r.unknown ?? 'the revoking card is not known'})`,
+            )
+          : '';
+    return [
+      `${s.bold('card')} ${s.id(r.id)}  ${stateColour(r.state, s)}${by}`,
+      ...(r.state === 'revoked' && r.supersededBy
+        ? [`  superseded by ${s.id(r.supersededBy)} (before the chain was revoked)`]
+        : []),
       ...cardLines(r.snapshot, s),
-    ].join('\n'),
+    ].join('\n');
+  },
   search: (r: SearchResult, s: Style) => {
     const out: string[] = [];
     for (const { identity, chains } of r.results) {
@@ -122,11 +136,12 @@ export const TEXT = {
       ...Object.keys(r.snapshot ?? {}),
       ...r.signatures.map((sig) => sig.signer),
       ...r.violations.map((v) => v.field),
+      'service-key',
     ];
     const width = Math.max(...labels.map((l) => l.length)) + 2;
     const row = (label: string, value: string): string => `  ${label.padEnd(width)}${value}`;
     const out = [
-      `${s.bold('card')} ${r.id ? s.id(r.id) : s.bad('(unreadable)')}  ${r.ok ? s.ok('OK') : s.bad('FAILED')}  ${s.dim(r.source)}`,
+      `${s.bold('card')} ${r.id ? s.id(r.id) : s.bad('(unreadable)')}  ${r.ok ? s.ok('OK') : s.bad('FAILED')}${r.service.checked ? '' : s.warn(' (service signature NOT checked)')}  ${s.dim(r.source)}`,
     ];
     if (r.expectedId !== null)
       out.push(
@@ -149,6 +164,14 @@ export const TEXT = {
       out.push(row(sig.signer, `${status}${s.dim(sig.reason)}`));
       if (sig.extraSnapshot !== null) out.push(row('', `extra: ${sig.extraSnapshot}`));
     }
+    out.push(
+      row(
+        'service-key',
+        r.service.checked
+          ? s.dim(`"${r.service.signer}" checked with ${r.service.keyFrom ?? 'the given key'}`)
+          : s.warn(`"${r.service.signer}" signature NOT checked: ${r.service.hint ?? ''}`),
+      ),
+    );
     if (r.violations.length) {
       out.push(s.bold('violations'));
       for (const v of r.violations)

@@ -101,9 +101,18 @@ export class CardsClient {
     return readCard(await this.request('POST', routePath('revokeCard'), identity, card));
   }
 
-  /** Revoke by id (spec 4.5): body literally `{}` (wire-facts section 2); any 2xx succeeds. */
-  async revokeById(id: string, identity: string): Promise<void> {
-    await this.request('POST', routePath('revokeCardById', { id }), identity, {});
+  /**
+   * Revoke by id (spec 4.5): body literally `{}` (wire-facts section 2); any 2xx succeeds. The
+   * spec gives no body shape; `cards serve` answers with the revoking card it generated, which
+   * is returned when the body is a card (null otherwise: the deployed service's body is ignored).
+   */
+  async revokeById(id: string, identity: string): Promise<RawCard | null> {
+    const res = await this.request('POST', routePath('revokeCardById', { id }), identity, {});
+    try {
+      return readCard(res);
+    } catch {
+      return null;
+    }
   }
 
   private async request(

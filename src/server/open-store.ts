@@ -6,6 +6,7 @@
  * for PostgreSQL.
  */
 import { CardsError } from '../core/errors.js';
+import { MemoryStore } from '../store/memory-store.js';
 import { checkDatabaseUrl, redactUrl } from '../store/postgres-errors.js';
 import { openPostgresStore } from '../store/postgres-store.js';
 import type { CardStore } from '../store/store.js';
@@ -41,6 +42,8 @@ export interface OpenStoreOptions {
   /** PostgreSQL: longest statement and longest wait for a connection, ms. */
   readonly statementTimeoutMs?: number;
   readonly onWarning?: (message: string) => void;
+  /** A memory store (`cards serve --memory`): `target` is not used. */
+  readonly memory?: boolean;
 }
 
 export interface OpenedStore {
@@ -59,6 +62,11 @@ export async function openStore(
   target: string,
   options: OpenStoreOptions = {},
 ): Promise<OpenedStore> {
+  if (options.memory) {
+    // `cards serve --memory`: nothing on disk at all.
+    const store = new MemoryStore();
+    return { store, home: undefined, close: () => store.close() };
+  }
   const warn = options.onWarning && { onWarning: options.onWarning };
   if (isStoreUrl(target)) {
     checkDatabaseUrl(target);

@@ -23,6 +23,10 @@ export interface ServerKeys {
   readonly trusted: TrustedKey[];
   /** The banner's "tokens:" line. */
   readonly tokenKeys: string;
+  /** The local app key tokens are checked against (none with --jwt-key). */
+  readonly appKey?: PrivateKey;
+  /** Private key files this start made (worth a warning in a git work tree). */
+  readonly createdKeyFiles: readonly string[];
 }
 
 export interface ServerKeyOptions {
@@ -48,11 +52,13 @@ export async function loadServerKeys(
   const database = opened.store instanceof PostgresStore ? opened.store : undefined;
   let serviceKey: PrivateKey;
   let serviceKeyFrom: string;
+  const createdKeyFiles: string[] = [];
   if (options.serviceKey || files) {
     const file = options.serviceKey
       ? readPrivateKeyFile(options.serviceKey)
       : await loadOrCreatePrivateKey((files as NonNullable<typeof files>).serviceKey);
     if (file.warning) warn(file.warning);
+    if (file.created) createdKeyFiles.push(file.path);
     serviceKey = file.key;
     serviceKeyFrom = `file ${file.path}`;
   } else if (database) {
@@ -70,14 +76,18 @@ export async function loadServerKeys(
       serviceKeyFrom,
       trusted,
       tokenKeys: `${n} trusted key${n === 1 ? '' : 's'} from --jwt-key`,
+      createdKeyFiles,
     };
   }
   if (files) {
     const appKey = await loadOrCreatePrivateKey(files.appKey);
     if (appKey.warning) warn(appKey.warning);
+    if (appKey.created) createdKeyFiles.push(appKey.path);
     return {
       serviceKey,
       serviceKeyFrom,
+      appKey: appKey.key,
+      createdKeyFiles,
       trusted: [{ key: appKey.key.publicKey }],
       tokenKeys: `signed by the local app key ${appKey.path} (mint one with \`cards jwt\`)`,
     };
@@ -87,6 +97,8 @@ export async function loadServerKeys(
     return {
       serviceKey,
       serviceKeyFrom,
+      appKey,
+      createdKeyFiles,
       trusted: [{ key: appKey.publicKey }],
       tokenKeys: 'signed by the app key kept in the database (cards_keys, name "app-key")',
     };
@@ -95,7 +107,10 @@ export async function loadServerKeys(
   return {
     serviceKey,
     serviceKeyFrom,
+    appKey,
+    createdKeyFiles,
     trusted: [{ key: appKey.publicKey }],
-    tokenKeys: 'signed by an app key made for this run',
+    tokenKeys:
+      'signed by an app key made in memory (no file: give --jwt-key to trust your own, or read appKey from --json or --ready-file)',
   };
 }

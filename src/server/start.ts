@@ -24,6 +24,8 @@ export interface ServerOptions {
   readonly port: number;
   /** The store: a PostgreSQL URL, or a JSON store file with the server's home beside it. */
   readonly store: string;
+  /** Keep everything in memory: `store` is not used, no file is written. */
+  readonly memory?: boolean;
   /** A private key file; default: the home's service key, made on first start. */
   readonly serviceKey?: string;
   /** `--jwt-key` values; none: trust the home's local app key, made on first start. */
@@ -59,6 +61,10 @@ export interface RunningServer {
   readonly adminToken?: AdminToken;
   /** Listening on loopback only: the page and the admin API need no token. */
   readonly loopbackOpen: boolean;
+  /** The app key tokens are checked against (undefined with --jwt-key). */
+  readonly appKey: PrivateKey | undefined;
+  /** Private key files this start made (a warning-worthy event in a git work tree). */
+  readonly createdKeyFiles: readonly string[];
   /** Where token keys come from, for the start-up banner. */
   readonly tokenKeys: string;
   /** Stops accepting, finishes requests in flight, folds the journal in, releases the lock. */
@@ -67,11 +73,16 @@ export interface RunningServer {
 
 const usage = (message: string): CardsError => new CardsError('USAGE', message);
 
+/** Runs once the registry exists, before the port opens (`cards serve --seed`). */
+export type Prepare = (registry: Registry) => Promise<void>;
+
 export async function startServing(
   options: ServerOptions,
   logger: RequestLogger,
+  prepare?: Prepare,
 ): Promise<RunningServer> {
   const opened = await openStore(options.store, {
+    ...(options.memory && { memory: true }),
     compactBytes: options.compactBytes,
     poolSize: options.poolSize,
     statementTimeoutMs: options.statementTimeoutMs,
@@ -81,7 +92,7 @@ export async function startServing(
   let app: FastifyInstance | undefined;
   try {
     const loaded = await loadServerKeys(opened, options, (m) => logger.warn(m));
-    const { tokenKeys, trusted: keys, serviceKeyFrom } = loaded;
+    const { tokenKeys, trusted: keys, serviceKeyFrom, appKey, createdKeyFiles } = loaded;
     const serviceKey = { key: loaded.serviceKey };
     const registry = createRegistry({
       store,
@@ -124,6 +135,7 @@ export async function startServing(
         headersTimeoutMs: Math.min(20_000, timeoutMs),
       },
     });
+    if (prepare) await prepare(registry);
     await listen(app, options);
     const address = app.server.address() as AddressInfo;
     const host = address.family === 'IPv6' ? `[${address.address}]` : address.address;
@@ -138,6 +150,8 @@ export async function startServing(
       serviceKeyFrom,
       ...(adminToken && { adminToken }),
       loopbackOpen,
+      appKey,
+      createdKeyFiles,
       tokenKeys,
       async close() {
         await server.close();

@@ -1,7 +1,9 @@
 /**
  * `cards inspect [FILE|-|CARD_ID]`: decodes and verifies a card offline: the snapshot's fields,
  * the id recomputed, a verdict per signature (self with the card's key, the service's with
- * --service-key, others with --trust NAME=KEY) and every limit violation. A CARD_ID is fetched
+ * --service-key or the key beside a local store, service-key.ts; others with --trust NAME=KEY)
+ * and every limit violation. Without a service key it says that the service signature was not
+ * checked, and how to give the key. A CARD_ID is fetched
  * from the service first; everything after that is local. Fails (exit 5) when anything fails.
  */
 import { existsSync } from 'node:fs';
@@ -17,6 +19,7 @@ import { unwrapCard } from '../card-builder.js';
 import { connect } from '../connection.js';
 import type { CommandContext } from '../context.js';
 import { parseJson, readInput, readPublicKey, splitPair } from '../inputs.js';
+import { findServiceKey, SERVICE_KEY_HINT } from '../service-key.js';
 import { resolveSettings, type ConnectionFlags } from '../settings.js';
 
 /** One limit or format violation, with the code the service would refuse it with. */
@@ -54,6 +57,8 @@ export interface InspectResult {
   extras: Record<string, string>;
   signatures: InspectedSignature[];
   violations: Violation[];
+  /** The service signature's check: the key's origin, or why it was not checked and how to. */
+  service: { signer: string; checked: boolean; keyFrom: string | null; hint: string | null };
 }
 
 async function loadCard(
@@ -90,8 +95,9 @@ export async function inspect(
 ): Promise<InspectResult> {
   const settings = resolveSettings(ctx, options);
   const trusted = new Map<string, PublicKey>();
-  if (settings.serviceKey)
-    trusted.set(settings.wire.signer, readPublicKey(ctx, settings.serviceKey.value));
+  const serviceKey = findServiceKey(ctx, settings);
+  const signer = settings.wire.signer;
+  if (serviceKey) trusted.set(signer, serviceKey.key);
   for (const pair of options.trust ?? []) {
     const [name, key] = splitPair(pair, '--trust');
     trusted.set(name, readPublicKey(ctx, key));
@@ -150,6 +156,8 @@ export async function inspect(
     return { ...verdict, extraSnapshot: extra };
   });
   for (const name of trusted.keys()) {
+    // A key found beside a local store was not asked for: an unpublished card needs none.
+    if (name === signer && serviceKey?.explicit === false) continue;
     if (!signatures.some((s) => s.signer === name))
       signatures.push({
         signer: name,
@@ -176,7 +184,26 @@ export async function inspect(
     extras,
     signatures,
     violations,
+    service: serviceCheck(signer, serviceKey?.from, signatures),
   };
+}
+
+function serviceCheck(
+  signer: string,
+  keyFrom: string | undefined,
+  signatures: readonly InspectedSignature[],
+): InspectResult['service'] {
+  const signature = signatures.find((s) => s.signer === signer);
+  if (!signature)
+    return {
+      signer,
+      checked: false,
+      keyFrom: keyFrom ?? null,
+      hint: 'the card has no service signature (it was not published)',
+    };
+  if (keyFrom === undefined)
+    return { signer, checked: false, keyFrom: null, hint: `no service key: ${SERVICE_KEY_HINT}` };
+  return { signer, checked: signature.status !== 'unchecked', keyFrom, hint: null };
 }
 
 /** The exit status and a one-line summary when the card did not verify (for stderr). */

@@ -1,8 +1,14 @@
-/** `cards key public` and `cards key list`: the public half of a key; the keystore's keys. */
+/**
+ * `cards key public`, `cards key service` and `cards key list`: the public half of a key; the
+ * public service key of a local `cards serve` store (what `inspect --service-key` takes); the
+ * keystore's keys.
+ */
 import { CardsError } from '../../core/errors.js';
 import type { CommandContext } from '../context.js';
 import { readPrivateKey } from '../inputs.js';
 import { keyFile, listKeys, requireKey } from '../keystore.js';
+import { requireLocalServiceKey } from '../service-key.js';
+import { resolveSettings } from '../settings.js';
 
 export interface KeyPublicOptions {
   file?: string;
@@ -37,6 +43,17 @@ export function keyPublic(ctx: CommandContext, options: KeyPublicOptions): KeyPu
     publicKey: key.publicKey.toBase64(),
     publicKeyPem: key.publicKey.toPem(),
   };
+}
+
+export interface KeyServiceOptions {
+  db?: string;
+  profile?: string;
+}
+
+/** The service key kept beside a local store (--db, CARDS_DB, the profile's, ./cards.json). */
+export function keyService(ctx: CommandContext, options: KeyServiceOptions): KeyPublicResult {
+  const { file, key } = requireLocalServiceKey(ctx, resolveSettings(ctx, options));
+  return { identity: null, file, publicKey: key.toBase64(), publicKeyPem: key.toPem() };
 }
 
 export interface KeyListResult {

@@ -5,8 +5,9 @@
  */
 import type { RawCard } from '../../core/card.js';
 import { CardsError } from '../../core/errors.js';
-import { viewCard } from '../card-builder.js';
-import { linkChains, type ChainCard } from '../card-chains.js';
+import type { CardState } from '../../core/chain.js';
+import { viewCard, type CardView } from '../card-builder.js';
+import { linkViewed } from '../chain-relations.js';
 import { connect } from '../connection.js';
 import type { CommandContext } from '../context.js';
 import { readInput } from '../inputs.js';
@@ -18,7 +19,22 @@ export interface SearchOptions extends ConnectionFlags {
   from?: string;
 }
 
-export type { ChainCard } from '../card-chains.js';
+/** A listed card, its state from the core chain rules (search lists live chains only). */
+export interface ChainCard extends CardView {
+  state: CardState;
+  card: RawCard;
+}
+
+/** Chains newest card first, ordered by their newest card, newest first. */
+function chainsOf(cards: readonly RawCard[]): ChainCard[][] {
+  const chains = linkViewed(cards).map((chain) =>
+    chain.map(({ card: { revoking: _revoking, ...view }, state }): ChainCard => ({
+      ...view,
+      state,
+    })),
+  );
+  return chains.sort((a, b) => (b[0]?.createdAt ?? 0) - (a[0]?.createdAt ?? 0));
+}
 
 export interface IdentityCards {
   identity: string;
@@ -52,7 +68,7 @@ export async function search(ctx: CommandContext, options: SearchOptions): Promi
   const cards = await client.searchCards(identities, settings.identity?.value ?? identities[0]);
   const grouped = new Map<string, RawCard[]>(identities.map((i) => [i, []]));
   for (const card of cards) grouped.get(viewCard(card).identity)?.push(card);
-  const results = [...grouped].map(([identity, list]) => ({ identity, chains: linkChains(list) }));
+  const results = [...grouped].map(([identity, list]) => ({ identity, chains: chainsOf(list) }));
   const all = results.flatMap((r) => r.chains.flat());
   return { results, total: all.length, active: all.filter((c) => c.state === 'active').length };
 }

@@ -4,10 +4,13 @@
  * flight on kept-alive connections, each card started as soon as what it needs exists.
  * Stops starting new work at the first failure and reports it.
  */
+import type { CardsClient } from '../../client/http-client.js';
 import { generatePrivateKey, type PrivateKey } from '../../crypto/keys.js';
 import { CardsError, isCardsError } from '../../core/errors.js';
 import { encodeBase64, utf8 } from '../../core/encoding.js';
+import type { RawCard } from '../../core/card.js';
 import { buildCard } from '../card-builder.js';
+import { statesAfterRevokes } from '../chain-relations.js';
 import { connect } from '../connection.js';
 import type { CommandContext } from '../context.js';
 import { parseJson, parsePositiveInt, readInput } from '../inputs.js';
@@ -29,7 +32,10 @@ export interface SeededCard {
   identity: string;
   previousCardId: string | null;
   publicKey: string;
+  /** From the core chain rules over the seeded cards and the revoking cards returned. */
   state: 'active' | 'superseded' | 'revoked';
+  /** The revoking card that ended the chain, when the service returned it. */
+  revokedBy: string | null;
 }
 
 export interface SeedResult {
@@ -41,6 +47,9 @@ export interface SeedResult {
   identities: Record<string, { identity: string; cards: string[]; keyFile: string | null }>;
   signers: Record<string, string>;
 }
+
+/** What seeding needs of a service: the HTTP client, or `cards serve --seed`'s own registry. */
+export type SeedClient = Pick<CardsClient, 'url' | 'createCard' | 'revokeById' | 'revokeWithCard'>;
 
 const SKIPPED = Symbol('skipped');
 
@@ -64,13 +73,17 @@ function limiter(max: number): <T>(fn: () => Promise<T>) => Promise<T> {
 const extraBytes = (value: unknown): Uint8Array | undefined =>
   value === undefined ? undefined : utf8(typeof value === 'string' ? value : JSON.stringify(value));
 
-export async function seed(ctx: CommandContext, options: SeedOptions): Promise<SeedResult> {
+export async function seed(
+  ctx: CommandContext,
+  options: SeedOptions,
+  service?: SeedClient,
+): Promise<SeedResult> {
   const started = ctx.now();
   const settings = resolveSettings(ctx, options);
   const concurrency = parsePositiveInt(options.concurrency ?? '16', '--concurrency', 256);
   const text = (await readInput(ctx, options.file, 'Seed file')).toString('utf8');
   const plan = planSeed(parseJson(text, `Seed file ${options.file}`));
-  const client = connect(ctx, settings, { timeoutMs: 0 });
+  const client = service ?? connect(ctx, settings, { timeoutMs: 0 });
   const createdAt = Math.floor(ctx.now() / 1000);
 
   const keys = new Map<string, PrivateKey>();
@@ -87,6 +100,8 @@ export async function seed(ctx: CommandContext, options: SeedOptions): Promise<S
     return key;
   };
   const results = new Map<string, SeededCard>();
+  /** Revoked card id → the revoking card the service returned (null: its answer held none). */
+  const revoking = new Map<string, RawCard | null>();
   const lookup = (name: string, field: string): string => {
     const card = results.get(plan.resolve(name) as string) as SeededCard;
     return field === 'id' ? card.id : field === 'identity' ? card.identity : card.publicKey;
@@ -126,17 +141,19 @@ export async function seed(ctx: CommandContext, options: SeedOptions): Promise<S
       previousCardId: previous ?? null,
       publicKey: encodeBase64(key.publicKey.spki),
       state: 'active',
+      revokedBy: null,
     });
-    if (card.revoke === 'by-id') await client.revokeById(built.id, card.identity);
+    if (card.revoke === 'by-id')
+      revoking.set(built.id, await client.revokeById(built.id, card.identity));
     if (card.revoke === 'with-card') {
-      const revoking = buildCard({
+      const revocation = buildCard({
         identity: card.identity,
         key,
         previousCardId: built.id,
         createdAt: card.createdAt ?? createdAt,
         reservedSigner: settings.wire.signer,
       });
-      await client.revokeWithCard(revoking.card, card.identity);
+      revoking.set(built.id, await client.revokeWithCard(revocation.card, card.identity));
     }
     if (card.revoke) progress.tick();
   }
@@ -174,6 +191,8 @@ export async function seed(ctx: CommandContext, options: SeedOptions): Promise<S
       );
     throw error;
   }
+  const states = statesAfterRevokes([...results.values()], revoking);
+  for (const seeded of results.values()) Object.assign(seeded, states.get(seeded.id));
   return summarise(ctx, options, plan, results, {
     url: client.url,
     revocations,
@@ -197,22 +216,6 @@ function summarise(
   },
 ): SeedResult {
   const byName = new Map(plan.cards.map((c) => [c.name, c]));
-  // States: a revoked card's whole chain is revoked; a replaced card is superseded.
-  for (const card of plan.cards) {
-    if (card.replaces !== undefined) {
-      const previous = plan.resolve(card.replaces);
-      const before = previous === undefined ? undefined : results.get(previous);
-      if (before && before.state === 'active') before.state = 'superseded';
-    }
-    if (card.revoke) {
-      for (let at: SeedCard | undefined = card; at;) {
-        (results.get(at.name) as SeededCard).state = 'revoked';
-        const previous: string | undefined =
-          at.replaces === undefined ? undefined : plan.resolve(at.replaces);
-        at = previous === undefined ? undefined : byName.get(previous);
-      }
-    }
-  }
   const identities: SeedResult['identities'] = {};
   for (const [ref, entry] of plan.identities) {
     let keyFile: string | null = null;

@@ -2,13 +2,17 @@
  * `cards serve`: resolve the settings (serve-settings.ts), start the server (src/server), print
  * where it listens, and on SIGINT/SIGTERM stop it: stop accepting, finish requests in flight,
  * fold the journal into the store file, release the lock and exit 0. Every rule lives in
- * src/registry, every route in src/http, the store's lock and keys in src/server.
+ * src/registry, every route in src/http, the store's lock and keys in src/server. --seed runs
+ * before it listens (serve-seed.ts); --json and --ready-file tell scripts where it listens
+ * (serve-start-info.ts).
  */
 import { createRequestLogger } from '../../http/request-log.js';
-import { describeStore } from '../../server/open-store.js';
+import { unignoredKeyWarnings } from '../../server/git-exposure.js';
 import { startServing } from '../../server/start.js';
 import type { CommandContext } from '../context.js';
+import { seedRegistry, type SeedResult } from '../serve-seed.js';
 import { resolveServeSettings, serverOptions, type ServeFlags } from '../serve-settings.js';
+import { bannerLines, startInfo, writeReadyFile } from '../serve-start-info.js';
 import { VERSION } from '../version.js';
 
 const count = (n: number): string => `${n} card${n === 1 ? '' : 's'}`;
@@ -21,26 +25,26 @@ export async function serve(ctx: CommandContext, flags: ServeFlags): Promise<voi
     quiet: settings.quiet.value,
   });
   const options = serverOptions(settings, ctx.cwd, VERSION);
-  const running = await startServing(options, logger);
+  const seedFile = settings.seed?.value;
+  let seeded: SeedResult | undefined;
+  const running = await startServing(
+    options,
+    logger,
+    seedFile === undefined
+      ? undefined
+      : async (registry) => {
+          seeded = await seedRegistry(ctx, registry, seedFile, settings.compat.value);
+        },
+  );
+  for (const warning of unignoredKeyWarnings(running.createdKeyFiles)) logger.warn(warning);
   const { profile } = options;
   const out = (line: string): unknown => ctx.stdout.write(`${line}\n`);
-  out(`listening on ${running.url}`);
-  out(`store: ${describeStore(running.store)} (${count(await running.registry.count())})`);
-  out(
-    `profile: ${profile.name} (Authorization: ${profile.scheme} <token>; signer "${profile.signer}"; header ${profile.supersededHeader}; codes as ${profile.codeType}s)`,
-  );
-  out(`service key: ${running.serviceKey.key.publicKey.toBase64()}`);
-  if (running.store.engine === 'postgres') out(`keys: service key ${running.serviceKeyFrom}`);
-  if (running.adminToken) {
-    out(`admin token: ${running.adminToken.token}`);
-    out(
-      running.loopbackOpen
-        ? `page: ${running.url}/ (listening on loopback only: the page and /_cards/ need no token)`
-        : `page: ${running.url}/ (not loopback only: the page and /_cards/ need the admin token)`,
-    );
-  }
-  out(`tokens: ${running.tokenKeys}`);
-
+  const info = startInfo(running, {
+    cards: await running.registry.count(),
+    profile,
+    version: VERSION,
+    ...(seedFile !== undefined && seeded && { seed: [seedFile, seeded] as [string, SeedResult] }),
+  });
   // A second signal more than a second after the first exits at once (the journal keeps every
   // acknowledged card); closer ones are echoes (npm and `timeout` forward signals to the group).
   let stoppedAt = 0;
@@ -50,11 +54,27 @@ export async function serve(ctx: CommandContext, flags: ServeFlags): Promise<voi
     process.exit(130);
   };
   let first: (name: NodeJS.Signals) => void = () => undefined;
-  const signal = await new Promise<NodeJS.Signals>((resolve) => {
+  const stopped = new Promise<NodeJS.Signals>((resolve) => {
     first = resolve;
     process.on('SIGINT', first);
     process.on('SIGTERM', first);
   });
+  // Only now the start is announced: writing to a pipe can wake the reader at once, and a
+  // script that stops the server as soon as it reads the banner (or the ready file) must
+  // find the handlers set.
+  let removeReadyFile: (() => void) | undefined;
+  try {
+    if (settings.readyFile)
+      removeReadyFile = writeReadyFile(ctx.cwd, settings.readyFile.value, info);
+  } catch (err) {
+    process.off('SIGINT', first);
+    process.off('SIGTERM', first);
+    await running.close();
+    throw err;
+  }
+  if (settings.json) out(JSON.stringify(info));
+  else for (const line of bannerLines(info, profile)) out(line);
+  const signal = await stopped;
   stoppedAt = Date.now();
   process.off('SIGINT', first);
   process.off('SIGTERM', first);
@@ -62,6 +82,9 @@ export async function serve(ctx: CommandContext, flags: ServeFlags): Promise<voi
   process.on('SIGTERM', onSignal);
   ctx.stderr.write(`${signal}: finishing requests in flight and flushing the store…\n`);
   // onSignal stays: a late echo of the signal must not kill the process while it exits.
+  removeReadyFile?.();
   await running.close();
-  out(`stopped: ${count(running.store.stats().cards)} in ${describeStore(running.store)}`);
+  const cards = running.store.stats().cards; // the store is closed: its last count
+  if (settings.json) out(JSON.stringify({ stopped: true, cards, store: running.store.location }));
+  else out(`stopped: ${count(cards)} in ${running.store.location}`);
 }

@@ -4,7 +4,7 @@
  * identity's private key from the keystore, and only once every revoke succeeded.
  */
 import { CardsError } from '../../core/errors.js';
-import { linkChains } from '../card-chains.js';
+import { linkViewed } from '../chain-relations.js';
 import { connect } from '../connection.js';
 import type { CommandContext } from '../context.js';
 import { keyFile, loadKey, removeKey } from '../keystore.js';
@@ -30,10 +30,11 @@ export async function unregister(
   const identity = requireIdentity(settings, 'unregister');
   const client = connect(ctx, settings);
   const cards = await client.searchCards([identity], identity);
-  const live = linkChains(cards)
-    .map((chain) => chain[0])
-    .filter((head) => head !== undefined)
-    .map((head) => head.id);
+  // Each live chain's newest card (core chain rules); search lists live chains only.
+  const live = linkViewed(cards)
+    .flat()
+    .filter((linked) => linked.state === 'active')
+    .map((linked) => linked.card.id);
   const hasKey = loadKey(ctx.home, identity) !== undefined;
   if (live.length === 0 && !hasKey)
     throw new CardsError(

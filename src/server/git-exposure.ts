@@ -1,0 +1,25 @@
+/**
+ * Private keys a server made inside a git work tree that does not ignore them are one `git add .`
+ * from a commit (issue 12 item 4). `git check-ignore` answers for the work tree the file is in,
+ * with every .gitignore, info/exclude and core.excludesFile counted: exit 0 ignored, 1 not
+ * ignored, 128 not in a work tree. Git missing, a slow git or any other answer gives no warning:
+ * this check never stops a server from starting.
+ */
+import { spawnSync } from 'node:child_process';
+import { basename, dirname } from 'node:path';
+
+/** The warning for each of `files` that git would offer to commit; [] when none. */
+export function unignoredKeyWarnings(files: readonly string[]): string[] {
+  const exposed = files.filter((file) => {
+    const answer = spawnSync('git', ['check-ignore', '-q', '--', basename(file)], {
+      cwd: dirname(file),
+      stdio: 'ignore',
+      timeout: 5000,
+    });
+    return answer.error === undefined && answer.status === 1;
+  });
+  if (exposed.length === 0) return [];
+  return [
+    `${exposed.join(' and ')} ${exposed.length === 1 ? 'is a private key' : 'are private keys'} inside a git work tree that does not ignore ${exposed.length === 1 ? 'it' : 'them'}: add ${exposed.map((f) => basename(f)).join(' and ')} (or *.pem) to .gitignore before \`git add\`.`,
+  ];
+}
