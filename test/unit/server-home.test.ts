@@ -58,7 +58,7 @@ describe('server home: files beside the store', () => {
   test('while open the lock holds our pid; close folds the journal and removes the lock', async () => {
     const db = newDb();
     const opened = await openFileStore({ path: db });
-    assert.equal(readFileSync(opened.home.lock, 'utf8').trim(), String(process.pid));
+    assert.equal(readFileSync(opened.home.lock, 'utf8').split('\n')[0], String(process.pid));
     await opened.close();
     assert.ok(!existsSync(opened.home.lock) && !existsSync(storePaths(db).journal));
   });
@@ -102,9 +102,49 @@ describe('server home: one server per store', () => {
       mkdirSync(join(db, '..'), { recursive: true });
       writeFileSync(fileHome(db).lock, content);
       const opened = await openFileStore({ path: db });
-      assert.equal(readFileSync(fileHome(db).lock, 'utf8').trim(), String(process.pid));
+      assert.equal(readFileSync(fileHome(db).lock, 'utf8').split('\n')[0], String(process.pid));
       await opened.close();
     }
+  });
+
+  test('a lock whose pid now names another live process is stale (issue 11, item 16)', async (t) => {
+    if (!existsSync('/proc/self/stat')) return t.skip('needs /proc');
+    // A live process that is not the lock's writer: it started after the lock was written
+    // (its start time differs), or the lock was written on another boot.
+    const other = spawn('sleep', ['30']);
+    t.after(() => other.kill('SIGKILL'));
+    await new Promise((resolve) => other.once('spawn', resolve));
+    const pid = other.pid as number;
+    const started = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]?.split(' ')[19];
+    const boot = readFileSync('/proc/sys/kernel/random/boot_id', 'utf8').trim();
+    for (const [content, expected] of [
+      [`${pid}\nstart ${Number(started) - 1}\nboot ${boot}\n`, 'taken over'],
+      [`${pid}\nstart ${started}\nboot 00000000-0000-0000-0000-000000000000\n`, 'taken over'],
+      [`${pid}\nstart ${started}\nboot ${boot}\n`, 'STORE_LOCKED'],
+      [`${pid}\n`, 'STORE_LOCKED'], // an old lock (pid only): its pid is alive, so it holds
+    ] as const) {
+      const db = newDb();
+      mkdirSync(join(db, '..'), { recursive: true });
+      writeFileSync(fileHome(db).lock, content);
+      let outcome: string = 'taken over';
+      try {
+        await (await openFileStore({ path: db })).close();
+      } catch (err) {
+        outcome = err instanceof CardsError ? err.code : String(err);
+      }
+      assert.equal(outcome, expected, JSON.stringify(content));
+    }
+  });
+
+  test('the lock records pid, process start time and boot id; old readers still see the pid', async (t) => {
+    if (!existsSync('/proc/self/stat')) return t.skip('needs /proc');
+    const db = newDb();
+    const opened = await openFileStore({ path: db });
+    const lines = readFileSync(opened.home.lock, 'utf8').split('\n');
+    assert.equal(Number.parseInt(lines.join('\n'), 10), process.pid, 'parseInt of the whole file');
+    assert.match(lines[1] ?? '', /^start \d+$/);
+    assert.match(lines[2] ?? '', /^boot [0-9a-f-]{36}$/);
+    await opened.close();
   });
 
   test('servers racing for one stale lock: exactly one wins', async () => {
