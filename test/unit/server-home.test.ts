@@ -9,6 +9,7 @@ import {
   existsSync,
   mkdirSync,
   mkdtempSync,
+  readdirSync,
   readFileSync,
   rmSync,
   symlinkSync,
@@ -217,5 +218,56 @@ describe('private key files: the one reader', () => {
     assert.equal(again.created, false);
     assert.equal(again.warning, undefined);
     assert.equal(again.key.publicKey.toBase64(), made.key.publicKey.toBase64());
+  });
+
+  test('a 0-byte or torn key left by a cut-off start: KEY_FORMAT naming the file and what to do (issue 11, item 3)', async () => {
+    const dir = join(root, `torn${n++}`);
+    mkdirSync(dir);
+    const whole = generatePrivateKey().toPem();
+    for (const [file, text] of [
+      ['empty.pem', ''],
+      ['torn.pem', whole.slice(0, 60)],
+    ] as const) {
+      const path = join(dir, file);
+      writeFileSync(path, text, { mode: 0o600 });
+      await assert.rejects(
+        () => loadOrCreatePrivateKey(path),
+        (err: CardsError) =>
+          err.code === 'KEY_FORMAT' &&
+          err.message.includes(path) &&
+          /cut off|damaged/.test(err.message) &&
+          /delete/.test(err.hint ?? '') &&
+          /restore/.test(err.hint ?? ''),
+      );
+      assert.equal(readFileSync(path, 'utf8'), text, 'the file is left as it was');
+    }
+  });
+
+  test('making a key never leaves a 0-byte or torn file: a failed write or fsync leaves none (issue 11, item 3)', async (t) => {
+    const keyFiles = new URL('../../src/server/key-files.js', import.meta.url).href;
+    const make = (path: string): string => `
+      const { loadOrCreatePrivateKey } = await import(${JSON.stringify(keyFiles)});
+      try { await loadOrCreatePrivateKey(${JSON.stringify(path)}); console.log('made'); }
+      catch (err) { console.log('failed', err.code); }`;
+    const node = [process.execPath, '--input-type=module', '-e'];
+    const faults: [string, string[]][] = [];
+    if (spawnSync('prlimit', ['--version']).status === 0)
+      // The file-size limit cuts the PEM (119 bytes) short, then fails the write (EFBIG).
+      faults.push(['a write cut short', ['prlimit', '--fsize=60', ...node]]);
+    const strace = ['strace', '-f', '-qq', '-o', '/dev/null', '-e', 'trace=fsync,fdatasync'];
+    if (spawnSync('strace', ['-V']).status === 0)
+      faults.push(['an fsync error', [...strace, '-e', 'inject=fsync:error=EIO', ...node]]);
+    if (faults.length === 0) return t.skip('needs prlimit or strace');
+    for (const [name, command] of faults) {
+      const dir = join(root, `fault${n++}`);
+      mkdirSync(dir);
+      const path = join(dir, 'cards.json.service-key.pem');
+      const [bin, ...args] = command as [string, ...string[]];
+      const run = spawnSync(bin, [...args, make(path)], { encoding: 'utf8' });
+      assert.match(run.stdout, /failed/, `${name}: ${run.stdout} ${run.stderr}`);
+      assert.deepEqual(readdirSync(dir), [], `${name}: no key file, no temporary file`);
+      const made = await loadOrCreatePrivateKey(path);
+      assert.equal(made.created, true, `${name}: the next start makes the key`);
+    }
   });
 });
