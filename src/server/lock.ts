@@ -10,12 +10,13 @@
  * without them (an older version's) holds while its pid is alive, as before.
  *
  * The file is written whole under a temporary name and linked into place (link fails with
- * EEXIST atomically, like O_EXCL), so a lock file never exists half-written. A lock whose pid is
- * alive refuses with STORE_LOCKED; a dead pid's lock is taken over (renamed aside first, so two
- * servers racing for a stale lock cannot both win).
+ * EEXIST atomically, like O_EXCL), so a lock file never exists half-written. A lock whose owner
+ * runs refuses with STORE_LOCKED; a stale one is taken over by one taker at a time (takeoverPath),
+ * which removes it only if it is still the lock it judged stale, so two servers racing for a
+ * stale lock cannot both win.
  */
 import { readFileSync } from 'node:fs';
-import { link, readFile, rename, rm, unlink, writeFile } from 'node:fs/promises';
+import { link, readFile, rm, stat, unlink, writeFile } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
 import { randomBytes } from 'node:crypto';
 import { CardsError } from '../core/errors.js';
@@ -67,21 +68,32 @@ function ownerText(): string {
   return `${process.pid}\n${start ? `start ${start}\n` : ''}${boot ? `boot ${boot}\n` : ''}`;
 }
 
-async function readOwner(path: string): Promise<Owner | undefined> {
-  let text: string;
+async function readText(path: string): Promise<string | undefined> {
   try {
-    text = await readFile(path, 'utf8');
-  } catch {
-    return undefined;
+    return await readFile(path, 'utf8');
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
+    throw err;
   }
+}
+
+function parseOwner(text: string): Owner | undefined {
   const [first = '', ...rest] = text.split('\n');
   const pid = Number.parseInt(first.trim(), 10);
   if (!Number.isSafeInteger(pid) || pid <= 0) return undefined;
   const field = (name: string): string | undefined =>
-    rest.find((line) => line.startsWith(`${name} `))?.slice(name.length + 1).trim();
+    rest
+      .find((line) => line.startsWith(`${name} `))
+      ?.slice(name.length + 1)
+      .trim();
   const start = field('start');
   const boot = field('boot');
   return { pid, ...(start && { start }), ...(boot && { boot }) };
+}
+
+async function readOwner(path: string): Promise<Owner | undefined> {
+  const text = await readText(path).catch(() => undefined);
+  return text === undefined ? undefined : parseOwner(text);
 }
 
 /** The owner still runs: its pid is alive, and on the boot and with the start time recorded. */
@@ -93,9 +105,6 @@ function holds(owner: Owner): boolean {
   if (start && start !== owner.start) return false; // the pid now names another process
   return true;
 }
-
-const sameOwner = (a: Owner | undefined, b: Owner | undefined): boolean =>
-  a?.pid === b?.pid && a?.start === b?.start && a?.boot === b?.boot;
 
 const locked = (store: string, pid: number): CardsError =>
   new CardsError('STORE_LOCKED', `Another server (pid ${pid}) is using the store ${store}.`, {
@@ -116,38 +125,64 @@ export async function acquireLock(path: string, store: string): Promise<StoreLoc
 async function lockFile(path: string, store: string): Promise<StoreLock> {
   const unique = `${process.pid}.${randomBytes(4).toString('hex')}`;
   const tmp = join(dirname(path), `.${basename(path)}.${unique}`);
+  const takeover = takeoverPath(path);
   await writeFile(tmp, ownerText(), { mode: 0o644 });
+  const won = (): StoreLock => ({ path, release: () => releaseLock(path) });
   try {
-    for (let attempt = 0; attempt < 5; attempt++) {
-      try {
-        await link(tmp, path);
-        return { path, release: () => releaseLock(path) };
-      } catch (err) {
-        if ((err as NodeJS.ErrnoException).code !== 'EEXIST') throw err;
-      }
-      const owner = await readOwner(path);
+    for (let attempt = 0; attempt < 50; attempt++) {
+      if (await linked(tmp, path)) return won();
+      const text = await readText(path);
+      if (text === undefined) continue; // released meanwhile: try again
+      const owner = parseOwner(text);
       if (owner !== undefined && holds(owner)) throw locked(store, owner.pid);
-      // Stale: its owner is gone. Move it aside; only one taker can move a given file.
-      const aside = `${tmp}.stale`;
+      // Stale. Takers go one at a time (a takeover file, made like the lock), and each removes
+      // the stale lock only if it is still the one it judged: never a lock another just made.
+      if (!(await enter(tmp, takeover))) {
+        await new Promise((resolve) => setTimeout(resolve, 10 + attempt * 5));
+        continue;
+      }
       try {
-        await rename(path, aside);
-      } catch (err) {
-        if ((err as NodeJS.ErrnoException).code === 'ENOENT') continue;
-        throw err;
+        if ((await readText(path)) !== text) continue; // taken meanwhile: judge it again
+        await unlink(path).catch(ignoreMissing);
+        // A newcomer may link the free name first: then it is the owner, judged next round.
+        if (await linked(tmp, path)) return won();
+      } finally {
+        await unlink(takeover).catch(ignoreMissing);
       }
-      const moved = await readOwner(aside);
-      if (!sameOwner(moved, owner)) {
-        // Another server took the stale lock between our read and our move: give it back.
-        await link(aside, path).catch(() => undefined);
-        await rm(aside, { force: true });
-        throw locked(store, moved?.pid ?? 0);
-      }
-      await rm(aside, { force: true });
     }
     throw locked(store, (await readOwner(path))?.pid ?? 0);
   } finally {
     await rm(tmp, { force: true });
   }
+}
+
+/** The file stale-lock takers hold one at a time (a companion: store paths never equal it). */
+export const takeoverPath = (lock: string): string => `${lock}.takeover`;
+
+const ignoreMissing = (err: NodeJS.ErrnoException): void => {
+  if (err.code !== 'ENOENT') throw err;
+};
+
+/** link(2): false when `to` exists (EEXIST, atomically, like O_EXCL). */
+async function linked(from: string, to: string): Promise<boolean> {
+  try {
+    await link(from, to);
+    return true;
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code === 'EEXIST') return false;
+    throw err;
+  }
+}
+
+async function enter(tmp: string, takeover: string): Promise<boolean> {
+  if (await linked(tmp, takeover)) return true;
+  // A taker holds it for milliseconds; one older than this was left by a taker that died.
+  const since = await stat(takeover).then(
+    (s) => Date.now() - s.mtimeMs,
+    () => 0,
+  );
+  if (since > 10_000) await unlink(takeover).catch(ignoreMissing);
+  return false;
 }
 
 async function releaseLock(path: string): Promise<void> {

@@ -159,7 +159,7 @@ describe('server home: one server per store', () => {
       try {
         const held = await acquireLock(${JSON.stringify(lock)}, 'x');
         console.log('won');
-        await new Promise((r) => setTimeout(r, 400));
+        await new Promise((r) => setTimeout(r, 1500)); // longer than the racers take to start
         await held.release();
       } catch (err) { console.log(err.code); }`;
     const racers = Array.from(
