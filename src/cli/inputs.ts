@@ -60,8 +60,7 @@ export const isInlinePublicKey = (value: string): boolean =>
 
 export function readPublicKey(ctx: CommandContext, value: string): PublicKey {
   const inline = value.trim();
-  if (isInlinePublicKey(inline))
-    return withWhere(() => parsePublicKey(inline), 'argument');
+  if (isInlinePublicKey(inline)) return withWhere(() => parsePublicKey(inline), 'argument');
   const text = readFileBytes(ctx, value, 'Public key file').toString('utf8');
   // A private key file names its public key too: accept it for convenience.
   if (/PRIVATE KEY|^MC4CAQAw/.test(text.trim()))

@@ -308,7 +308,7 @@ Examples:
     )
     .option(
       '--service-key <key>',
-      "the service's public key (base64 DER SPKI, PEM or a file) to check its signature",
+      "the service's public key (base64 DER SPKI, PEM or a file) to check its signature (env CARDS_SERVICE_KEY)",
     )
     .option('--trust <name=key>', 'a public key for another signer; repeatable', collect)
     .addHelpText(
@@ -377,7 +377,7 @@ Examples:
 
   output(identity(connection(program.command('config'))))
     .description('Show the config file, its profiles and each setting in force with its source.')
-    .option('--service-key <key>', "the service's public key")
+    .option('--service-key <key>', "the service's public key, for `cards inspect`")
     .addHelpText('after', '\nExamples:\n  $ cards config\n  $ cards config --profile prod --json')
     .action(async (opts: ConnectionFlags & OutputFlags) => {
       const { showConfig } = await import('./commands/config.js');
@@ -394,7 +394,7 @@ Examples:
     .option('--db <file>', `the JSON store file (env CARDS_DB; default ${DEFAULT_DB})`)
     .option(
       '--service-key <file>',
-      'private key that signs every stored card (PEM or base64 DER PKCS#8; env CARDS_SERVICE_KEY); default: made on first start, kept beside the store',
+      'private key that signs every stored card (PEM or base64 DER PKCS#8; env CARDS_SERVICE_KEY_FILE); default: made on first start, kept beside the store',
     )
     .option(
       '--jwt-key <key...>',

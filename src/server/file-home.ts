@@ -6,10 +6,11 @@
  * same function, so a newcomer needs no flags. A server on another engine has no "files beside
  * the store": it gets a `ServerHome` some other way.
  */
-import { mkdir } from 'node:fs/promises';
+import { existsSync } from 'node:fs';
+import { mkdir, rm, rmdir } from 'node:fs/promises';
 import { dirname, resolve } from 'node:path';
 import { openJsonStore, type JsonStore, type JsonStoreOptions } from '../store/json-store.js';
-import { realStorePath, storeStem } from '../store/paths.js';
+import { realStorePath, storePaths, storeStem } from '../store/paths.js';
 import { acquireLock } from './lock.js';
 
 /** Where a server keeps its own key files, whatever its store. */
@@ -39,8 +40,16 @@ export function fileHome(db: string, cwd = process.cwd()): FileHome {
 export interface OpenedFileStore {
   readonly home: FileHome;
   readonly store: JsonStore;
+  /** The store file did not exist before this open: it is new. */
+  readonly created: boolean;
   /** Closes the store (idempotent), then releases the lock. */
   close(): Promise<void>;
+  /**
+   * For a start that failed after the open: closes, removes `alsoMade` (keys this start made:
+   * nothing was signed with them) and, when the store is new, what the open made (the store
+   * file, its journal, the folders made for it), so a failed start leaves nothing behind.
+   */
+  discard(alsoMade: readonly string[]): Promise<void>;
 }
 
 /**
@@ -48,8 +57,10 @@ export interface OpenedFileStore {
  * a store that cannot be opened releases the lock again, so a refusal leaves no lock behind.
  */
 export async function openFileStore(options: JsonStoreOptions): Promise<OpenedFileStore> {
-  await mkdir(dirname(resolve(options.path)), { recursive: true });
+  const folder = dirname(resolve(options.path));
+  const madeFolder = await mkdir(folder, { recursive: true });
   const home = fileHome(options.path);
+  const created = !existsSync(home.store);
   const lock = await acquireLock(home.lock, home.store);
   let store: JsonStore;
   try {
@@ -59,18 +70,46 @@ export async function openFileStore(options: JsonStoreOptions): Promise<OpenedFi
     throw err;
   }
   const warn = options.onWarning ?? (() => undefined);
+  const close = async (): Promise<void> => {
+    try {
+      await store.close();
+    } finally {
+      // A lock left behind names a dead pid and is taken over: never mask an error above.
+      await lock
+        .release()
+        .catch((err: Error) => warn(`Cannot remove the lock ${home.lock}: ${err.message}`));
+    }
+  };
   return {
     home,
     store,
-    async close() {
+    created,
+    close,
+    async discard(alsoMade) {
+      if (!created) {
+        await close();
+        for (const file of alsoMade) await rm(file, { force: true });
+        return;
+      }
+      // Removed under the lock, so no other server can have started on the new store.
       try {
         await store.close();
+        for (const file of [home.store, storePaths(home.store).journal, ...alsoMade])
+          await rm(file, { force: true });
       } finally {
-        // A lock left behind names a dead pid and is taken over: never mask an error above.
-        await lock
-          .release()
-          .catch((err: Error) => warn(`Cannot remove the lock ${home.lock}: ${err.message}`));
+        await lock.release().catch(() => undefined);
       }
+      if (madeFolder === undefined) return;
+      // From the store's folder up to the first one this open made; a folder holding
+      // anything else (rmdir refuses) is kept.
+      for (let dir = folder; dir.startsWith(madeFolder); dir = dirname(dir))
+        if (
+          !(await rmdir(dir).then(
+            () => true,
+            () => false,
+          ))
+        )
+          break;
     },
   };
 }

@@ -57,25 +57,32 @@ export async function startServing(
   options: ServerOptions,
   logger: RequestLogger,
 ): Promise<RunningServer> {
+  // What the operator gave is read before anything is made: a failed start creates nothing.
+  const givenServiceKey = options.serviceKey ? readPrivateKeyFile(options.serviceKey) : undefined;
+  const givenKeys = options.jwtKeys.length > 0 ? await readTrustedKeys(options.jwtKeys) : undefined;
   const opened = await openFileStore({
     path: options.db,
     compactBytes: options.compactBytes,
     onWarning: (m) => logger.warn(m),
   });
   const { store, home } = opened;
+  const made: string[] = [];
+  const loadOrCreate = async (path: string): Promise<KeyFile> => {
+    const key = await loadOrCreatePrivateKey(path);
+    if (key.created) made.push(path);
+    return key;
+  };
   let app: FastifyInstance | undefined;
   try {
-    const serviceKey = options.serviceKey
-      ? readPrivateKeyFile(options.serviceKey)
-      : await loadOrCreatePrivateKey(home.serviceKey);
+    const serviceKey = givenServiceKey ?? (await loadOrCreate(home.serviceKey));
     if (serviceKey.warning) logger.warn(serviceKey.warning);
     let keys: TrustedKey[];
     let tokenKeys: string;
-    if (options.jwtKeys.length > 0) {
-      keys = await readTrustedKeys(options.jwtKeys);
+    if (givenKeys) {
+      keys = givenKeys;
       tokenKeys = `${keys.length} trusted key${keys.length === 1 ? '' : 's'} from --jwt-key`;
     } else {
-      const appKey = await loadOrCreatePrivateKey(home.appKey);
+      const appKey = await loadOrCreate(home.appKey);
       if (appKey.warning) logger.warn(appKey.warning);
       keys = [{ key: appKey.key.publicKey }];
       tokenKeys = `signed by the local app key ${appKey.path} (mint one with \`cards jwt\`)`;
@@ -129,7 +136,8 @@ export async function startServing(
     };
   } catch (err) {
     await app?.close().catch(() => undefined);
-    await opened.close().catch(() => undefined);
+    // Keys made for a store this start made go with it: nothing was signed with them.
+    await opened.discard(made).catch(() => undefined);
     throw err;
   }
 }

@@ -90,7 +90,7 @@ describe('cards config: serve settings', () => {
       assert.deepEqual(serve.compat, { value: 'virgil', source: 'profile' });
       assert.deepEqual(serve.cors, { value: false, source: 'env' });
       assert.deepEqual(serve.quiet, { value: false, source: 'env' });
-      assert.deepEqual(serve.serviceKey, {
+      assert.deepEqual(serve.serviceKeyFile, {
         value: join(cfgDir, 'stores/main.service-key.pem'),
         source: 'default',
       });
