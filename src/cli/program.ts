@@ -444,10 +444,11 @@ and GET /health (no token). Requests need "Authorization: Service <token>" (Virg
 --compat virgil).
 
 The service key and a local app key are made on first start and kept beside the store
-(cards.service-key.pem, cards.app-key.pem; mode 0600). \`cards jwt\` and the other commands
-find the app key there through --db, so a local session needs no flags. With --jwt-key no
-app key is made. Writes go to a journal beside the store (cards.journal) and are on disk
-before the response; cards.lock keeps a second server off the same store.
+(cards.json.service-key.pem, cards.json.app-key.pem; mode 0600). \`cards jwt\` and the other
+commands find the app key there through --db, so a local session needs no flags. With
+--jwt-key no app key is made. Writes go to a journal beside the store (cards.json.journal)
+and are on disk before the response; cards.json.lock keeps a second server off the same
+store. A store made by an older version keeps its cards.* names.
 SIGINT/SIGTERM stop accepting, finish requests in flight, fold the journal into the store
 file and exit 0.
 

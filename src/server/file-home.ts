@@ -1,16 +1,18 @@
 /**
  * The home of a server whose store is a JSON file: every file it keeps sits beside the store
- * file and shares its name, so `./data/cards.json` has `./data/cards.service-key.pem`,
- * `./data/cards.app-key.pem` and `./data/cards.lock` (and the store's own `./data/cards.journal`,
- * src/store/paths.ts). `cards serve` writes them; the CLI finds the local app key through the
- * same function, so a newcomer needs no flags. A server on another engine has no "files beside
- * the store": it gets a `ServerHome` some other way.
+ * file and keeps its whole name, so `./data/cards.json` has `./data/cards.json.service-key.pem`,
+ * `./data/cards.json.app-key.pem` and `./data/cards.json.lock` (and the store's own
+ * `./data/cards.json.journal`); a store made by an older version keeps its `cards.*` names. The
+ * names come from one function, storeCompanions (src/store/paths.ts). `cards serve` writes
+ * them; the CLI finds the local app key through the same function, so a newcomer needs no
+ * flags. A server on another engine has no "files beside the store": it gets a `ServerHome`
+ * some other way.
  */
 import { existsSync } from 'node:fs';
 import { mkdir, rm, rmdir } from 'node:fs/promises';
 import { dirname, resolve } from 'node:path';
 import { openJsonStore, type JsonStore, type JsonStoreOptions } from '../store/json-store.js';
-import { realStorePath, storePaths, storeStem } from '../store/paths.js';
+import { checkCompanions, storeCompanions, storePaths } from '../store/paths.js';
 import { acquireLock } from './lock.js';
 
 /** Where a server keeps its own key files, whatever its store. */
@@ -27,14 +29,8 @@ export interface FileHome extends ServerHome {
 }
 
 export function fileHome(db: string, cwd = process.cwd()): FileHome {
-  const store = realStorePath(db, cwd);
-  const stem = storeStem(store);
-  return {
-    store,
-    serviceKey: `${stem}.service-key.pem`,
-    appKey: `${stem}.app-key.pem`,
-    lock: `${stem}.lock`,
-  };
+  const { store, serviceKey, appKey, lock } = storeCompanions(db, cwd);
+  return { store, serviceKey, appKey, lock };
 }
 
 export interface OpenedFileStore {
@@ -57,6 +53,8 @@ export interface OpenedFileStore {
  * a store that cannot be opened releases the lock again, so a refusal leaves no lock behind.
  */
 export async function openFileStore(options: JsonStoreOptions): Promise<OpenedFileStore> {
+  // A store that is, or links to, one of its companions is refused before anything is made.
+  checkCompanions(storeCompanions(options.path));
   const folder = dirname(resolve(options.path));
   const madeFolder = await mkdir(folder, { recursive: true });
   const home = fileHome(options.path);

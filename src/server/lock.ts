@@ -124,7 +124,7 @@ export async function acquireLock(path: string, store: string): Promise<StoreLoc
 
 async function lockFile(path: string, store: string): Promise<StoreLock> {
   const unique = `${process.pid}.${randomBytes(4).toString('hex')}`;
-  const tmp = join(dirname(path), `.${basename(path)}.${unique}`);
+  const tmp = join(dirname(path), `.${basename(path)}.${unique}.tmp`);
   const takeover = takeoverPath(path);
   await writeFile(tmp, ownerText(), { mode: 0o644 });
   const won = (): StoreLock => ({ path, release: () => releaseLock(path) });

@@ -91,7 +91,7 @@ describe('cards config: serve settings', () => {
       assert.deepEqual(serve.cors, { value: false, source: 'env' });
       assert.deepEqual(serve.quiet, { value: false, source: 'env' });
       assert.deepEqual(serve.serviceKeyFile, {
-        value: join(cfgDir, 'stores/main.service-key.pem'),
+        value: join(cfgDir, 'stores/main.json.service-key.pem'),
         source: 'default',
       });
       for (const key of [

@@ -47,9 +47,9 @@ describe('server home: files beside the store', () => {
     const home = fileHome('data.json', dir);
     assert.deepEqual(home, {
       store: join(dir, 'data.json'),
-      serviceKey: join(dir, 'data.service-key.pem'),
-      appKey: join(dir, 'data.app-key.pem'),
-      lock: join(dir, 'data.lock'),
+      serviceKey: join(dir, 'data.json.service-key.pem'),
+      appKey: join(dir, 'data.json.app-key.pem'),
+      lock: join(dir, 'data.json.lock'),
     });
     symlinkSync(dir, join(root, `link${n}`));
     assert.deepEqual(fileHome(join(root, `link${n}`, 'data.json')), home, 'through a symlink');
