@@ -201,7 +201,10 @@ describe('cards serve: keys', () => {
     }
     const serviceKey = parsePrivateKey(readFileSync(server.paths.serviceKey, 'utf8'));
     assert.equal(serviceKey.publicKey.toBase64(), server.serviceKey);
-    assert.match(server.stdout(), /^tokens: signed by the local app key .*cards\.app-key\.pem/m);
+    assert.match(
+      server.stdout(),
+      /^tokens: signed by the local app key .*cards\.json\.app-key\.pem/m,
+    );
   });
 
   test('--service-key: PEM or base64 DER; a missing file exits 3, a bad one 2', async (t) => {
