@@ -6,6 +6,7 @@ import { spawn } from 'node:child_process';
 import { closeSync, openSync, readFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { join } from 'node:path';
+import { fileHome } from '../../dist/src/server/file-home.js';
 
 export const CARDS_BIN =
   process.env.BENCH_CARDS_BIN ?? new URL('../../bin/cards.js', import.meta.url).pathname;
@@ -91,7 +92,7 @@ export async function startCards(dir, args = [], nodeArgs = []) {
   });
   const listeningMs = performance.now() - started;
   run.proc.stdout.resume();
-  return { ...run, url, listeningMs, appKey: join(dir, 'cards.app-key.pem') };
+  return { ...run, url, listeningMs, appKey: fileHome(join(dir, 'cards.json')).appKey };
 }
 
 async function freePort() {

@@ -13,6 +13,7 @@ import { CardsError } from '../core/errors.js';
 import { isProfileName, type ProfileName } from '../core/profile.js';
 import type { CommandContext } from './context.js';
 import { replaceFileSync } from '../io/fs-durable.js';
+import { isInlinePublicKey } from './inputs.js';
 
 export interface ProfileSettings {
   url?: string;
@@ -87,8 +88,10 @@ export function readConfig(path: string): ConfigFile {
         throw invalid(path, `profile "${name}": "${key}" must be a non-empty string`);
       if (key === 'compat' && !isProfileName(setting))
         throw invalid(path, `profile "${name}": "compat" must be "service" or "virgil"`);
-      // Relative paths in a profile are relative to the config file.
-      const resolved = PATH_KEYS.has(key) ? resolve(dirname(path), setting) : setting;
+      // Relative paths in a profile are relative to the config file (README "Profiles"):
+      // `serviceKey` too, unless it holds the key itself rather than a file's name.
+      const isPath = PATH_KEYS.has(key) || (key === 'serviceKey' && !isInlinePublicKey(setting));
+      const resolved = isPath ? resolve(dirname(path), setting) : setting;
       (profile as Record<string, string>)[key] = resolved;
     }
     profiles[name] = profile;

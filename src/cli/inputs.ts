@@ -54,10 +54,13 @@ export function readPrivateKey(ctx: CommandContext, file: string): PrivateKey {
 }
 
 /** A public key given inline (base64 DER SPKI, PEM or JWK) or as a file holding one. */
+/** A public key given inline (base64 DER SPKI, PEM or a JWK) rather than a file's name. */
+export const isInlinePublicKey = (value: string): boolean =>
+  /^(MC|-----BEGIN|\{)/.test(value.trim());
+
 export function readPublicKey(ctx: CommandContext, value: string): PublicKey {
   const inline = value.trim();
-  if (/^(MC|-----BEGIN|\{)/.test(inline))
-    return withWhere(() => parsePublicKey(inline), 'argument');
+  if (isInlinePublicKey(inline)) return withWhere(() => parsePublicKey(inline), 'argument');
   const text = readFileBytes(ctx, value, 'Public key file').toString('utf8');
   // A private key file names its public key too: accept it for convenience.
   if (/PRIVATE KEY|^MC4CAQAw/.test(text.trim()))

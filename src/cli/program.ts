@@ -330,7 +330,7 @@ Examples:
     )
     .option(
       '--service-key <key>',
-      "the service's public key (base64 DER SPKI, PEM or a file) to check its signature (default: the key beside --db's store, if any)",
+      "the service's public key (base64 DER SPKI, PEM or a file) to check its signature (env CARDS_SERVICE_KEY; default: the key beside --db's store, if any)",
     )
     .option('--trust <name=key>', 'a public key for another signer; repeatable', collect)
     .addHelpText(
@@ -403,7 +403,7 @@ Examples:
 
   output(identity(connection(program.command('config'))))
     .description('Show the config file, its profiles and each setting in force with its source.')
-    .option('--service-key <key>', "the service's public key")
+    .option('--service-key <key>', "the service's public key, for `cards inspect`")
     .addHelpText('after', '\nExamples:\n  $ cards config\n  $ cards config --profile prod --json')
     .action(async (opts: ConnectionFlags & OutputFlags) => {
       const { showConfig } = await import('./commands/config.js');
@@ -537,7 +537,7 @@ Examples:
     .option('--db <file>', `the JSON store file (env CARDS_DB; default ${DEFAULT_DB})`)
     .option(
       '--service-key <file>',
-      'private key that signs every stored card (PEM or base64 DER PKCS#8; env CARDS_SERVICE_KEY); default: made on first start, kept beside the store',
+      'private key that signs every stored card (PEM or base64 DER PKCS#8; env CARDS_SERVICE_KEY_FILE); default: made on first start, kept beside the store',
     )
     .option(
       '--jwt-key <key...>',
@@ -620,10 +620,11 @@ and GET /health (no token). Requests need "Authorization: Service <token>" (Virg
 --compat virgil).
 
 The service key and a local app key are made on first start and kept beside the store
-(cards.service-key.pem, cards.app-key.pem; mode 0600). \`cards jwt\` and the other commands
-find the app key there through --db, so a local session needs no flags. With --jwt-key no
-app key is made. Writes go to a journal beside the store (cards.journal) and are on disk
-before the response; cards.lock keeps a second server off the same store.
+(cards.json.service-key.pem, cards.json.app-key.pem; mode 0600). \`cards jwt\` and the other
+commands find the app key there through --db, so a local session needs no flags. With
+--jwt-key no app key is made. Writes go to a journal beside the store (cards.json.journal)
+and are on disk before the response; cards.json.lock keeps a second server off the same
+store. A store made by an older version keeps its cards.* names.
 SIGINT/SIGTERM stop accepting, finish requests in flight, fold the journal into the store
 file and exit 0. A key made inside a git work tree that does not ignore it is warned about.
 

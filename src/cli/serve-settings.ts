@@ -2,10 +2,12 @@
  * `cards serve`'s settings, through the same layers as every other command (settings.ts): flag >
  * environment > config profile > default, each value with its source, so `cards config` shows
  * them too. The profile gives `db` and `compat`, which the server and its clients share; the
- * rest are the server's own (the profile's `serviceKey` is a public key for `inspect`, not the
- * private key a server signs with). Environment switches mean what they say: CARDS_QUIET=0 and
- * CARDS_NO_CORS=false are off, 1/true/yes on, anything else a usage error naming the variable.
+ * rest are the server's own (the profile's `serviceKey` and CARDS_SERVICE_KEY are a public key
+ * for `inspect`; the private key a server signs with is --service-key or CARDS_SERVICE_KEY_FILE).
+ * Environment switches mean what they say: CARDS_QUIET=0 and CARDS_NO_CORS=false are off,
+ * 1/true/yes on, anything else a usage error naming the variable.
  */
+import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { CardsError } from '../core/errors.js';
 import { PROFILES, type ProfileName } from '../core/profile.js';
@@ -19,6 +21,7 @@ import {
 } from '../server/defaults.js';
 import type { ServerOptions } from '../server/start.js';
 import type { CommandContext } from './context.js';
+import { isInlinePublicKey } from './inputs.js';
 import { pickCompat, pickDb, settingLayers, type SettingLayers, type Sourced } from './settings.js';
 
 /** `cards serve`'s flags (commander's camelCase names); none has a commander default. */
@@ -126,6 +129,34 @@ function pickSwitch(layers: SettingLayers, flag: boolean, variable: string): Sou
   throw usage(`${variable} must be 1, true or yes (on) or 0, false or no (off), got "${raw}".`);
 }
 
+/**
+ * --service-key or CARDS_SERVICE_KEY_FILE: the private key file serve signs with. Not
+ * CARDS_SERVICE_KEY, the public key `inspect` checks against; a private key file there (what it
+ * meant to serve before) is refused rather than ignored, or serve would sign with a key of its own.
+ */
+function pickServiceKeyFile(
+  layers: SettingLayers,
+  flag: string | undefined,
+  cwd: string,
+): Sourced<string> | undefined {
+  const picked = layers.pick(flag, 'CARDS_SERVICE_KEY_FILE');
+  const publicKey = layers.env('CARDS_SERVICE_KEY');
+  if (picked === undefined && publicKey !== undefined && holdsPrivateKey(resolve(cwd, publicKey)))
+    throw usage(
+      `CARDS_SERVICE_KEY names a private key file (${publicKey}); serve's private key file is CARDS_SERVICE_KEY_FILE (CARDS_SERVICE_KEY is the public key \`inspect\` checks cards against).`,
+    );
+  return picked;
+}
+
+function holdsPrivateKey(value: string): boolean {
+  if (isInlinePublicKey(value)) return false;
+  try {
+    return /PRIVATE KEY|^MC4CAQAw/.test(readFileSync(value, 'utf8').trim());
+  } catch {
+    return false;
+  }
+}
+
 export function resolveServeSettings(ctx: CommandContext, flags: ServeFlags): ServeSettings {
   const layers = settingLayers(ctx, flags.profile);
   const jwtFlag = flags.jwtKey && flags.jwtKey.length > 0 ? flags.jwtKey : undefined;
@@ -177,7 +208,7 @@ export function resolveServeSettings(ctx: CommandContext, flags: ServeFlags): Se
     host: layers.pick(flags.host, 'CARDS_HOST') ?? { value: DEFAULT_HOST, source: 'default' },
     port: pickInteger(layers, flags.port, ['--port', 'CARDS_PORT'], DEFAULT_PORT, [0, 65535]),
     db,
-    serviceKey: layers.pick(flags.serviceKey, 'CARDS_SERVICE_KEY'),
+    serviceKey: pickServiceKeyFile(layers, flags.serviceKey, ctx.cwd),
     // CARDS_JWT_KEY is one value; readTrustedKeys splits a comma-separated list.
     jwtKeys: jwtFlag
       ? { value: jwtFlag, source: 'flag' }

@@ -3,11 +3,20 @@
  * CLI: fsync a directory (so a created, renamed or removed name survives power loss), replace a
  * file atomically (write a temporary file beside it, fsync, rename over, fsync the directory: a
  * reader sees the old file or the new one, never a torn one) and create a file that must not
- * exist yet (exclusive, fsync'ed). The async forms serve the store, which must not block the
+ * exist yet (whole or not at all: temporary file, fsync, link, fsync the directory). The async forms serve the store, which must not block the
  * event loop; the sync forms serve the CLI's small files (keys, config), written by sync code.
  * The mode is the caller's (the sync forms require one: keys and config are 0600).
  */
-import { closeSync, fsyncSync, openSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { randomBytes } from 'node:crypto';
+import {
+  closeSync,
+  fsyncSync,
+  linkSync,
+  openSync,
+  renameSync,
+  rmSync,
+  writeFileSync,
+} from 'node:fs';
 import { open, rename, rm } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
 
@@ -97,21 +106,29 @@ export function replaceFileSync(path: string, data: string, mode: number): void 
 }
 
 /**
- * Creates `path` with `data` and `mode`, refusing (EEXIST, from the open itself, so two racing
- * writers cannot both win) when it exists already; fsyncs the file and its directory. A write
- * that fails after the create removes the half-written file.
+ * Creates `path` with `data` and `mode`, refusing (EEXIST) when it exists already, so that the
+ * name never holds less than the whole text: the text goes to a temporary file (unique to this
+ * call), fsync'ed, then linked to `path` (link fails with EEXIST atomically, like O_EXCL, so two
+ * racing writers cannot both win and an existing file is never replaced), the temporary name
+ * removed and the directory fsync'ed. A crash at any point leaves `path` absent or whole; a
+ * failure removes the temporary file. (Creating `path` itself and writing into it would leave
+ * a 0-byte or torn file behind a kill -9 or a full disk.)
  */
 export function createFileSync(path: string, data: string, mode: number): void {
-  const fd = openSync(path, 'wx', mode);
+  const tmp = join(
+    dirname(path),
+    `.${basename(path)}.${process.pid}.${randomBytes(4).toString('hex')}.tmp`,
+  );
   try {
+    const fd = openSync(tmp, 'wx', mode);
     try {
       writeAndSync(fd, data);
     } finally {
       closeSync(fd);
     }
-  } catch (err) {
-    rmSync(path, { force: true });
-    throw err;
+    linkSync(tmp, path);
+  } finally {
+    rmSync(tmp, { force: true });
   }
   fsyncDirSync(dirname(path));
 }

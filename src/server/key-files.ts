@@ -1,15 +1,13 @@
 /**
  * Private key files: the one reader every part of `cards` uses (the CLI's --key, --app-key and
  * keystore, the server's --service-key), and the maker of the keys a server keeps in its home
- * (file-home.ts): made on first start (PEM PKCS#8, mode 0600, fsync'ed, never overwritten) and
- * read on every start after.
+ * (file-home.ts): made on first start (PEM PKCS#8, mode 0600, written whole or not at all, never
+ * overwritten) and read on every start after.
  */
 import { readFileSync, statSync } from 'node:fs';
-import { chmod, open } from 'node:fs/promises';
-import { dirname } from 'node:path';
 import { CardsError } from '../core/errors.js';
 import { generatePrivateKey, parsePrivateKey, type PrivateKey } from '../crypto/keys.js';
-import { fsyncDir } from '../io/fs-durable.js';
+import { createFileSync } from '../io/fs-durable.js';
 
 export interface KeyFile {
   readonly key: PrivateKey;
@@ -59,29 +57,39 @@ export function readPrivateKeyFile(path: string, what = 'Key file'): KeyFile {
   return { key, path, created: false, ...(warning && { warning }) };
 }
 
-/** The key at `path`, made (and written with mode 0600) when there is none yet. */
+/**
+ * The key at `path`, made when there is none yet: written whole or not at all (createFileSync:
+ * temporary file, fsync, link, fsync of the folder), mode 0600, never replacing a key. A file
+ * that holds no whole key was left by a start cut off mid-write (an older version wrote in
+ * place) or was damaged: refused, naming the file and what to do.
+ */
 export async function loadOrCreatePrivateKey(path: string): Promise<KeyFile> {
   try {
     return readPrivateKeyFile(path);
   } catch (err) {
+    if (err instanceof CardsError && err.code === 'KEY_FORMAT') throw unfinished(path, err);
     if (!(err instanceof CardsError) || err.code !== 'FILE_NOT_FOUND') throw err;
   }
   const key = generatePrivateKey();
-  let handle;
   try {
-    handle = await open(path, 'wx', 0o600);
+    createFileSync(path, key.toPem(), 0o600);
   } catch (err) {
     // Another process made it between our read and our create: use theirs.
     if ((err as NodeJS.ErrnoException).code === 'EEXIST') return readPrivateKeyFile(path);
     throw err;
   }
-  try {
-    await handle.writeFile(key.toPem());
-    await handle.sync();
-  } finally {
-    await handle.close();
-  }
-  await chmod(path, 0o600);
-  await fsyncDir(dirname(path));
   return { key, path, created: true };
+}
+
+function unfinished(path: string, err: CardsError): CardsError {
+  const size = statSync(path).size;
+  const what =
+    size === 0
+      ? 'is empty (0 bytes): a start was cut off while making it'
+      : 'does not hold a whole key: a start was cut off while writing it, or it was damaged';
+  const why = err.cause instanceof Error ? err.cause.message : err.message;
+  return new CardsError('KEY_FORMAT', `The key file ${path} ${what} (${why}).`, {
+    hint: `if nothing was ever signed with it (no card stored, no token minted), delete ${path} and start again to make a new one; otherwise restore it from a backup`,
+    cause: err,
+  });
 }

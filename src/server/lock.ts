@@ -1,13 +1,22 @@
 /**
- * One server per store: a lock file beside it (file-home.ts `lock`) holding the owner's pid.
- * The server takes it before it opens the store and drops it after the store is closed.
+ * One server per store: a lock file beside it (file-home.ts `lock`) naming its owner. The server
+ * takes it before it opens the store and drops it after the store is closed.
+ *
+ * The owner is its pid on the first line (all an older version wrote, and all it reads: it
+ * parses the file as an integer), then, on Linux, `start <ticks>` (field 22 of /proc/PID/stat,
+ * the process's start time since boot) and `boot <id>` (/proc/sys/kernel/random/boot_id). A pid
+ * is reused once its process is gone, so a live pid alone does not prove the owner lives: the
+ * lock holds only when the pid is alive on the same boot with the same start time. A lock
+ * without them (an older version's) holds while its pid is alive, as before.
  *
  * The file is written whole under a temporary name and linked into place (link fails with
- * EEXIST atomically, like O_EXCL), so a lock file never exists half-written. A lock whose pid is
- * alive refuses with STORE_LOCKED; a dead pid's lock is taken over (renamed aside first, so two
- * servers racing for a stale lock cannot both win).
+ * EEXIST atomically, like O_EXCL), so a lock file never exists half-written. A lock whose owner
+ * runs refuses with STORE_LOCKED; a stale one is taken over by one taker at a time (takeoverPath),
+ * which removes it only if it is still the lock it judged stale, so two servers racing for a
+ * stale lock cannot both win.
  */
-import { link, readFile, rename, rm, unlink, writeFile } from 'node:fs/promises';
+import { readFileSync } from 'node:fs';
+import { link, readFile, rm, stat, unlink, writeFile } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
 import { randomBytes } from 'node:crypto';
 import { CardsError } from '../core/errors.js';
@@ -29,13 +38,72 @@ function isAlive(pid: number): boolean {
   }
 }
 
-async function readPid(path: string): Promise<number | undefined> {
+interface Owner {
+  readonly pid: number;
+  readonly start?: string;
+  readonly boot?: string;
+}
+
+/** What this system says of a process: undefined where there is no /proc (or no process). */
+function readProc(path: string): string | undefined {
   try {
-    const pid = Number.parseInt((await readFile(path, 'utf8')).trim(), 10);
-    return Number.isSafeInteger(pid) && pid > 0 ? pid : undefined;
+    return readFileSync(path, 'utf8').trim();
   } catch {
     return undefined;
   }
+}
+
+/** Field 22 of /proc/PID/stat, counted after the command name (which may hold spaces). */
+function startTime(pid: number): string | undefined {
+  const stat = readProc(`/proc/${pid}/stat`);
+  const fields = stat?.slice(stat.lastIndexOf(')') + 2).split(' ');
+  return fields?.[19];
+}
+
+const bootId = (): string | undefined => readProc('/proc/sys/kernel/random/boot_id');
+
+function ownerText(): string {
+  const start = startTime(process.pid);
+  const boot = bootId();
+  return `${process.pid}\n${start ? `start ${start}\n` : ''}${boot ? `boot ${boot}\n` : ''}`;
+}
+
+async function readText(path: string): Promise<string | undefined> {
+  try {
+    return await readFile(path, 'utf8');
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
+    throw err;
+  }
+}
+
+function parseOwner(text: string): Owner | undefined {
+  const [first = '', ...rest] = text.split('\n');
+  const pid = Number.parseInt(first.trim(), 10);
+  if (!Number.isSafeInteger(pid) || pid <= 0) return undefined;
+  const field = (name: string): string | undefined =>
+    rest
+      .find((line) => line.startsWith(`${name} `))
+      ?.slice(name.length + 1)
+      .trim();
+  const start = field('start');
+  const boot = field('boot');
+  return { pid, ...(start && { start }), ...(boot && { boot }) };
+}
+
+async function readOwner(path: string): Promise<Owner | undefined> {
+  const text = await readText(path).catch(() => undefined);
+  return text === undefined ? undefined : parseOwner(text);
+}
+
+/** The owner still runs: its pid is alive, and on the boot and with the start time recorded. */
+function holds(owner: Owner): boolean {
+  if (owner.pid === process.pid || !isAlive(owner.pid)) return false;
+  const boot = owner.boot && bootId();
+  if (boot && boot !== owner.boot) return false; // written before a reboot
+  const start = owner.start && startTime(owner.pid);
+  if (start && start !== owner.start) return false; // the pid now names another process
+  return true;
 }
 
 const locked = (store: string, pid: number): CardsError =>
@@ -56,44 +124,70 @@ export async function acquireLock(path: string, store: string): Promise<StoreLoc
 
 async function lockFile(path: string, store: string): Promise<StoreLock> {
   const unique = `${process.pid}.${randomBytes(4).toString('hex')}`;
-  const tmp = join(dirname(path), `.${basename(path)}.${unique}`);
-  await writeFile(tmp, `${process.pid}\n`, { mode: 0o644 });
+  const tmp = join(dirname(path), `.${basename(path)}.${unique}.tmp`);
+  const takeover = takeoverPath(path);
+  await writeFile(tmp, ownerText(), { mode: 0o644 });
+  const won = (): StoreLock => ({ path, release: () => releaseLock(path) });
   try {
-    for (let attempt = 0; attempt < 5; attempt++) {
+    for (let attempt = 0; attempt < 50; attempt++) {
+      if (await linked(tmp, path)) return won();
+      const text = await readText(path);
+      if (text === undefined) continue; // released meanwhile: try again
+      const owner = parseOwner(text);
+      if (owner !== undefined && holds(owner)) throw locked(store, owner.pid);
+      // Stale. Takers go one at a time (a takeover file, made like the lock), and each removes
+      // the stale lock only if it is still the one it judged: never a lock another just made.
+      if (!(await enter(tmp, takeover))) {
+        await new Promise((resolve) => setTimeout(resolve, 10 + attempt * 5));
+        continue;
+      }
       try {
-        await link(tmp, path);
-        return { path, release: () => releaseLock(path) };
-      } catch (err) {
-        if ((err as NodeJS.ErrnoException).code !== 'EEXIST') throw err;
+        if ((await readText(path)) !== text) continue; // taken meanwhile: judge it again
+        await unlink(path).catch(ignoreMissing);
+        // A newcomer may link the free name first: then it is the owner, judged next round.
+        if (await linked(tmp, path)) return won();
+      } finally {
+        await unlink(takeover).catch(ignoreMissing);
       }
-      const pid = await readPid(path);
-      if (pid !== undefined && pid !== process.pid && isAlive(pid)) throw locked(store, pid);
-      // Stale: its owner is gone. Move it aside; only one taker can move a given file.
-      const aside = `${tmp}.stale`;
-      try {
-        await rename(path, aside);
-      } catch (err) {
-        if ((err as NodeJS.ErrnoException).code === 'ENOENT') continue;
-        throw err;
-      }
-      const movedPid = await readPid(aside);
-      if (movedPid !== pid) {
-        // Another server took the stale lock between our read and our move: give it back.
-        await link(aside, path).catch(() => undefined);
-        await rm(aside, { force: true });
-        throw locked(store, movedPid ?? 0);
-      }
-      await rm(aside, { force: true });
     }
-    throw locked(store, (await readPid(path)) ?? 0);
+    throw locked(store, (await readOwner(path))?.pid ?? 0);
   } finally {
     await rm(tmp, { force: true });
   }
 }
 
+/** The file stale-lock takers hold one at a time (a companion: store paths never equal it). */
+export const takeoverPath = (lock: string): string => `${lock}.takeover`;
+
+const ignoreMissing = (err: NodeJS.ErrnoException): void => {
+  if (err.code !== 'ENOENT') throw err;
+};
+
+/** link(2): false when `to` exists (EEXIST, atomically, like O_EXCL). */
+async function linked(from: string, to: string): Promise<boolean> {
+  try {
+    await link(from, to);
+    return true;
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code === 'EEXIST') return false;
+    throw err;
+  }
+}
+
+async function enter(tmp: string, takeover: string): Promise<boolean> {
+  if (await linked(tmp, takeover)) return true;
+  // A taker holds it for milliseconds; one older than this was left by a taker that died.
+  const since = await stat(takeover).then(
+    (s) => Date.now() - s.mtimeMs,
+    () => 0,
+  );
+  if (since > 10_000) await unlink(takeover).catch(ignoreMissing);
+  return false;
+}
+
 async function releaseLock(path: string): Promise<void> {
   if (!held.delete(path)) return;
-  if ((await readPid(path)) !== process.pid) return;
+  if ((await readOwner(path))?.pid !== process.pid) return;
   // unlink, not rm: rm retries a refused unlink (EPERM) as a folder and reports ENOTDIR.
   await unlink(path).catch((err: NodeJS.ErrnoException) => {
     if (err.code !== 'ENOENT') throw err;

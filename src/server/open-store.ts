@@ -52,6 +52,11 @@ export interface OpenedStore {
   readonly home: FileHome | undefined;
   /** Closes the store (idempotent) and releases what it held (a JSON store's lock). */
   close(): Promise<void>;
+  /**
+   * After a failed start: closes, and removes a JSON store this open created (with its folder
+   * and journal) and the files in `alsoMade`, so a failed start leaves nothing behind.
+   */
+  discard(alsoMade: readonly string[]): Promise<void>;
 }
 
 /**
@@ -65,7 +70,7 @@ export async function openStore(
   if (options.memory) {
     // `cards serve --memory`: nothing on disk at all.
     const store = new MemoryStore();
-    return { store, home: undefined, close: () => store.close() };
+    return { store, home: undefined, close: () => store.close(), discard: () => store.close() };
   }
   const warn = options.onWarning && { onWarning: options.onWarning };
   if (isStoreUrl(target)) {
@@ -79,14 +84,19 @@ export async function openStore(
       }),
       ...warn,
     });
-    return { store, home: undefined, close: () => store.close() };
+    return { store, home: undefined, close: () => store.close(), discard: () => store.close() };
   }
   const opened = await openFileStore({
     path: target,
     ...(options.compactBytes !== undefined && { compactBytes: options.compactBytes }),
     ...warn,
   });
-  return { store: opened.store, home: opened.home, close: () => opened.close() };
+  return {
+    store: opened.store,
+    home: opened.home,
+    close: () => opened.close(),
+    discard: (alsoMade) => opened.discard(alsoMade),
+  };
 }
 
 /** How a store is named to a person: the engine and where, a password never shown. */

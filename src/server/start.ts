@@ -17,7 +17,9 @@ import type { CardStore } from '../store/store.js';
 import type { FileHome } from './file-home.js';
 import { isLoopbackHost, resolveAdminToken, type AdminToken } from './admin-token.js';
 import { openStore } from './open-store.js';
+import { readPrivateKeyFile } from './key-files.js';
 import { loadServerKeys } from './server-keys.js';
+import { readTrustedKeys } from './trusted-keys.js';
 
 export interface ServerOptions {
   readonly host: string;
@@ -81,6 +83,9 @@ export async function startServing(
   logger: RequestLogger,
   prepare?: Prepare,
 ): Promise<RunningServer> {
+  // What the operator gave is read before anything is made: a failed start creates nothing.
+  if (options.serviceKey) readPrivateKeyFile(options.serviceKey);
+  if (options.jwtKeys.length > 0) await readTrustedKeys(options.jwtKeys);
   const opened = await openStore(options.store, {
     ...(options.memory && { memory: true }),
     compactBytes: options.compactBytes,
@@ -90,8 +95,11 @@ export async function startServing(
   });
   const { store, home } = opened;
   let app: FastifyInstance | undefined;
+  /** Files this start made, removed again if it fails. */
+  const made: string[] = [];
   try {
     const loaded = await loadServerKeys(opened, options, (m) => logger.warn(m));
+    made.push(...loaded.createdKeyFiles);
     const { tokenKeys, trusted: keys, serviceKeyFrom, appKey, createdKeyFiles } = loaded;
     const serviceKey = { key: loaded.serviceKey };
     const registry = createRegistry({
@@ -114,6 +122,7 @@ export async function startServing(
         })
       : undefined;
     if (adminToken?.warning) logger.warn(adminToken.warning);
+    if (adminToken?.created && adminToken.path !== undefined) made.push(adminToken.path);
     const loopbackOpen = isLoopbackHost(options.host);
     app = await createApp({
       registry,
@@ -165,7 +174,7 @@ export async function startServing(
     };
   } catch (err) {
     await app?.close().catch(() => undefined);
-    await opened.close().catch(() => undefined);
+    await opened.discard(made).catch(() => undefined);
     throw err;
   }
 }

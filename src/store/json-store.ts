@@ -22,7 +22,7 @@ import { decodeBase64 } from '../core/encoding.js';
 import { fsyncDir, replaceFile } from '../io/fs-durable.js';
 import { CardIndex, type IndexedCard, type Reservation } from './card-index.js';
 import { batchText, journalText, JOURNAL_HEADER, replayJournal } from './journal.js';
-import { storePaths, type StorePaths } from './paths.js';
+import { checkCompanions, storeCompanions, storePaths, type StorePaths } from './paths.js';
 import { serializeCard } from './record.js';
 import { STORE_FORMAT, STORE_VERSION, StoreFileAdapter, type StoreFileData } from './store-file.js';
 import type {
@@ -110,6 +110,7 @@ export class JsonStore implements CardStore {
 
   /** Reads the store, replays and folds the journal, opens the journal for appends. */
   static async open(options: JsonStoreOptions): Promise<JsonStore> {
+    checkCompanions(storeCompanions(options.path)); // never fold into, or remove, the store
     await mkdir(dirname(resolve(options.path)), { recursive: true });
     const paths = storePaths(options.path);
     const file = new StoreFileAdapter(paths.store);

@@ -1,24 +1,127 @@
 /**
- * Where the JSON store keeps its files: the store file and its journal beside it, sharing its
- * name (`./data/cards.json` has `./data/cards.journal`). What else a server keeps beside the
- * file (keys, lock) is the server's business: src/server/file-home.ts.
+ * Where a store file's companions live: the one function every part of `cards` asks (the JSON
+ * store for its journal, the server for its lock and keys, the CLI for the local app key, the
+ * tests and the benchmark). Each companion keeps the store's whole file name and adds its own
+ * ending, so `./data/cards.json` has `./data/cards.json.journal`, `.lock`, `.service-key.pem`
+ * and `.app-key.pem`, and two stores of one stem (`a.json`, `a.db`) share nothing.
+ *
+ * Versions before this named companions after the stem (`cards.journal`, `cards.lock`,
+ * `cards.service-key.pem`, `cards.app-key.pem`). An existing store that has such files and none
+ * of the new ones keeps using them (`legacy`), so its keys and a journal left by a crash are
+ * found; a new store always gets the new names.
+ *
+ * A store must never be one of its own companions (its journal is removed after each fold, its
+ * lock is removed when stale): `checkCompanions` refuses such a store before anything is touched.
  */
-import { realpathSync } from 'node:fs';
+import { existsSync, lstatSync, realpathSync, statSync } from 'node:fs';
 import { basename, dirname, extname, join, resolve } from 'node:path';
+import { CardsError } from '../core/errors.js';
 
 export interface StorePaths {
   readonly store: string;
   readonly journal: string;
 }
 
-export function storePaths(db: string, cwd = process.cwd()): StorePaths {
-  const store = realStorePath(db, cwd);
-  return { store, journal: `${storeStem(store)}.journal` };
+export interface StoreCompanions extends StorePaths {
+  /** Holds the owner of the one server using the store (src/server/lock.ts). */
+  readonly lock: string;
+  readonly serviceKey: string;
+  readonly appKey: string;
+  /** The admin API's bearer token (issue 15). */
+  readonly adminToken: string;
+  /** The names of a store made before companions kept the whole file name. */
+  readonly legacy: boolean;
 }
 
-/** The store file's path without its extension: companions add their own (`.journal`). */
-export const storeStem = (store: string): string =>
-  join(dirname(store), basename(store, extname(store)));
+/** Each companion's ending; temporary files (durable writes, lock, keys) end in `.tmp`. */
+const ENDINGS = {
+  journal: '.journal',
+  lock: '.lock',
+  serviceKey: '.service-key.pem',
+  appKey: '.app-key.pem',
+  adminToken: '.admin-token',
+} as const;
+const RESERVED = [...Object.values(ENDINGS), '.takeover', '.tmp'];
+
+const named = (base: string): Omit<StoreCompanions, 'store' | 'legacy'> => ({
+  journal: `${base}${ENDINGS.journal}`,
+  lock: `${base}${ENDINGS.lock}`,
+  serviceKey: `${base}${ENDINGS.serviceKey}`,
+  appKey: `${base}${ENDINGS.appKey}`,
+  adminToken: `${base}${ENDINGS.adminToken}`,
+});
+
+export function storeCompanions(db: string, cwd = process.cwd()): StoreCompanions {
+  const store = realStorePath(db, cwd);
+  const current = named(store);
+  const stem = storeStem(store);
+  if (stem !== store && existsSync(store)) {
+    const old = named(stem);
+    // Older versions had no admin token: only the companions they made tell an old store.
+    const any = ({ adminToken: _, ...files }: typeof current): boolean =>
+      Object.values(files).some((file) => existsSync(file));
+    if (!any(current) && any(old)) return { store, ...old, legacy: true };
+  }
+  return { store, ...current, legacy: false };
+}
+
+export function storePaths(db: string, cwd = process.cwd()): StorePaths {
+  const { store, journal } = storeCompanions(db, cwd);
+  return { store, journal };
+}
+
+/** The store file's path without its extension: where older versions put its companions. */
+const storeStem = (store: string): string => join(dirname(store), basename(store, extname(store)));
+
+const refuse = (message: string): CardsError =>
+  new CardsError('USAGE', message, {
+    hint: 'give --db a store file of its own, e.g. cards.json (its companions sit beside it)',
+  });
+
+/**
+ * Refuses a store that is, or may become, one of its companions: a name with a companion's
+ * ending (`x.journal` would be the journal of a store `x`, and an older version's journal of
+ * `x.json`), a path equal to a companion, or a companion that is a link (symbolic or hard) to
+ * the store file. Checked before anything is made or removed.
+ */
+export function checkCompanions(companions: StoreCompanions): void {
+  const { store } = companions;
+  const ending = RESERVED.find((end) => basename(store).endsWith(end));
+  if (ending !== undefined)
+    throw refuse(
+      `The store ${store} ends in "${ending}", the ending of a file the server keeps beside a store; it could be taken for one and removed.`,
+    );
+  const storeStat = statOf(store);
+  for (const [what, file] of Object.entries(named(store)).concat(
+    companions.legacy ? Object.entries(named(storeStem(store))) : [],
+  )) {
+    if (file === store) throw refuse(`The store ${store} is its own ${what} file.`);
+    let link;
+    try {
+      link = lstatSync(file);
+    } catch {
+      continue;
+    }
+    const target = link.isSymbolicLink() ? statOf(file) : link;
+    if (
+      storeStat !== undefined &&
+      target !== undefined &&
+      target.dev === storeStat.dev &&
+      target.ino === storeStat.ino
+    )
+      throw refuse(
+        `${file} (the store's ${what} file) is a link to the store ${store} itself; removing it would lose the store.`,
+      );
+  }
+}
+
+function statOf(path: string): { dev: number; ino: number } | undefined {
+  try {
+    return statSync(path);
+  } catch {
+    return undefined;
+  }
+}
 
 /**
  * The store file's real path, so that every spelling of it, a symlink included, finds the same

@@ -32,7 +32,7 @@ describe('admin commands against cards serve', () => {
   });
 
   test('the admin token file is beside the store, mode 0600, printed in the banner', () => {
-    const file = server.paths.store.replace(/\.json$/, '.admin-token');
+    const file = server.paths.adminToken;
     const token = readFileSync(file, 'utf8').trim();
     assert.match(server.stdout(), new RegExp(`^admin token: ${token}$`, 'm'));
     assert.match(server.stdout(), /^page: .*loopback only/m);

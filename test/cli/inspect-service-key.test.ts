@@ -81,7 +81,7 @@ describe('inspect and the service key', { concurrency: true }, () => {
   });
 
   test("another store's key is really used: the signature fails (exit 5)", async () => {
-    writeFileSync(join(box.dir, 'other.service-key.pem'), generatePrivateKey().toPem(), {
+    writeFileSync(join(box.dir, 'other.json.service-key.pem'), generatePrivateKey().toPem(), {
       mode: 0o600,
     });
     const r = await box.cards(['inspect', 'ivy.json', '--db', 'other.json']);

@@ -90,8 +90,8 @@ describe('cards config: serve settings', () => {
       assert.deepEqual(serve.compat, { value: 'virgil', source: 'profile' });
       assert.deepEqual(serve.cors, { value: false, source: 'env' });
       assert.deepEqual(serve.quiet, { value: false, source: 'env' });
-      assert.deepEqual(serve.serviceKey, {
-        value: join(cfgDir, 'stores/main.service-key.pem'),
+      assert.deepEqual(serve.serviceKeyFile, {
+        value: join(cfgDir, 'stores/main.json.service-key.pem'),
         source: 'default',
       });
       for (const key of [
@@ -140,6 +140,40 @@ describe('cards config: serve settings', () => {
       assert.match(server.stdout(), /^profile: virgil /m);
     } finally {
       await server.dispose();
+    }
+  });
+});
+
+describe('a profile names files relative to its config file (issue 11, item 15)', () => {
+  test('serviceKey, appKey, appConfig and db resolve against the config folder; inline keys stay', async () => {
+    const box = sandbox();
+    try {
+      const cfgDir = join(box.dir, 'cfg');
+      mkdirSync(cfgDir);
+      const config = join(cfgDir, 'config.json');
+      const profiles = {
+        files: { serviceKey: 'keys/service.pub', appKey: 'keys/app.pem', db: 'stores/a.json' },
+        inline: { serviceKey: 'MCowBQYDK2VwAyEAs4zRfF2kBQ5fRIvNoGGvDQUlS8Z2Y1k5Y3tYjUQk0A8=' },
+        vendor: { appConfig: 'vendor/app.json' },
+      };
+      writeFileSync(config, JSON.stringify({ version: 1, profiles }));
+      const show = async (profile: string) => {
+        const shown = await box.cards(['config', '--json', '--profile', profile], {
+          env: { CARDS_CONFIG: config },
+        });
+        assert.equal(shown.status, 0, said(shown));
+        return shown.json<{ settings: Record<string, { value: string } | null> }>().settings;
+      };
+      const files = await show('files');
+      assert.equal(files.serviceKey?.value, join(cfgDir, 'keys/service.pub'));
+      assert.equal(files.db?.value, join(cfgDir, 'stores/a.json'));
+      assert.equal(files.credentials?.value, `app-key ${join(cfgDir, 'keys/app.pem')}`);
+      const inline = await show('inline');
+      assert.equal(inline.serviceKey?.value, profiles.inline.serviceKey, 'an inline key is kept');
+      const vendor = await show('vendor');
+      assert.equal(vendor.credentials?.value, `app-config ${join(cfgDir, 'vendor/app.json')}`);
+    } finally {
+      box.cleanup();
     }
   });
 });

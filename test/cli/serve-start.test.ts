@@ -135,7 +135,7 @@ describe('cards serve --memory, --seed, --json, --ready-file', { concurrency: tr
       serving,
     );
     assert.equal(info.pid, serving.proc.pid);
-    assert.equal(info.appKeyFile, join(dir, 'cards.app-key.pem'));
+    assert.equal(info.appKeyFile, join(dir, 'cards.json.app-key.pem'));
     assert.equal(info.appKey, undefined, 'a key on disk is named, not copied');
     const health = await fetch(`${info.url}/health`);
     assert.equal(health.status, 200);
@@ -206,7 +206,7 @@ describe('cards serve warns about keys git would commit', { concurrency: true },
     const stderr = await startIn(dir);
     assert.match(
       stderr,
-      /cards\.service-key\.pem and .*cards\.app-key\.pem are private keys inside a git work tree/,
+      /cards\.json\.service-key\.pem and .*cards\.json\.app-key\.pem are private keys inside a git work tree/,
     );
     assert.match(stderr, /\.gitignore/);
     // Made once: a restart does not warn again.

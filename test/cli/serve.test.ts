@@ -3,7 +3,7 @@
  * subprocess, temp dirs, port 0).
  */
 import assert from 'node:assert/strict';
-import { mkdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { join } from 'node:path';
 import { after, describe, test } from 'node:test';
@@ -81,6 +81,58 @@ describe('cards serve: flags and environment', () => {
     assert.match(result.stderr, new RegExp(`Port ${port} is in use`));
   });
 
+  test('a failed start creates nothing: no store, no folder, no key, no lock (issue 11, item 14)', async (t) => {
+    const dir = makeTempDir();
+    writeFileSync(join(dir, 'bad.pem'), 'not a key');
+    const blocker = createServer();
+    await new Promise<void>((resolve) => blocker.listen(0, '127.0.0.1', resolve));
+    t.after(() => blocker.close());
+    const busy = String((blocker.address() as { port: number }).port);
+    for (const [name, args, env] of [
+      ['a bad --jwt-key', ['--jwt-key', 'not-a-key'], {}],
+      ['a missing --service-key', ['--service-key', join(dir, 'nope.pem')], {}],
+      ['a bad --service-key', ['--service-key', join(dir, 'bad.pem')], {}],
+      ['a bad CARDS_SERVICE_KEY_FILE', [], { CARDS_SERVICE_KEY_FILE: join(dir, 'bad.pem') }],
+      ['a port in use', ['--port', busy], {}],
+    ] as const) {
+      const folder = join(dir, 'new', 'deeper');
+      const result = await runServeToExit(
+        ['--port', '0', '--db', join(folder, 'c.json'), ...args],
+        {
+          env,
+        },
+      );
+      assert.notEqual(result.code, 0, `${name}: ${result.stderr}`);
+      assert.ok(!existsSync(join(dir, 'new')), `${name}: nothing made (${result.stderr})`);
+      const existing = makeTempDir();
+      await runServeToExit(['--port', '0', '--db', join(existing, 'c.json'), ...args], { env });
+      assert.deepEqual(readdirSync(existing), [], `${name}: nothing made in an existing folder`);
+    }
+  });
+
+  test('CARDS_SERVICE_KEY_FILE is the private key serve signs with; CARDS_SERVICE_KEY (a public key, for inspect) is not it', async (t) => {
+    const dir = makeTempDir();
+    const key = generatePrivateKey();
+    writeFileSync(join(dir, 'svc.pem'), key.toPem());
+    const server = await startServer({
+      dir: makeTempDir(),
+      env: {
+        CARDS_SERVICE_KEY_FILE: join(dir, 'svc.pem'),
+        CARDS_SERVICE_KEY: generatePrivateKey().publicKey.toBase64(),
+      },
+      args: ['--quiet'],
+    });
+    t.after(() => server.dispose());
+    assert.equal(server.serviceKey, key.publicKey.toBase64());
+    // The old meaning, a private key file in CARDS_SERVICE_KEY, is refused rather than ignored:
+    // serve would otherwise sign with a new key of its own.
+    const old = await runServeToExit(['--port', '0', '--db', join(makeTempDir(), 'c.json')], {
+      env: { CARDS_SERVICE_KEY: join(dir, 'svc.pem') },
+    });
+    assert.equal(old.code, 2, old.stderr);
+    assert.match(old.stderr, /USAGE.*CARDS_SERVICE_KEY_FILE/s);
+  });
+
   test('every flag from the environment; flags win', async (t) => {
     const dir = makeTempDir();
     const server = await startServer({
@@ -149,7 +201,10 @@ describe('cards serve: keys', () => {
     }
     const serviceKey = parsePrivateKey(readFileSync(server.paths.serviceKey, 'utf8'));
     assert.equal(serviceKey.publicKey.toBase64(), server.serviceKey);
-    assert.match(server.stdout(), /^tokens: signed by the local app key .*cards\.app-key\.pem/m);
+    assert.match(
+      server.stdout(),
+      /^tokens: signed by the local app key .*cards\.json\.app-key\.pem/m,
+    );
   });
 
   test('--service-key: PEM or base64 DER; a missing file exits 3, a bad one 2', async (t) => {

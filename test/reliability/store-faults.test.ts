@@ -287,7 +287,7 @@ describe('store faults: start-up', () => {
       t.after(() => rmSync(dir, { recursive: true, force: true }));
       const db = join(dir, 'cards.json');
       writeFileSync(db, text);
-      const journalPath = join(dir, 'cards.journal');
+      const journalPath = join(dir, 'cards.json.journal');
       if (journal !== undefined) writeFileSync(journalPath, journal);
       const result = await runServeToExit(['--port', '0', '--db', db, '--quiet'], { cwd: dir });
       assert.equal(result.code, 1, `${name}: exit status (${result.stderr})`);
@@ -300,7 +300,7 @@ describe('store faults: start-up', () => {
       assert.equal(readFileSync(db, 'utf8'), text, `${name}: store file untouched`);
       if (journal !== undefined)
         assert.equal(readFileSync(journalPath, 'utf8'), journal, `${name}: journal untouched`);
-      assert.ok(!existsSync(join(dir, 'cards.lock')), `${name}: no lock left behind`);
+      assert.ok(!existsSync(join(dir, 'cards.json.lock')), `${name}: no lock left behind`);
     }
   });
 

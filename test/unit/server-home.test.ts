@@ -9,6 +9,7 @@ import {
   existsSync,
   mkdirSync,
   mkdtempSync,
+  readdirSync,
   readFileSync,
   rmSync,
   symlinkSync,
@@ -46,10 +47,10 @@ describe('server home: files beside the store', () => {
     const home = fileHome('data.json', dir);
     assert.deepEqual(home, {
       store: join(dir, 'data.json'),
-      serviceKey: join(dir, 'data.service-key.pem'),
-      appKey: join(dir, 'data.app-key.pem'),
-      adminToken: join(dir, 'data.admin-token'),
-      lock: join(dir, 'data.lock'),
+      serviceKey: join(dir, 'data.json.service-key.pem'),
+      appKey: join(dir, 'data.json.app-key.pem'),
+      adminToken: join(dir, 'data.json.admin-token'),
+      lock: join(dir, 'data.json.lock'),
     });
     symlinkSync(dir, join(root, `link${n}`));
     assert.deepEqual(fileHome(join(root, `link${n}`, 'data.json')), home, 'through a symlink');
@@ -59,7 +60,7 @@ describe('server home: files beside the store', () => {
   test('while open the lock holds our pid; close folds the journal and removes the lock', async () => {
     const db = newDb();
     const opened = await openFileStore({ path: db });
-    assert.equal(readFileSync(opened.home.lock, 'utf8').trim(), String(process.pid));
+    assert.equal(readFileSync(opened.home.lock, 'utf8').split('\n')[0], String(process.pid));
     await opened.close();
     assert.ok(!existsSync(opened.home.lock) && !existsSync(storePaths(db).journal));
   });
@@ -103,9 +104,49 @@ describe('server home: one server per store', () => {
       mkdirSync(join(db, '..'), { recursive: true });
       writeFileSync(fileHome(db).lock, content);
       const opened = await openFileStore({ path: db });
-      assert.equal(readFileSync(fileHome(db).lock, 'utf8').trim(), String(process.pid));
+      assert.equal(readFileSync(fileHome(db).lock, 'utf8').split('\n')[0], String(process.pid));
       await opened.close();
     }
+  });
+
+  test('a lock whose pid now names another live process is stale (issue 11, item 16)', async (t) => {
+    if (!existsSync('/proc/self/stat')) return t.skip('needs /proc');
+    // A live process that is not the lock's writer: it started after the lock was written
+    // (its start time differs), or the lock was written on another boot.
+    const other = spawn('sleep', ['30']);
+    t.after(() => other.kill('SIGKILL'));
+    await new Promise((resolve) => other.once('spawn', resolve));
+    const pid = other.pid as number;
+    const started = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]?.split(' ')[19];
+    const boot = readFileSync('/proc/sys/kernel/random/boot_id', 'utf8').trim();
+    for (const [content, expected] of [
+      [`${pid}\nstart ${Number(started) - 1}\nboot ${boot}\n`, 'taken over'],
+      [`${pid}\nstart ${started}\nboot 00000000-0000-0000-0000-000000000000\n`, 'taken over'],
+      [`${pid}\nstart ${started}\nboot ${boot}\n`, 'STORE_LOCKED'],
+      [`${pid}\n`, 'STORE_LOCKED'], // an old lock (pid only): its pid is alive, so it holds
+    ] as const) {
+      const db = newDb();
+      mkdirSync(join(db, '..'), { recursive: true });
+      writeFileSync(fileHome(db).lock, content);
+      let outcome: string = 'taken over';
+      try {
+        await (await openFileStore({ path: db })).close();
+      } catch (err) {
+        outcome = err instanceof CardsError ? err.code : String(err);
+      }
+      assert.equal(outcome, expected, JSON.stringify(content));
+    }
+  });
+
+  test('the lock records pid, process start time and boot id; old readers still see the pid', async (t) => {
+    if (!existsSync('/proc/self/stat')) return t.skip('needs /proc');
+    const db = newDb();
+    const opened = await openFileStore({ path: db });
+    const lines = readFileSync(opened.home.lock, 'utf8').split('\n');
+    assert.equal(Number.parseInt(lines.join('\n'), 10), process.pid, 'parseInt of the whole file');
+    assert.match(lines[1] ?? '', /^start \d+$/);
+    assert.match(lines[2] ?? '', /^boot [0-9a-f-]{36}$/);
+    await opened.close();
   });
 
   test('servers racing for one stale lock: exactly one wins', async () => {
@@ -119,7 +160,7 @@ describe('server home: one server per store', () => {
       try {
         const held = await acquireLock(${JSON.stringify(lock)}, 'x');
         console.log('won');
-        await new Promise((r) => setTimeout(r, 400));
+        await new Promise((r) => setTimeout(r, 1500)); // longer than the racers take to start
         await held.release();
       } catch (err) { console.log(err.code); }`;
     const racers = Array.from(
@@ -178,5 +219,56 @@ describe('private key files: the one reader', () => {
     assert.equal(again.created, false);
     assert.equal(again.warning, undefined);
     assert.equal(again.key.publicKey.toBase64(), made.key.publicKey.toBase64());
+  });
+
+  test('a 0-byte or torn key left by a cut-off start: KEY_FORMAT naming the file and what to do (issue 11, item 3)', async () => {
+    const dir = join(root, `torn${n++}`);
+    mkdirSync(dir);
+    const whole = generatePrivateKey().toPem();
+    for (const [file, text] of [
+      ['empty.pem', ''],
+      ['torn.pem', whole.slice(0, 60)],
+    ] as const) {
+      const path = join(dir, file);
+      writeFileSync(path, text, { mode: 0o600 });
+      await assert.rejects(
+        () => loadOrCreatePrivateKey(path),
+        (err: CardsError) =>
+          err.code === 'KEY_FORMAT' &&
+          err.message.includes(path) &&
+          /cut off|damaged/.test(err.message) &&
+          /delete/.test(err.hint ?? '') &&
+          /restore/.test(err.hint ?? ''),
+      );
+      assert.equal(readFileSync(path, 'utf8'), text, 'the file is left as it was');
+    }
+  });
+
+  test('making a key never leaves a 0-byte or torn file: a failed write or fsync leaves none (issue 11, item 3)', async (t) => {
+    const keyFiles = new URL('../../src/server/key-files.js', import.meta.url).href;
+    const make = (path: string): string => `
+      const { loadOrCreatePrivateKey } = await import(${JSON.stringify(keyFiles)});
+      try { await loadOrCreatePrivateKey(${JSON.stringify(path)}); console.log('made'); }
+      catch (err) { console.log('failed', err.code); }`;
+    const node = [process.execPath, '--input-type=module', '-e'];
+    const faults: [string, string[]][] = [];
+    if (spawnSync('prlimit', ['--version']).status === 0)
+      // The file-size limit cuts the PEM (119 bytes) short, then fails the write (EFBIG).
+      faults.push(['a write cut short', ['prlimit', '--fsize=60', ...node]]);
+    const strace = ['strace', '-f', '-qq', '-o', '/dev/null', '-e', 'trace=fsync,fdatasync'];
+    if (spawnSync('strace', ['-V']).status === 0)
+      faults.push(['an fsync error', [...strace, '-e', 'inject=fsync:error=EIO', ...node]]);
+    if (faults.length === 0) return t.skip('needs prlimit or strace');
+    for (const [name, command] of faults) {
+      const dir = join(root, `fault${n++}`);
+      mkdirSync(dir);
+      const path = join(dir, 'cards.json.service-key.pem');
+      const [bin, ...args] = command as [string, ...string[]];
+      const run = spawnSync(bin, [...args, make(path)], { encoding: 'utf8' });
+      assert.match(run.stdout, /failed/, `${name}: ${run.stdout} ${run.stderr}`);
+      assert.deepEqual(readdirSync(dir), [], `${name}: no key file, no temporary file`);
+      const made = await loadOrCreatePrivateKey(path);
+      assert.equal(made.created, true, `${name}: the next start makes the key`);
+    }
   });
 });

@@ -52,7 +52,10 @@ export function showConfig(ctx: CommandContext, options: ConnectionFlags): Confi
   };
 }
 
-/** `serve`'s settings; --service-key is left out: for `config` it names the public key. */
+/**
+ * `serve`'s settings; --service-key is left out (for `config` it names the public key, shown
+ * as `settings.serviceKey`); serve's private key file is `serviceKeyFile` (CARDS_SERVICE_KEY_FILE).
+ */
 function serveSettings(ctx: CommandContext, options: ConnectionFlags): Record<string, Shown> {
   const serve = resolveServeSettings(ctx, {
     ...(options.profile !== undefined && { profile: options.profile }),
@@ -64,7 +67,7 @@ function serveSettings(ctx: CommandContext, options: ConnectionFlags): Record<st
     host: serve.host,
     port: serve.port,
     db: serve.db,
-    serviceKey: serve.serviceKey ?? { value: home.serviceKey, source: 'default' },
+    serviceKeyFile: serve.serviceKey ?? { value: home.serviceKey, source: 'default' },
     jwtKeys: serve.jwtKeys ?? { value: `the local app key ${home.appKey}`, source: 'default' },
     compat: serve.compat,
     appId: serve.appId ?? null,

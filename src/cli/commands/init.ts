@@ -9,6 +9,7 @@ import { DEFAULT_URL } from '../../server/defaults.js';
 import { configPath, readConfig, writeConfig, type ProfileSettings } from '../config-file.js';
 import type { CommandContext } from '../context.js';
 import { ask, canPrompt, confirm, type Question } from '../prompts.js';
+import { isInlinePublicKey } from '../inputs.js';
 
 export interface InitOptions {
   profile?: string;
@@ -96,7 +97,12 @@ export async function init(ctx: CommandContext, options: InitOptions): Promise<I
   set('appKey', given.appKey, true);
   set('appConfig', options.appConfig, true);
   set('db', given.db, true);
-  set('serviceKey', options.serviceKey);
+  // A key file is kept by its absolute path, like every path in a profile; an inline key as is.
+  set(
+    'serviceKey',
+    options.serviceKey,
+    options.serviceKey !== undefined && !isInlinePublicKey(options.serviceKey),
+  );
   if (settings.url !== undefined) {
     try {
       new URL(settings.url);
