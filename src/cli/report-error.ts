@@ -1,17 +1,19 @@
 /** Renders a failure for a person: code, message and next step on stderr; returns the exit status. */
 import { CardsError, EXIT, type ExitStatus } from '../core/errors.js';
+import { escapeTerminal } from './output.js';
 
 export function reportError(err: unknown): ExitStatus {
   if (err instanceof CardsError) {
     const { wire, exit } = err.info;
-    process.stderr.write(`error ${err.code} (${wire}): ${err.message}\n`);
-    if (err.hint) process.stderr.write(`  ${err.hint}\n`);
+    // A message may quote card data (an identity): escaped like every text view.
+    process.stderr.write(`error ${err.code} (${wire}): ${escapeTerminal(err.message)}\n`);
+    if (err.hint) process.stderr.write(`  ${escapeTerminal(err.hint)}\n`);
     return exit;
   }
   const sys = err as NodeJS.ErrnoException | undefined;
   if (sys && typeof sys.code === 'string' && typeof sys.syscall === 'string') {
     // A file-system refusal (permissions, a file where a folder should be): not a bug.
-    process.stderr.write(`error ${sys.code}: ${sys.message}\n`);
+    process.stderr.write(`error ${sys.code}: ${escapeTerminal(sys.message)}\n`);
     process.stderr.write('  check the path and its permissions (CARDS_HOME, --db, --out)\n');
     return EXIT.error;
   }

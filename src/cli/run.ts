@@ -5,7 +5,7 @@
  */
 import { CardsError, ERRORS, EXIT, type ErrorCode } from '../core/errors.js';
 import { processContext, type CommandContext } from './context.js';
-import { emit, type OutputFlags } from './output.js';
+import { emit, escapeTerminal, type OutputFlags } from './output.js';
 import type { ViewName } from './views.js';
 
 export async function run<T>(
@@ -25,7 +25,7 @@ export async function run<T>(
   const failed = verdict?.(data);
   if (failed && failed.exit !== EXIT.ok) {
     const { wire } = ERRORS.VERIFICATION_FAILED;
-    ctx.stderr.write(`error VERIFICATION_FAILED (${wire}): ${failed.summary}\n`);
+    ctx.stderr.write(`error VERIFICATION_FAILED (${wire}): ${escapeTerminal(failed.summary)}\n`);
     process.exitCode = failed.exit;
   }
 }
