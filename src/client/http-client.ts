@@ -21,10 +21,7 @@ export interface ClientOptions {
   readonly tokens: TokenSource;
   /** Identity used for the tokens of reads (get, search), which name no card identity. */
   readonly readIdentity?: string;
-  /**
-   * Per-request time limit; 0 leaves it to fetch's own (minutes). A timer per request costs
-   * about a tenth of a request's client time, which bulk work (`seed`) can do without.
-   */
+  /** Whole-request deadline in ms (default 30 s); 0: none. */
   readonly timeoutMs?: number;
 }
 
@@ -137,7 +134,9 @@ export class CardsClient {
 function unreachable(url: string, cause: unknown): CardsError {
   const err = cause as NodeJS.ErrnoException | undefined;
   const why =
-    err?.code === 'ETIMEDOUT' ? 'no answer in time' : (err?.code ?? err?.message ?? String(cause));
+    err?.code === 'ETIMEDOUT'
+      ? err.message || 'no answer in time'
+      : (err?.code ?? err?.message ?? String(cause));
   return new CardsError('UNREACHABLE', `The service at ${url} could not be reached (${why}).`, {
     cause,
   });

@@ -70,7 +70,7 @@ export async function seed(ctx: CommandContext, options: SeedOptions): Promise<S
   const concurrency = parsePositiveInt(options.concurrency ?? '16', '--concurrency', 256);
   const text = (await readInput(ctx, options.file, 'Seed file')).toString('utf8');
   const plan = planSeed(parseJson(text, `Seed file ${options.file}`));
-  const client = connect(ctx, settings, { timeoutMs: 0 });
+  const client = connect(ctx, settings);
   const createdAt = Math.floor(ctx.now() / 1000);
 
   const keys = new Map<string, PrivateKey>();
