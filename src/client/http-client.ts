@@ -7,7 +7,7 @@
  * UNREACHABLE. Never prints, never reads files or the environment.
  */
 import type { RawCard } from '../core/card.js';
-import { CardsError, codeForWire, ERRORS, type ErrorCode } from '../core/errors.js';
+import { CardsError, codeForWire, ERRORS, EXIT, type ErrorCode } from '../core/errors.js';
 import { LIMITS } from '../core/limits.js';
 import type { WireProfile } from '../core/profile.js';
 import { routePath } from '../core/routes.js';
@@ -182,7 +182,11 @@ function failure(res: Exchange): CardsError {
   const code: ErrorCode | undefined =
     typeof wire === 'number' || typeof wire === 'string' ? codeForWire(wire) : undefined;
   const message = typeof body?.message === 'string' ? body.message : undefined;
-  if (res.status >= 500 && (code === undefined || ERRORS[code].exit === ERRORS.INTERNAL.exit)) {
+  const exit = code === undefined ? undefined : ERRORS[code].exit;
+  if (
+    res.status >= 500 &&
+    (exit === undefined || exit === EXIT.unreachable || exit === EXIT.error)
+  ) {
     const detail = code ? `${code} (${ERRORS[code].wire}): ${message ?? ERRORS[code].message}` : '';
     return new CardsError(
       'UNREACHABLE',
