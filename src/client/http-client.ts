@@ -56,7 +56,7 @@ export class CardsClient {
 
   /** Create card (spec 4.1): the stored card, with the service's signature added. */
   async createCard(card: RawCard, identity: string): Promise<RawCard> {
-    return readCard(await this.request('POST', routePath('createCard'), identity, card));
+    return readCard(await this.request('POST', routePath('createCard'), identity, card), this.url);
   }
 
   /** Get card (spec 4.2), with the superseded header read. */
@@ -64,7 +64,7 @@ export class CardsClient {
     const res = await this.request('GET', routePath('getCard', { id }), identity);
     const header = res.headers[this.profile.supersededHeader.toLowerCase()];
     const value = Array.isArray(header) ? header[0] : header;
-    return { card: readCard(res), superseded: value?.trim().toLowerCase() === 'true' };
+    return { card: readCard(res, this.url), superseded: value?.trim().toLowerCase() === 'true' };
   }
 
   /** Search (spec 4.3): at most 50 identities per request, as the stock client sends them. */
@@ -81,12 +81,9 @@ export class CardsClient {
         const res = await this.request('POST', routePath('searchCards'), identity, {
           identities: batch,
         });
-        const body = readJson(res);
+        const body = readJson(res, this.url);
         if (!Array.isArray(body))
-          throw new CardsError(
-            'SERVICE_REFUSED',
-            'Search answered with something other than a list.',
-          );
+          throw notAService(this.url, res, 'search answered with something other than a list');
         return body as RawCard[];
       }),
     );
@@ -95,7 +92,7 @@ export class CardsClient {
 
   /** Revoke with a revoking card (spec 4.4). */
   async revokeWithCard(card: RawCard, identity: string): Promise<RawCard> {
-    return readCard(await this.request('POST', routePath('revokeCard'), identity, card));
+    return readCard(await this.request('POST', routePath('revokeCard'), identity, card), this.url);
   }
 
   /** Revoke by id (spec 4.5): body literally `{}` (wire-facts section 2); any 2xx succeeds. */
@@ -127,7 +124,7 @@ export class CardsClient {
       throw unreachable(this.url, cause);
     }
     if (res.status >= 200 && res.status < 300) return res;
-    throw failure(res);
+    throw failure(res, this.url);
   }
 }
 
@@ -142,19 +139,29 @@ function unreachable(url: string, cause: unknown): CardsError {
   });
 }
 
-function readJson(res: Exchange): unknown {
+/**
+ * A URL that answers, but not as a Cards service (issue 11 item 17): a web page, another API.
+ * Said as such, with its own code, rather than as a refusal the user would try to fix.
+ */
+function notAService(url: string, res: Exchange, why: string): CardsError {
+  const type = String(res.headers['content-type'] ?? 'no content type').split(';')[0];
+  return new CardsError(
+    'NOT_A_SERVICE',
+    `not a Cards service at ${url}: HTTP ${res.status} (${type}), ${why}.`,
+    { hint: 'check --url (CARDS_URL): the base address of a Cards Service, with no path' },
+  );
+}
+
+function readJson(res: Exchange, url: string): unknown {
   try {
     return JSON.parse(res.body) as unknown;
   } catch {
-    throw new CardsError(
-      'SERVICE_REFUSED',
-      `The service answered HTTP ${res.status} without JSON.`,
-    );
+    throw notAService(url, res, 'not JSON');
   }
 }
 
-function readCard(res: Exchange): RawCard {
-  const body = readJson(res);
+function readCard(res: Exchange, url: string): RawCard {
+  const body = readJson(res, url);
   const card = body as Partial<RawCard> | null;
   if (
     typeof card !== 'object' ||
@@ -162,16 +169,13 @@ function readCard(res: Exchange): RawCard {
     typeof card.content_snapshot !== 'string' ||
     !Array.isArray(card.signatures)
   ) {
-    throw new CardsError(
-      'SERVICE_REFUSED',
-      'The service answered with something that is not a card.',
-    );
+    throw notAService(url, res, 'an answer that is not a card');
   }
   return { content_snapshot: card.content_snapshot, signatures: card.signatures };
 }
 
 /** Turns an error response into the CardsError its Error object names (spec 7). */
-function failure(res: Exchange): CardsError {
+function failure(res: Exchange, url: string): CardsError {
   let body: { code?: unknown; message?: unknown } | undefined;
   try {
     body = JSON.parse(res.body) as typeof body;
@@ -194,6 +198,9 @@ function failure(res: Exchange): CardsError {
     );
   }
   if (code !== undefined) return new CardsError(code, message);
+  const isErrorObject =
+    (typeof wire === 'number' || typeof wire === 'string') && message !== undefined;
+  if (!isErrorObject) return notAService(url, res, 'and no Error object ({"code","message"})');
   if (res.status === 401) return new CardsError('TOKEN_SIGNATURE', message);
   if (res.status === 404)
     return new CardsError(

@@ -190,6 +190,7 @@ export const ERRORS = {
   STORE_DATABASE_UNKNOWN: e(90014, 500, storeConfig, 'The PostgreSQL database does not exist.'),
   STORE_UNREACHABLE: e(90015, 500, storeConfig, 'PostgreSQL cannot be reached.'),
   STORE_NOT_EMPTY: e(90016, 400, refused, 'The store holds cards already (import: --append).'),
+  NOT_A_SERVICE: e(90017, 502, unreachable, 'The URL does not answer as a Cards service.'),
 
   // Transparency log (91xxx): ours. Statuses are the ones C2SP tlog-witness v1.0.0 gives.
   LOG_NOTE_MALFORMED: e(91001, 400, refused, 'Signed note, checkpoint or proof is malformed.'),
