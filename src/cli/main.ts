@@ -17,7 +17,8 @@ async function main(argv: string[]): Promise<number> {
       return err.exitCode === 0 ? EXIT.ok : EXIT.usage;
     }
     const { reportError } = await import('./report-error.js');
-    return reportError(err);
+    // --json anywhere among the arguments: the error object goes on stdout as well.
+    return reportError(err, argv.slice(2).includes('--json'));
   }
 }
 

@@ -73,3 +73,24 @@ test("a service's 5xx (10000, 10006) exits 6, the status its table row gives", a
     assert.equal(ERRORS[code].exit, r.status, `${code}: the table's exit is what the CLI does`);
   }
 });
+
+// Issue 11 item 18c: under --json a failure prints one error object on stdout (as gh does),
+// besides the message on stderr, so a script reads one JSON document either way.
+test('--json on error: {"error":{name,code,message,hint}} on stdout', async (t) => {
+  const box = sandbox({ CARDS_TOKEN: 'x.y.z' });
+  t.after(() => box.cleanup());
+  const url = await answering(200, 'text/html', html);
+  const r = await box.cards(['get', id, '--url', url, '--json']);
+  assert.equal(r.status, 6, said(r));
+  const { error } = r.json<{ error: Record<string, unknown> }>();
+  assert.equal(error.name, 'NOT_A_SERVICE');
+  assert.equal(error.code, 90017);
+  assert.match(String(error.message), /not a Cards service at/);
+  assert.equal(typeof error.hint, 'string');
+  assert.match(r.stderr, /NOT_A_SERVICE/);
+  const missing = await box.cards(['inspect', 'nope.json', '--json']);
+  assert.equal(missing.status, 3, said(missing));
+  assert.equal(missing.json<{ error: { name: string } }>().error.name, 'FILE_NOT_FOUND');
+  const plain = await box.cards(['get', id, '--url', url]);
+  assert.equal(plain.stdout, '', 'without --json stdout stays empty');
+});
