@@ -200,8 +200,8 @@ function failure(res: Exchange, url: string): CardsError {
   if (code !== undefined) return new CardsError(code, message);
   const isErrorObject =
     (typeof wire === 'number' || typeof wire === 'string') && message !== undefined;
-  if (!isErrorObject) return notAService(url, res, 'and no Error object ({"code","message"})');
   if (res.status === 401) return new CardsError('TOKEN_SIGNATURE', message);
+  if (!isErrorObject) return notAService(url, res, 'and no Error object ({"code","message"})');
   if (res.status === 404)
     return new CardsError(
       'ROUTE_NOT_FOUND',
