@@ -14,7 +14,9 @@ function printJsonError(name: string, code: number | null, message: string, hint
 export function reportError(err: unknown, json = false): ExitStatus {
   if (err instanceof CardsError) {
     const { wire, exit } = err.info;
-    if (json) printJsonError(err.code, wire, err.message, err.hint);
+    // A command that printed its own document with the error in it (seed) is not repeated.
+    if (json && !(err as { jsonPrinted?: boolean }).jsonPrinted)
+      printJsonError(err.code, wire, err.message, err.hint);
     // A message may quote card data (an identity): escaped like every text view.
     process.stderr.write(`error ${err.code} (${wire}): ${escapeTerminal(err.message)}\n`);
     if (err.hint) process.stderr.write(`  ${escapeTerminal(err.hint)}\n`);

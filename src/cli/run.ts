@@ -59,5 +59,9 @@ const HINTS: Partial<Record<ErrorCode, string>> = {
 function withHint(err: unknown): unknown {
   if (!(err instanceof CardsError) || err.hint) return err;
   const hint = HINTS[err.code];
-  return hint ? new CardsError(err.code, err.message, { hint, cause: err.cause }) : err;
+  if (!hint) return err;
+  const hinted = new CardsError(err.code, err.message, { hint, cause: err.cause });
+  // seed printed its --json summary with the error already (report-error.ts).
+  const printed = (err as { jsonPrinted?: boolean }).jsonPrinted;
+  return printed ? Object.assign(hinted, { jsonPrinted: printed }) : hinted;
 }

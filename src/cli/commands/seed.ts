@@ -21,6 +21,7 @@ export interface SeedOptions extends ConnectionFlags {
   concurrency?: string;
   saveKeys?: boolean;
   force?: boolean;
+  json?: boolean;
 }
 
 export interface SeededCard {
@@ -161,26 +162,32 @@ export async function seed(ctx: CommandContext, options: SeedOptions): Promise<S
   }
   await Promise.allSettled(tasks.values());
   progress.done();
+  const summary = (): SeedResult =>
+    summarise(ctx, options, plan, results, {
+      url: client.url,
+      revocations,
+      elapsedMs: ctx.now() - started,
+      keyOf,
+      signerKeys,
+    });
   if (failure) {
     const { card, error } = failure;
-    if (isCardsError(error))
-      throw new CardsError(
-        error.code,
-        `seed: card "${card}" (after ${results.size} created): ${error.message}`,
-        {
-          ...(error.hint ? { hint: error.hint } : {}),
-          cause: error,
-        },
-      );
-    throw error;
+    if (!isCardsError(error)) throw error;
+    const stopped = new CardsError(
+      error.code,
+      `seed: card "${card}" (after ${results.size} created): ${error.message}`,
+      { ...(error.hint ? { hint: error.hint } : {}), cause: error },
+    );
+    // What was created is on the service now: under --json say which (ids and names), with
+    // the error in the same document, so a script can clean up or resume (issue 11 item 13).
+    if (options.json) {
+      const error = { name: stopped.code, code: stopped.info.wire, message: stopped.message };
+      ctx.stdout.write(`${JSON.stringify({ ...summary(), error }, null, 2)}\n`);
+      (stopped as { jsonPrinted?: boolean }).jsonPrinted = true;
+    }
+    throw stopped;
   }
-  return summarise(ctx, options, plan, results, {
-    url: client.url,
-    revocations,
-    elapsedMs: ctx.now() - started,
-    keyOf,
-    signerKeys,
-  });
+  return summary();
 }
 
 function summarise(
@@ -206,7 +213,8 @@ function summarise(
     }
     if (card.revoke) {
       for (let at: SeedCard | undefined = card; at;) {
-        (results.get(at.name) as SeededCard).state = 'revoked';
+        const seeded = results.get(at.name);
+        if (seeded) seeded.state = 'revoked'; // absent when a refusal stopped the run
         const previous: string | undefined =
           at.replaces === undefined ? undefined : plan.resolve(at.replaces);
         at = previous === undefined ? undefined : byName.get(previous);
