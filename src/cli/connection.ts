@@ -96,6 +96,7 @@ export function connect(
   options: { timeoutMs?: number } = {},
 ): CardsClient {
   return new CardsClient({
+    timeoutMs: settings.timeout.value * 1000,
     ...options,
     url: settings.url.value,
     profile: settings.wire,

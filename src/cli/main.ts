@@ -13,13 +13,15 @@ async function main(argv: string[]): Promise<number> {
     return typeof process.exitCode === 'number' ? process.exitCode : EXIT.ok;
   } catch (err) {
     const { reportError } = await import('./report-error.js');
+    // --json anywhere among the arguments: the error object goes on stdout as well.
+    const json = argv.slice(2).includes('--json');
     if (err instanceof CommanderError) {
       // --help and --version end here too, with exitCode 0; `cards` alone printed its help.
       if (err.exitCode === 0 || err.code === 'commander.help')
         return err.exitCode ? EXIT.usage : EXIT.ok;
-      return reportError(usageError(err, program));
+      return reportError(usageError(err, program), json);
     }
-    return reportError(err);
+    return reportError(err, json);
   }
 }
 

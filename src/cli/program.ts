@@ -69,6 +69,10 @@ profile (\`cards init\`) > defaults. Exit statuses: 0 ok, 1 internal, 2 usage, 3
       .option('--url <url>', `service base URL (env CARDS_URL; default ${DEFAULT_URL})`)
       .option('--token <jwt>', 'access token to send as is (env CARDS_TOKEN)')
       .option(
+        '--timeout <seconds>',
+        'give up on a request after this long in all (env CARDS_TIMEOUT; default 30)',
+      )
+      .option(
         '--app-key <file>',
         'app private key that mints a token per identity (env CARDS_APP_KEY)',
       )

@@ -1,7 +1,17 @@
 /** Renders a failure for a person: code, message and next step on stderr; returns the exit status. */
 import { CardsError, EXIT, type ExitStatus } from '../core/errors.js';
+import { escapeTerminal } from './output.js';
 
-export function reportError(err: unknown): ExitStatus {
+/**
+ * Under --json, one error object on stdout too (as gh does), so a script reads one JSON
+ * document whether the command worked or not: {"error":{"name","code","message","hint"}}.
+ */
+function printJsonError(name: string, code: number | null, message: string, hint?: string): void {
+  const error = { name, code, message, hint: hint ?? null };
+  process.stdout.write(`${JSON.stringify({ error }, null, 2)}\n`);
+}
+
+export function reportError(err: unknown, json = false): ExitStatus {
   if (err instanceof CardsError) {
     const { wire, exit } = err.info;
     if (err.code === 'CANCELLED' || err.code === 'DECLINED') {
@@ -9,17 +19,23 @@ export function reportError(err: unknown): ExitStatus {
       process.stderr.write(`${err.message}\n`);
       return exit;
     }
-    process.stderr.write(`error ${err.code} (${wire}): ${err.message}\n`);
-    if (err.hint) process.stderr.write(`  ${err.hint}\n`);
+    // A command that printed its own document with the error in it (seed) is not repeated.
+    if (json && !(err as { jsonPrinted?: boolean }).jsonPrinted)
+      printJsonError(err.code, wire, err.message, err.hint);
+    // A message may quote card data (an identity): escaped like every text view.
+    process.stderr.write(`error ${err.code} (${wire}): ${escapeTerminal(err.message)}\n`);
+    if (err.hint) process.stderr.write(`  ${escapeTerminal(err.hint)}\n`);
     return exit;
   }
   const sys = err as NodeJS.ErrnoException | undefined;
   if (sys && typeof sys.code === 'string' && typeof sys.syscall === 'string') {
     // A file-system refusal (permissions, a file where a folder should be): not a bug.
-    process.stderr.write(`error ${sys.code}: ${sys.message}\n`);
+    if (json) printJsonError(sys.code, null, sys.message);
+    process.stderr.write(`error ${sys.code}: ${escapeTerminal(sys.message)}\n`);
     process.stderr.write('  check the path and its permissions (CARDS_HOME, --db, --out)\n');
     return EXIT.error;
   }
+  if (json) printJsonError('INTERNAL', null, err instanceof Error ? err.message : String(err));
   process.stderr.write(
     'internal error: this is a bug in cards; please report it with the output below.\n',
   );

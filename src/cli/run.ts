@@ -5,7 +5,7 @@
  */
 import { CardsError, ERRORS, EXIT, type ErrorCode } from '../core/errors.js';
 import { processContext, type CommandContext } from './context.js';
-import { emit, type OutputFlags } from './output.js';
+import { emit, escapeTerminal, type OutputFlags } from './output.js';
 import type { ViewName } from './views.js';
 
 export async function run<T>(
@@ -26,7 +26,7 @@ export async function run<T>(
   const failed = verdict?.(data);
   if (failed && failed.exit !== EXIT.ok) {
     const { wire } = ERRORS.VERIFICATION_FAILED;
-    ctx.stderr.write(`error VERIFICATION_FAILED (${wire}): ${failed.summary}\n`);
+    ctx.stderr.write(`error VERIFICATION_FAILED (${wire}): ${escapeTerminal(failed.summary)}\n`);
     process.exitCode = failed.exit;
   }
 }
@@ -73,7 +73,11 @@ const COMMAND_HINTS: Partial<Record<ViewName, Partial<Record<ErrorCode, string>>
 function withHint(err: unknown, view: ViewName): unknown {
   if (!(err instanceof CardsError) || err.hint) return err;
   const hint = COMMAND_HINTS[view]?.[err.code] ?? HINTS[err.code];
-  return hint ? new CardsError(err.code, err.message, { hint, cause: err.cause }) : err;
+  if (!hint) return err;
+  const hinted = new CardsError(err.code, err.message, { hint, cause: err.cause });
+  // seed printed its --json summary with the error already (report-error.ts).
+  const printed = (err as { jsonPrinted?: boolean }).jsonPrinted;
+  return printed ? Object.assign(hinted, { jsonPrinted: printed }) : hinted;
 }
 
 /**

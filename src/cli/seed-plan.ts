@@ -193,6 +193,7 @@ function order(
       replacedBy.set(target.name, card.name);
     }
   }
+  refuseIdenticalSnapshots(cards, resolveName);
   // Kahn's algorithm, iterative so that a chain of 100,000 cards does not blow the stack.
   const waiting = new Map<string, number>();
   const dependents = new Map<string, string[]>();
@@ -221,4 +222,37 @@ function order(
     throw bad('cards', `references go round in a circle: ${stuck.slice(0, 5).join(', ')}`);
   }
   return out;
+}
+
+/**
+ * Two cards of one identity with the same key, created at the same second and naming the same
+ * previous card have the same snapshot (spec 2.4: the id is its hash), and the service refuses
+ * the second (40027) after the first was created. Found here, before anything is sent.
+ */
+function refuseIdenticalSnapshots(
+  cards: Map<string, SeedCard>,
+  resolveName: (name: string) => string | undefined,
+): void {
+  const seen = new Map<string, string>();
+  for (const card of cards.values()) {
+    const previous =
+      card.replaces === undefined
+        ? ''
+        : isCardId(card.replaces)
+          ? card.replaces.toLowerCase()
+          : (resolveName(card.replaces) ?? card.replaces);
+    const snapshot = JSON.stringify([
+      card.identity,
+      card.key ?? card.name,
+      card.createdAt ?? 'now',
+      previous,
+    ]);
+    const twin = seen.get(snapshot);
+    if (twin !== undefined)
+      throw bad(
+        `card "${card.name}"`,
+        `it would make a snapshot identical to "${twin}"'s (same identity, key, createdAt and previous card): give one a "createdAt" or its own key`,
+      );
+    seen.set(snapshot, card.name);
+  }
 }

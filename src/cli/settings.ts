@@ -25,6 +25,7 @@ export interface ConnectionFlags {
   db?: string;
   profile?: string;
   serviceKey?: string;
+  timeout?: string;
 }
 
 export type Source = 'flag' | 'env' | 'profile' | 'default';
@@ -50,6 +51,8 @@ export interface Settings {
   readonly serviceKey: Sourced<string> | undefined;
   readonly credential: Credential | undefined;
   readonly wire: WireProfile;
+  /** Whole-request deadline in seconds (--timeout, CARDS_TIMEOUT; default 30). */
+  readonly timeout: Sourced<number>;
 }
 
 const ENV = {
@@ -62,6 +65,7 @@ const ENV = {
   db: 'CARDS_DB',
   profile: 'CARDS_PROFILE',
   serviceKey: 'CARDS_SERVICE_KEY',
+  timeout: 'CARDS_TIMEOUT',
 } as const satisfies Record<keyof ConnectionFlags, string>;
 
 /** The layers one command reads its settings from: its flags, the environment, its profile. */
@@ -136,7 +140,21 @@ export function resolveSettings(ctx: CommandContext, flags: ConnectionFlags): Se
     serviceKey: pick('serviceKey'),
     credential: pickCredential(ctx, flags, env, profile, db.value),
     wire: PROFILES[compat.value],
+    timeout: pickTimeout(layers.pick(flags.timeout, ENV.timeout)),
   };
+}
+
+export const DEFAULT_TIMEOUT_SECONDS = 30;
+
+function pickTimeout(raw: Sourced<string> | undefined): Sourced<number> {
+  if (raw === undefined) return { value: DEFAULT_TIMEOUT_SECONDS, source: 'default' };
+  const value = Number(raw.value);
+  if (!/^\d+(\.\d+)?$/.test(raw.value.trim()) || !(value > 0))
+    throw new CardsError(
+      'USAGE',
+      `--timeout (CARDS_TIMEOUT) must be a number of seconds above 0, got "${raw.value}" (${raw.source}).`,
+    );
+  return { value, source: raw.source };
 }
 
 function validateUrl(url: Sourced<string>): void {

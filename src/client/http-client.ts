@@ -7,7 +7,7 @@
  * UNREACHABLE. Never prints, never reads files or the environment.
  */
 import type { RawCard } from '../core/card.js';
-import { CardsError, codeForWire, ERRORS, type ErrorCode } from '../core/errors.js';
+import { CardsError, codeForWire, ERRORS, EXIT, type ErrorCode } from '../core/errors.js';
 import { LIMITS } from '../core/limits.js';
 import type { WireProfile } from '../core/profile.js';
 import { routePath } from '../core/routes.js';
@@ -21,10 +21,7 @@ export interface ClientOptions {
   readonly tokens: TokenSource;
   /** Identity used for the tokens of reads (get, search), which name no card identity. */
   readonly readIdentity?: string;
-  /**
-   * Per-request time limit; 0 leaves it to fetch's own (minutes). A timer per request costs
-   * about a tenth of a request's client time, which bulk work (`seed`) can do without.
-   */
+  /** Whole-request deadline in ms (default 30 s); 0: none. */
   readonly timeoutMs?: number;
 }
 
@@ -59,7 +56,7 @@ export class CardsClient {
 
   /** Create card (spec 4.1): the stored card, with the service's signature added. */
   async createCard(card: RawCard, identity: string): Promise<RawCard> {
-    return readCard(await this.request('POST', routePath('createCard'), identity, card));
+    return readCard(await this.request('POST', routePath('createCard'), identity, card), this.url);
   }
 
   /** Get card (spec 4.2), with the superseded header read. */
@@ -67,7 +64,7 @@ export class CardsClient {
     const res = await this.request('GET', routePath('getCard', { id }), identity);
     const header = res.headers[this.profile.supersededHeader.toLowerCase()];
     const value = Array.isArray(header) ? header[0] : header;
-    return { card: readCard(res), superseded: value?.trim().toLowerCase() === 'true' };
+    return { card: readCard(res, this.url), superseded: value?.trim().toLowerCase() === 'true' };
   }
 
   /** Search (spec 4.3): at most 50 identities per request, as the stock client sends them. */
@@ -84,12 +81,9 @@ export class CardsClient {
         const res = await this.request('POST', routePath('searchCards'), identity, {
           identities: batch,
         });
-        const body = readJson(res);
+        const body = readJson(res, this.url);
         if (!Array.isArray(body))
-          throw new CardsError(
-            'SERVICE_REFUSED',
-            'Search answered with something other than a list.',
-          );
+          throw notAService(this.url, res, 'search answered with something other than a list');
         return body as RawCard[];
       }),
     );
@@ -98,7 +92,7 @@ export class CardsClient {
 
   /** Revoke with a revoking card (spec 4.4). */
   async revokeWithCard(card: RawCard, identity: string): Promise<RawCard> {
-    return readCard(await this.request('POST', routePath('revokeCard'), identity, card));
+    return readCard(await this.request('POST', routePath('revokeCard'), identity, card), this.url);
   }
 
   /**
@@ -109,7 +103,7 @@ export class CardsClient {
   async revokeById(id: string, identity: string): Promise<RawCard | null> {
     const res = await this.request('POST', routePath('revokeCardById', { id }), identity, {});
     try {
-      return readCard(res);
+      return readCard(res, this.url);
     } catch {
       return null;
     }
@@ -139,32 +133,44 @@ export class CardsClient {
       throw unreachable(this.url, cause);
     }
     if (res.status >= 200 && res.status < 300) return res;
-    throw failure(res);
+    throw failure(res, this.url);
   }
 }
 
 function unreachable(url: string, cause: unknown): CardsError {
   const err = cause as NodeJS.ErrnoException | undefined;
   const why =
-    err?.code === 'ETIMEDOUT' ? 'no answer in time' : (err?.code ?? err?.message ?? String(cause));
+    err?.code === 'ETIMEDOUT'
+      ? err.message || 'no answer in time'
+      : (err?.code ?? err?.message ?? String(cause));
   return new CardsError('UNREACHABLE', `The service at ${url} could not be reached (${why}).`, {
     cause,
   });
 }
 
-function readJson(res: Exchange): unknown {
+/**
+ * A URL that answers, but not as a Cards service (issue 11 item 17): a web page, another API.
+ * Said as such, with its own code, rather than as a refusal the user would try to fix.
+ */
+function notAService(url: string, res: Exchange, why: string): CardsError {
+  const type = String(res.headers['content-type'] ?? 'no content type').split(';')[0];
+  return new CardsError(
+    'NOT_A_SERVICE',
+    `not a Cards service at ${url}: HTTP ${res.status} (${type}), ${why}.`,
+    { hint: 'check --url (CARDS_URL): the base address of a Cards Service, with no path' },
+  );
+}
+
+function readJson(res: Exchange, url: string): unknown {
   try {
     return JSON.parse(res.body) as unknown;
   } catch {
-    throw new CardsError(
-      'SERVICE_REFUSED',
-      `The service answered HTTP ${res.status} without JSON.`,
-    );
+    throw notAService(url, res, 'not JSON');
   }
 }
 
-function readCard(res: Exchange): RawCard {
-  const body = readJson(res);
+function readCard(res: Exchange, url: string): RawCard {
+  const body = readJson(res, url);
   const card = body as Partial<RawCard> | null;
   if (
     typeof card !== 'object' ||
@@ -172,16 +178,13 @@ function readCard(res: Exchange): RawCard {
     typeof card.content_snapshot !== 'string' ||
     !Array.isArray(card.signatures)
   ) {
-    throw new CardsError(
-      'SERVICE_REFUSED',
-      'The service answered with something that is not a card.',
-    );
+    throw notAService(url, res, 'an answer that is not a card');
   }
   return { content_snapshot: card.content_snapshot, signatures: card.signatures };
 }
 
 /** Turns an error response into the CardsError its Error object names (spec 7). */
-function failure(res: Exchange): CardsError {
+function failure(res: Exchange, url: string): CardsError {
   let body: { code?: unknown; message?: unknown } | undefined;
   try {
     body = JSON.parse(res.body) as typeof body;
@@ -192,7 +195,11 @@ function failure(res: Exchange): CardsError {
   const code: ErrorCode | undefined =
     typeof wire === 'number' || typeof wire === 'string' ? codeForWire(wire) : undefined;
   const message = typeof body?.message === 'string' ? body.message : undefined;
-  if (res.status >= 500 && (code === undefined || ERRORS[code].exit === ERRORS.INTERNAL.exit)) {
+  const exit = code === undefined ? undefined : ERRORS[code].exit;
+  if (
+    res.status >= 500 &&
+    (exit === undefined || exit === EXIT.unreachable || exit === EXIT.error)
+  ) {
     const detail = code ? `${code} (${ERRORS[code].wire}): ${message ?? ERRORS[code].message}` : '';
     return new CardsError(
       'UNREACHABLE',
@@ -200,7 +207,10 @@ function failure(res: Exchange): CardsError {
     );
   }
   if (code !== undefined) return new CardsError(code, message);
+  const isErrorObject =
+    (typeof wire === 'number' || typeof wire === 'string') && message !== undefined;
   if (res.status === 401) return new CardsError('TOKEN_SIGNATURE', message);
+  if (!isErrorObject) return notAService(url, res, 'and no Error object ({"code","message"})');
   if (res.status === 404)
     return new CardsError(
       'ROUTE_NOT_FOUND',

@@ -4,7 +4,7 @@
  * Why not the global fetch: measured against a local `cards serve` on this project's 2-core
  * machines, fetch (undici and its web streams) spends ~0.67 ms of CPU per request where
  * node:http spends ~0.14 ms, and bulk work (`cards seed`, 10,000 cards under 15 s next to the
- * server on the same cores) cannot afford the difference. Network failures and time-outs reject
+ * server on the same cores) cannot afford the difference. Network failures and deadlines reject
  * with the underlying error; statuses are the caller's business.
  */
 import http from 'node:http';
@@ -24,6 +24,7 @@ export interface Transport {
 export function createTransport(options: { timeoutMs: number; maxSockets?: number }): Transport {
   const agentOptions = { keepAlive: true, maxSockets: options.maxSockets ?? 64 };
   const agents = { http: new http.Agent(agentOptions), https: new https.Agent(agentOptions) };
+  const deadlines = deadlineSweeper(options.timeoutMs);
   return {
     send(method, url, headers, body) {
       const secure = url.protocol === 'https:';
@@ -38,12 +39,15 @@ export function createTransport(options: { timeoutMs: number; maxSockets?: numbe
               body === undefined
                 ? headers
                 : { ...headers, 'content-length': Buffer.byteLength(body) },
-            ...(options.timeoutMs > 0 ? { timeout: options.timeoutMs } : {}),
           },
           (res) => {
             const chunks: Buffer[] = [];
             res.on('data', (chunk: Buffer) => chunks.push(chunk));
             res.on('error', reject);
+            // Cut off mid-answer (a deadline): reject with why, since no 'end' will come.
+            res.on('close', () => {
+              if (!res.complete) reject(req.errored ?? new Error('connection closed mid-answer'));
+            });
             res.on('end', () =>
               resolve({
                 status: res.statusCode ?? 0,
@@ -53,16 +57,54 @@ export function createTransport(options: { timeoutMs: number; maxSockets?: numbe
             );
           },
         );
-        req.on('timeout', () =>
-          req.destroy(Object.assign(new Error('no answer in time'), { code: 'ETIMEDOUT' })),
-        );
+        deadlines.watch(req);
+        req.on('close', () => deadlines.forget(req));
         req.on('error', reject);
         req.end(body);
       });
     },
     close() {
+      deadlines.stop();
       agents.http.destroy();
       agents.https.destroy();
     },
+  };
+}
+
+/**
+ * Whole-request deadlines (issue 11 item 12): node's `timeout` option is an idle timeout, which
+ * a server trickling a byte now and then never trips. One sweep timer for all requests in flight
+ * rather than a timer each, which would cost bulk work (`cards seed`) about a tenth of its time.
+ */
+function deadlineSweeper(timeoutMs: number) {
+  const inFlight = new Map<http.ClientRequest, number>();
+  let timer: NodeJS.Timeout | undefined;
+  const sweep = (): void => {
+    const now = Date.now();
+    for (const [req, deadline] of inFlight) {
+      if (deadline > now) continue;
+      inFlight.delete(req);
+      const seconds = Math.round(timeoutMs / 100) / 10;
+      req.destroy(
+        Object.assign(new Error(`no answer within ${seconds} s`), { code: 'ETIMEDOUT', seconds }),
+      );
+    }
+    if (inFlight.size === 0) stop();
+  };
+  const stop = (): void => {
+    if (timer) clearInterval(timer);
+    timer = undefined;
+  };
+  return {
+    watch(req: http.ClientRequest): void {
+      if (timeoutMs <= 0) return;
+      inFlight.set(req, Date.now() + timeoutMs);
+      if (!timer) timer = setInterval(sweep, Math.min(250, timeoutMs)).unref();
+    },
+    forget(req: http.ClientRequest): void {
+      inFlight.delete(req);
+      if (inFlight.size === 0) stop();
+    },
+    stop,
   };
 }

@@ -57,13 +57,19 @@ const {
 
 export const ERRORS = {
   // Service-level (10xxx). 10000 and 10001 are the deployed service's; the rest are ours.
-  INTERNAL: e(10000, 500, error, 'Request serving internal error. Try again later.'),
+  // 10000 and 10006 reach the CLI as a service's 5xx: "service failing", exit 6 (README).
+  INTERNAL: e(10000, 500, unreachable, 'Request serving internal error. Try again later.'),
   CARD_NOT_FOUND: e(10001, 404, notFound, 'Requested card entity not found.'),
   ROUTE_NOT_FOUND: e(10002, 404, usage, 'Route not found.'),
   METHOD_NOT_ALLOWED: e(10003, 405, usage, 'Method not allowed on this route.'),
   BODY_TOO_LARGE: e(10004, 413, refused, 'Request body is too large (limit 64 KiB).'),
   SERVER_BUSY: e(10005, 503, unreachable, 'Too many connections. Try again later.'),
-  STORE_UNAVAILABLE: e(10006, 500, error, 'The card store could not be written. Try again later.'),
+  STORE_UNAVAILABLE: e(
+    10006,
+    500,
+    unreachable,
+    'The card store could not be written. Try again later.',
+  ),
   UNSUPPORTED_MEDIA_TYPE: e(10007, 415, refused, 'Request body must be application/json.'),
   HTTP_MALFORMED: e(10008, 400, refused, 'Malformed HTTP request.'),
   REQUEST_TIMEOUT: e(10009, 408, unreachable, 'The request was not received in time.'),
@@ -213,6 +219,7 @@ export const ERRORS = {
   STORE_DATABASE_UNKNOWN: e(90014, 500, storeConfig, 'The PostgreSQL database does not exist.'),
   STORE_UNREACHABLE: e(90015, 500, storeConfig, 'PostgreSQL cannot be reached.'),
   STORE_NOT_EMPTY: e(90016, 400, refused, 'The store holds cards already (import: --append).'),
+  NOT_A_SERVICE: e(90019, 502, unreachable, 'The URL does not answer as a Cards service.'),
 
   // Transparency log (91xxx): ours. Statuses are the ones C2SP tlog-witness v1.0.0 gives.
   LOG_NOTE_MALFORMED: e(91001, 400, refused, 'Signed note, checkpoint or proof is malformed.'),

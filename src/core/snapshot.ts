@@ -250,7 +250,15 @@ function readPreviousCardId(value: unknown, purpose: SnapshotPurpose): string | 
       `Previous Card ID is not a valid ID: expected 64 hexadecimal characters, got ${value.length} characters.`,
     );
   }
-  return value.toLowerCase();
+  // Every id on the wire is lowercase hex (spec 2.4), and the stock client links chains by
+  // exact string: an uppercase previous id would leave the replaced card looking current to it.
+  if (value !== value.toLowerCase()) {
+    throw new CardsError(
+      'PREVIOUS_ID_INVALID',
+      'Previous Card ID is not a valid ID: expected lowercase hexadecimal characters, as card ids are written.',
+    );
+  }
+  return value;
 }
 
 function readCreatedAt(value: unknown): number {

@@ -76,3 +76,14 @@ export function isSmallOrderKey(raw: Uint8Array): boolean {
     bad.every((b, i) => (i === 31 ? (raw[i] ?? 0) & 0x7f : raw[i]) === b),
   );
 }
+
+/**
+ * Whether 32 raw Ed25519 public key bytes encode y >= p = 2^255 - 19 (RFC 8032 section 5.1.3
+ * requires y < p). Such an encoding names the same point as y - p, so one key would have two
+ * spellings; with y = p or p + 1 it is also a small-order point. Refused like them.
+ */
+export function isNonCanonicalKey(raw: Uint8Array): boolean {
+  if (raw.byteLength !== 32 || ((raw[31] ?? 0) & 0x7f) !== 0x7f || (raw[0] ?? 0) < 0xed)
+    return false;
+  return raw.subarray(1, 31).every((b) => b === 0xff);
+}

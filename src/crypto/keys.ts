@@ -27,6 +27,7 @@ import {
   ED25519_PKCS8_PREFIX,
   ED25519_SPKI_LENGTH,
   ED25519_SPKI_PREFIX,
+  isNonCanonicalKey,
   isSmallOrderKey,
 } from './der.js';
 
@@ -55,12 +56,7 @@ export class PublicKey {
         `public key: expected a ${ED25519_SPKI_LENGTH}-byte Ed25519 DER SPKI, got ${spki.byteLength} bytes`,
       );
     }
-    if (isSmallOrderKey(spki.subarray(ED25519_SPKI_PREFIX.byteLength))) {
-      throw new CardsError(
-        'KEY_FORMAT',
-        'public key: a small-order Ed25519 point, which verifies forged signatures; refused',
-      );
-    }
+    checkPoint(spki.subarray(ED25519_SPKI_PREFIX.byteLength));
     const x = encodeBase64Url(spki.subarray(ED25519_SPKI_PREFIX.byteLength));
     let keyObject: KeyObject;
     try {
@@ -76,6 +72,7 @@ export class PublicKey {
   static fromKeyObject(keyObject: KeyObject): PublicKey {
     const x = decodeBase64Url(String(keyObject.export({ format: 'jwk' }).x));
     if (x?.byteLength !== 32) throw new CardsError('KEY_FORMAT', 'public key: not an Ed25519 key');
+    checkPoint(x);
     return new PublicKey(concatBytes(ED25519_SPKI_PREFIX, x), keyObject);
   }
 
@@ -90,6 +87,26 @@ export class PublicKey {
 
   toPem(): string {
     return this.keyObject.export({ format: 'pem', type: 'spki' }).toString();
+  }
+}
+
+/**
+ * The one gate of every public key, whatever form it came in (SPKI, PEM, JWK, JWKS, inline,
+ * KeyObject): OpenSSL accepts a small-order point and with it the trivial signature (R = the
+ * point, S = 0) over any message, so a token or card "signed" by it proves nothing (issue 11).
+ */
+function checkPoint(raw: Uint8Array): void {
+  if (isSmallOrderKey(raw)) {
+    throw new CardsError(
+      'KEY_FORMAT',
+      'public key: a small-order Ed25519 point, which verifies forged signatures; refused',
+    );
+  }
+  if (isNonCanonicalKey(raw)) {
+    throw new CardsError(
+      'KEY_FORMAT',
+      'public key: a non-canonical Ed25519 encoding (y >= 2^255 - 19, RFC 8032 section 5.1.3); refused',
+    );
   }
 }
 
@@ -220,13 +237,8 @@ function publicKeyFromJwk(text: string): PublicKey {
       'public key: JWK is not an Ed25519 key (kty "OKP", crv "Ed25519", x)',
     );
   }
-  try {
-    return PublicKey.fromKeyObject(
-      createPublicKey({ key: { kty: 'OKP', crv: 'Ed25519', x: key.x }, format: 'jwk' }),
-    );
-  } catch (cause) {
-    throw new CardsError('KEY_FORMAT', 'public key: JWK "x" is not a 32-byte Ed25519 key', {
-      cause,
-    });
-  }
+  const x = decodeBase64Url(key.x);
+  if (x?.byteLength !== 32)
+    throw new CardsError('KEY_FORMAT', 'public key: JWK "x" is not a 32-byte Ed25519 key');
+  return PublicKey.fromSpki(concatBytes(ED25519_SPKI_PREFIX, x));
 }

@@ -93,7 +93,7 @@ export function verifyStockToken(
   }
   if (!verified) throw new CardsError('TOKEN_SIGNATURE');
 
-  const { iss, sub, exp, iat } = claims;
+  const { iss, sub, exp, iat, nbf } = claims;
   if (typeof iss !== 'string' || !iss.startsWith(ISSUER_PREFIX))
     throw new CardsError('TOKEN_CLAIMS', `Token "iss" must start with "${ISSUER_PREFIX}".`);
   if (options.appId !== undefined && iss !== ISSUER_PREFIX + options.appId)
@@ -106,10 +106,20 @@ export function verifyStockToken(
     throw new CardsError('TOKEN_CLAIMS', `Token "sub" must be "${SUBJECT_PREFIX}<identity>".`);
   }
   if (typeof exp !== 'number' || !Number.isFinite(exp))
-    throw new CardsError('TOKEN_CLAIMS', 'Token "exp" is required.');
+    throw new CardsError('TOKEN_CLAIMS', 'Token "exp" is required and must be a number.');
+  // A time claim of the wrong type is an invalid claim, not "not valid yet" (issue 11).
+  for (const [name, value] of [
+    ['iat', iat],
+    ['nbf', nbf],
+  ] as const) {
+    if (value !== undefined && (typeof value !== 'number' || !Number.isFinite(value)))
+      throw new CardsError('TOKEN_CLAIMS', `Token "${name}" must be a number (seconds).`);
+  }
   const nowSeconds = options.now / 1000;
   if (exp + SKEW_SECONDS <= nowSeconds) throw new CardsError('TOKEN_EXPIRED');
   if (typeof iat === 'number' && iat - SKEW_SECONDS > nowSeconds)
     throw new CardsError('TOKEN_NOT_YET_VALID');
+  if (typeof nbf === 'number' && nbf - SKEW_SECONDS > nowSeconds)
+    throw new CardsError('TOKEN_NOT_YET_VALID', 'Token is not valid yet ("nbf" is in the future).');
   return { identity: sub.slice(SUBJECT_PREFIX.length), expiresAt: exp, format: 'stock' };
 }

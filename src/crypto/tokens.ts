@@ -133,7 +133,8 @@ function translateJoseError(err: unknown): CardsError {
   if (err instanceof CardsError) return err;
   if (err instanceof joseErrors.JWTExpired) return new CardsError('TOKEN_EXPIRED');
   if (err instanceof joseErrors.JWTClaimValidationFailed) {
-    if (err.claim === 'nbf' || err.claim === 'iat')
+    // A claim of the wrong type ("iat": "yesterday") is invalid, not "not valid yet" (issue 11).
+    if ((err.claim === 'nbf' || err.claim === 'iat') && err.reason !== 'invalid')
       return new CardsError(
         'TOKEN_NOT_YET_VALID',
         `Token is not valid yet ("${err.claim}" is in the future).`,

@@ -20,7 +20,8 @@ export function parseSearchQuery(body: unknown): string[] {
   if (identities !== undefined && identities !== null) {
     if (!Array.isArray(identities) || identities.some((item) => typeof item !== 'string'))
       throw new CardsError('BODY_PARSE', '"identities" must be an array of strings.');
-    if (identities.length === 0) throw new CardsError('SEARCH_EMPTY');
+    // An empty identity is refused here as in the "identity" form below, so the two agree.
+    if (identities.length === 0 || identities.includes('')) throw new CardsError('SEARCH_EMPTY');
     if (identities.length > LIMITS.searchIdentitiesMax)
       throw new CardsError(
         'SEARCH_TOO_MANY',

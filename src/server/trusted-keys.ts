@@ -25,7 +25,10 @@ async function readTrustedKey(value: string): Promise<TrustedKey[]> {
     if (value.includes(',')) return readTrustedKeys(value.split(',').filter((v) => v.trim()));
     try {
       return [{ key: parsePublicKey(value) }];
-    } catch {
+    } catch (err) {
+      // A well-formed key refused for what it is (a small-order point) says so.
+      if (err instanceof CardsError && /small-order|non-canonical/.test(err.message))
+        throw new CardsError('KEY_FORMAT', `--jwt-key ${value}: ${err.message}`);
       throw new CardsError(
         'KEY_FORMAT',
         `--jwt-key ${value.length > 40 ? `${value.slice(0, 40)}…` : value}: not a file, and not an inline base64 DER SPKI public key.`,

@@ -282,7 +282,9 @@ describe('networked commands against cards serve', { concurrency: true }, () => 
     const refused = await box.cards(['seed', 'refused-seed.json', '--json']);
     assert.equal(refused.status, 4, said(refused));
     assert.match(refused.stderr, /PREVIOUS_NOT_FOUND \(40015\): seed: card "orphan"/);
-    assert.equal(refused.stdout, '');
+    // Under --json the error object is on stdout too (issue 11 item 18c).
+    const { error } = refused.json<{ error: { name: string } }>();
+    assert.equal(error.name, 'PREVIOUS_NOT_FOUND');
   });
 
   test('exit statuses: not found 3, refused 4, unreachable 6, unauthorized 7', async () => {

@@ -309,4 +309,44 @@ describe('cards serve: keys', () => {
       assert.match(bad.stderr, /KEY_FORMAT/);
     }
   });
+
+  // Issue 11 item 7: with x = 01 00…00 (a small-order point) OpenSSL verifies R = 01 00…00,
+  // S = 0 over any message, so such a key would take a forged token for any identity. Every
+  // form a key comes in must be refused at start, before anything listens.
+  test('--jwt-key: a small-order or non-canonical point is refused at start in every form', async () => {
+    const dir = makeTempDir();
+    const points = [
+      `01${'00'.repeat(31)}`, // the identity point: the forgery of the issue
+      `c7176a703d4dd84fba3c0b760d10670f2a2053fa2c39ccc64ec7fd7792ac037a`, // order 8
+      `${'ed'}${'ff'.repeat(30)}7f`, // y = p, non-canonical
+      `${'f0'}${'ff'.repeat(31)}`, // y = p + 3 with the sign bit set, non-canonical
+    ];
+    for (const [i, point] of points.entries()) {
+      const raw = Buffer.from(point, 'hex');
+      const x = raw.toString('base64url');
+      const spki = Buffer.concat([Buffer.from('302a300506032b6570032100', 'hex'), raw]);
+      const pem = `-----BEGIN PUBLIC KEY-----\n${spki.toString('base64')}\n-----END PUBLIC KEY-----\n`;
+      writeFileSync(join(dir, `k${i}.jwk`), JSON.stringify({ kty: 'OKP', crv: 'Ed25519', x }));
+      writeFileSync(
+        join(dir, `k${i}.jwks`),
+        JSON.stringify({ keys: [{ kty: 'OKP', crv: 'Ed25519', x, kid: 'k' }] }),
+      );
+      writeFileSync(join(dir, `k${i}.pem`), pem);
+      const forms = [
+        join(dir, `k${i}.jwk`),
+        join(dir, `k${i}.jwks`),
+        join(dir, `k${i}.pem`),
+        spki.toString('base64'),
+      ];
+      for (const value of forms) {
+        const bad = await runServeToExit(
+          ['--port', '0', '--db', join(dir, 'c.json'), '--jwt-key', value],
+          { timeoutMs: 8000 },
+        );
+        assert.equal(bad.code, 2, `${point} as ${value}: ${bad.stderr}`);
+        assert.match(bad.stderr, /KEY_FORMAT/);
+        assert.match(bad.stderr, /small-order|non-canonical/, bad.stderr);
+      }
+    }
+  });
 });

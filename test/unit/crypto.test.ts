@@ -13,6 +13,7 @@ import {
   wrapSignature,
 } from '../../src/crypto/der.js';
 import { sha512, signParts, verifyParts } from '../../src/crypto/ed25519.js';
+import { createPublicKey } from 'node:crypto';
 import {
   PrivateKey,
   PublicKey,
@@ -180,4 +181,33 @@ test('small-order public keys are refused: OpenSSL would accept forged signature
     }),
     { numRuns: 50 },
   );
+});
+
+test('small-order and non-canonical points are refused however the key comes in (issue 11 item 7)', () => {
+  const nonCanonical = [
+    `ed${'ff'.repeat(30)}7f`, // y = p
+    `ff${'ff'.repeat(30)}7f`, // y = 2^255 - 1
+    `f0${'ff'.repeat(31)}`, // y = p + 3, sign bit set
+  ];
+  const refused = (err: unknown): boolean =>
+    err instanceof CardsError &&
+    err.code === 'KEY_FORMAT' &&
+    /small-order|non-canonical/.test(err.message);
+  for (const point of [...ED25519_TORSION_SUBGROUP, ...nonCanonical]) {
+    const raw = hex(point);
+    const x = Buffer.from(raw).toString('base64url');
+    const spki = new Uint8Array([...ED25519_SPKI_PREFIX, ...raw]);
+    const pem = `-----BEGIN PUBLIC KEY-----\n${encodeBase64(spki)}\n-----END PUBLIC KEY-----`;
+    const jwk = JSON.stringify({ kty: 'OKP', crv: 'Ed25519', x });
+    for (const text of [encodeBase64(spki), pem, jwk])
+      assert.throws(() => parsePublicKey(text), refused, `${point}: ${text}`);
+    assert.throws(
+      () =>
+        PublicKey.fromKeyObject(
+          createPublicKey({ key: { kty: 'OKP', crv: 'Ed25519', x }, format: 'jwk' }),
+        ),
+      refused,
+      point,
+    );
+  }
 });

@@ -544,6 +544,9 @@ describe('get and search', () => {
       [{}, 'SEARCH_EMPTY'],
       [{ identities: [] }, 'SEARCH_EMPTY'],
       [{ identity: '' }, 'SEARCH_EMPTY'],
+      // An empty identity is refused in either form (issue 11 item 18e).
+      [{ identities: [''] }, 'SEARCH_EMPTY'],
+      [{ identities: ['alice', ''] }, 'SEARCH_EMPTY'],
       [{ identities: null, identity: null }, 'SEARCH_EMPTY'],
       [{ identities: Array.from({ length: 51 }, (_, i) => `u${i}`) }, 'SEARCH_TOO_MANY'],
       [{ identities: Array.from({ length: 50 }, (_, i) => `u${i}`) }, 'none'],

@@ -137,3 +137,45 @@ test('mintToken is byte-identical to the jose-minted token, with and without kid
     assert.equal(mintToken(options), jose);
   }
 });
+
+// Issue 11 item 11: a claim of the wrong type is an invalid claim (20307), not a token that is
+// "not valid yet" (20305) or expired; in both token formats.
+test('wrongly typed iat, nbf or exp get TOKEN_CLAIMS in both formats', async () => {
+  const { signParts } = await import('../../src/crypto/ed25519.js');
+  const { sign } = await import('node:crypto');
+  const exp = now / 1000 + 600;
+  const signed = (format: 'jwt' | 'stock', claims: Record<string, unknown>): string => {
+    if (format === 'jwt') {
+      const input = `${segment({ alg: 'EdDSA', typ: 'JWT' })}.${segment({ sub: 'alice', exp, ...claims })}`;
+      return `${input}.${encodeBase64Url(new Uint8Array(sign(null, utf8(input), app.keyObject)))}`;
+    }
+    const header = { alg: 'VEDS512', kid: 'k1', typ: 'JWT', cty: 'virgil-jwt;v=1' };
+    const body = { iss: 'virgil-a1', sub: 'identity-alice', iat: now / 1000, exp, ...claims };
+    const input = `${segment(header)}.${segment(body)}`;
+    return `${input}.${encodeBase64Url(signParts(app, utf8(input)))}`;
+  };
+  for (const format of ['jwt', 'stock'] as const) {
+    assert.equal(await codeOf(signed(format, {})), 'none', format);
+    for (const claims of [
+      { iat: 'yesterday' },
+      { iat: null },
+      { iat: '1800000000' },
+      { nbf: 'yesterday' },
+      { nbf: true },
+      { exp: 'tomorrow' },
+      { exp: String(exp) },
+      { exp: null },
+    ]) {
+      assert.equal(
+        await codeOf(signed(format, claims)),
+        'TOKEN_CLAIMS',
+        `${format} ${JSON.stringify(claims)}`,
+      );
+    }
+    assert.equal(
+      await codeOf(signed(format, { nbf: now / 1000 + 300 })),
+      'TOKEN_NOT_YET_VALID',
+      format,
+    );
+  }
+});

@@ -24,6 +24,7 @@ export interface SeedOptions extends ConnectionFlags {
   concurrency?: string;
   saveKeys?: boolean;
   force?: boolean;
+  json?: boolean;
 }
 
 export interface SeededCard {
@@ -83,7 +84,7 @@ export async function seed(
   const concurrency = parsePositiveInt(options.concurrency ?? '16', '--concurrency', 256);
   const text = (await readInput(ctx, options.file, 'Seed file')).toString('utf8');
   const plan = planSeed(parseJson(text, `Seed file ${options.file}`));
-  const client = service ?? connect(ctx, settings, { timeoutMs: 0 });
+  const client = service ?? connect(ctx, settings);
   const createdAt = Math.floor(ctx.now() / 1000);
 
   const keys = new Map<string, PrivateKey>();
@@ -178,28 +179,36 @@ export async function seed(
   }
   await Promise.allSettled(tasks.values());
   progress.done();
+  const summary = (): SeedResult => {
+    // States from the one chain function (core/chain.ts), for what was created so far.
+    const states = statesAfterRevokes([...results.values()], revoking);
+    for (const seeded of results.values()) Object.assign(seeded, states.get(seeded.id));
+    return summarise(ctx, options, plan, results, {
+      url: client.url,
+      revocations,
+      elapsedMs: ctx.now() - started,
+      keyOf,
+      signerKeys,
+    });
+  };
   if (failure) {
     const { card, error } = failure;
-    if (isCardsError(error))
-      throw new CardsError(
-        error.code,
-        `seed: card "${card}" (after ${results.size} created): ${error.message}`,
-        {
-          ...(error.hint ? { hint: error.hint } : {}),
-          cause: error,
-        },
-      );
-    throw error;
+    if (!isCardsError(error)) throw error;
+    const stopped = new CardsError(
+      error.code,
+      `seed: card "${card}" (after ${results.size} created): ${error.message}`,
+      { ...(error.hint ? { hint: error.hint } : {}), cause: error },
+    );
+    // What was created is on the service now: under --json say which (ids and names), with
+    // the error in the same document, so a script can clean up or resume (issue 11 item 13).
+    if (options.json) {
+      const error = { name: stopped.code, code: stopped.info.wire, message: stopped.message };
+      ctx.stdout.write(`${JSON.stringify({ ...summary(), error }, null, 2)}\n`);
+      (stopped as { jsonPrinted?: boolean }).jsonPrinted = true;
+    }
+    throw stopped;
   }
-  const states = statesAfterRevokes([...results.values()], revoking);
-  for (const seeded of results.values()) Object.assign(seeded, states.get(seeded.id));
-  return summarise(ctx, options, plan, results, {
-    url: client.url,
-    revocations,
-    elapsedMs: ctx.now() - started,
-    keyOf,
-    signerKeys,
-  });
+  return summary();
 }
 
 function summarise(
