@@ -19,6 +19,7 @@ import {
   copyStore,
   makeKeysDir,
   removeTempDirs,
+  serviceKeyOf,
   tempDir,
 } from './lib/stores.mjs';
 import { sql, startOwnPostgres } from '../dist/test/helpers/postgres.js';
@@ -95,7 +96,7 @@ export async function runPostgresBench({ storeSize, seconds }) {
     });
 
     // Every server signs with the bench's service key and trusts its app key (files given).
-    const serviceKey = join(keysDir, 'cards.service-key.pem');
+    const serviceKey = serviceKeyOf(keysDir);
     const appPublic = execFileSync(
       process.execPath,
       [CARDS_BIN, 'key', 'public', appKeyOf(keysDir)],

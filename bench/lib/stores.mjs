@@ -37,6 +37,9 @@ export async function makeKeysDir() {
 /** The app key file of a store folder (tokens are signed with it). */
 export const appKeyOf = (dir) => fileHome(join(dir, 'cards.json')).appKey;
 
+/** The service key file of a store folder (what a server beside it signs with). */
+export const serviceKeyOf = (dir) => fileHome(join(dir, 'cards.json')).serviceKey;
+
 /** A copy of a store folder (store file and companion keys) for one server. */
 export function copyStore(dir) {
   const copy = tempDir();
