@@ -3,7 +3,7 @@
 // A store of N cards is made once per bench run through the server's own modules (JsonStore +
 // Registry: every card passes the registry's rules, is signed with the service key and made
 // durable), then copied into a fresh folder for each server that needs it.
-import { cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { cpSync, linkSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { openJsonStore } from '../../dist/src/store/json-store.js';
@@ -31,6 +31,11 @@ export async function makeKeysDir() {
   const paths = fileHome(join(dir, 'cards.json'));
   await loadOrCreatePrivateKey(paths.serviceKey);
   await loadOrCreatePrivateKey(paths.appKey);
+  // Builds from before the companions kept the store's whole name (0020ee9 and older) look for
+  // cards.service-key.pem and cards.app-key.pem: the same keys under those names too, so
+  // BENCH_CARDS_BIN can measure them. This build reads its own names, which exist.
+  linkSync(paths.serviceKey, join(dir, 'cards.service-key.pem'));
+  linkSync(paths.appKey, join(dir, 'cards.app-key.pem'));
   return dir;
 }
 
