@@ -44,7 +44,7 @@ export async function measureVersion(dir, spawns) {
 }
 
 /**
- * A seed file of `count` cards (README "Seed files"): one identity in four has a card and
+ * A seed file of `count` cards (docs/cli.md, "Seed files"): one identity in four has a card and
  * its replacement, the others a single card with an extra snapshot field.
  */
 export function writeSeedFile(dir, count) {

@@ -1,7 +1,7 @@
 // The stock clients, set up the way an application would set them up against `cards serve`:
 // virgil-crypto 5 + virgil-sdk 6 (CardManager, JwtGenerator), an app key pair whose public
 // half `cards serve --jwt-key` trusts, and the service key `cards serve` printed as the only
-// whitelisted signer "virgil" (the README's "Use with the stock SDK" set-up).
+// whitelisted signer "virgil" (the set-up of docs/stock-sdk.md).
 import { randomBytes } from 'node:crypto';
 import {
   initCrypto,
@@ -56,7 +56,7 @@ export function makeApp() {
   };
 }
 
-/** The verifier the README prescribes: no vendor key, the local service key whitelisted. */
+/** The verifier docs/stock-sdk.md prescribes: no vendor key, the local service key whitelisted. */
 export const makeVerifier = (serviceKey) =>
   new VirgilCardVerifier(cardCrypto, {
     verifySelfSignature: true,

@@ -38,7 +38,7 @@ async function device(identity) {
   });
 }
 
-/** The stock CardManager with the README's verifier, to check what e3kit left on the server. */
+/** The stock CardManager with the verifier of docs/stock-sdk.md, to check what e3kit left on the server. */
 const cardManager = (identity) =>
   makeCardManager({
     url: server.url,

@@ -1,7 +1,7 @@
-// Runs the JavaScript of the README's "Use with the stock SDK" section, as written, against
+// Runs the JavaScript of docs/stock-sdk.md ("Use with the stock SDK"), as written, against
 // `cards serve --compat virgil`: the CardManager set-up publishes alice's card, the e3kit-node
 // set-up registers bob and finds alice. Only the placeholders are filled in (credentials,
-// service key, URL, storage folders), so the README cannot drift from what works.
+// service key, URL, storage folders), so the page cannot drift from what works.
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
@@ -12,7 +12,8 @@ import { cleanEnv, REPO_ROOT } from '../lib/cli.mjs';
 import { startServer } from '../lib/server.mjs';
 import { makeApp, makeCardManager } from '../lib/stock.mjs';
 
-const SECTION = '## Use with the stock SDK';
+const PAGE = join(REPO_ROOT, 'docs', 'stock-sdk.md');
+const TITLE = '# Use with the stock SDK';
 const app = makeApp();
 let server;
 let dir;
@@ -31,14 +32,11 @@ after(async () => {
   if (dir) rmSync(dir, { recursive: true, force: true });
 });
 
-/** The ```js blocks of the README section. */
+/** The ```js blocks of docs/stock-sdk.md. */
 function readmeSnippets() {
-  const readme = readFileSync(join(REPO_ROOT, 'README.md'), 'utf8');
-  const start = readme.indexOf(`\n${SECTION}\n`);
-  assert.notEqual(start, -1, `README.md has no "${SECTION}" section`);
-  const end = readme.indexOf('\n## ', start + SECTION.length + 2);
-  const section = readme.slice(start, end === -1 ? undefined : end);
-  return [...section.matchAll(/```js\n([\s\S]*?)```/g)].map((m) => m[1]);
+  const page = readFileSync(PAGE, 'utf8');
+  assert.ok(page.startsWith(`${TITLE}\n`), `docs/stock-sdk.md does not start with "${TITLE}"`);
+  return [...page.matchAll(/```js\n([\s\S]*?)```/g)].map((m) => m[1]);
 }
 
 function runNode(file) {
@@ -60,7 +58,7 @@ function runNode(file) {
   });
 }
 
-test('the README set-up code runs against cards serve as written', async () => {
+test('the set-up code of docs/stock-sdk.md runs against cards serve as written', async () => {
   const snippets = readmeSnippets();
   assert.equal(snippets.length, 2, 'a CardManager block and an e3kit-node block');
   const code = snippets
@@ -80,13 +78,17 @@ test('the README set-up code runs against cards serve as written', async () => {
   writeFileSync(file, `${placeholders}\n${code}\n${report}\n`);
 
   const run = await runNode(file);
-  assert.equal(run.status, 0, `README code failed:\n${run.stderr}\n--- code ---\n${code}`);
+  assert.equal(
+    run.status,
+    0,
+    `docs/stock-sdk.md code failed:\n${run.stderr}\n--- code ---\n${code}`,
+  );
   const result = JSON.parse(run.stdout.trim().split('\n').at(-1));
   assert.match(result.alice, /^[0-9a-f]{64}$/);
   assert.equal(result.found, result.alice, 'e3kit found the card CardManager published');
   assert.equal(typeof result.encrypted, 'string');
 
-  // what the README code left on the server: alice's card and bob's, both verifiable
+  // what the page's code left on the server: alice's card and bob's, both verifiable
   const manager = makeCardManager({
     url: server.url,
     serviceKey: server.serviceKey,

@@ -88,7 +88,7 @@ export function readConfig(path: string): ConfigFile {
         throw invalid(path, `profile "${name}": "${key}" must be a non-empty string`);
       if (key === 'compat' && !isProfileName(setting))
         throw invalid(path, `profile "${name}": "compat" must be "service" or "virgil"`);
-      // Relative paths in a profile are relative to the config file (README "Profiles"):
+      // Relative paths in a profile are relative to the config file (docs/cli.md, "Settings, profiles and the keystore"):
       // `serviceKey` too, unless it holds the key itself rather than a file's name.
       const isPath = PATH_KEYS.has(key) || (key === 'serviceKey' && !isInlinePublicKey(setting));
       const resolved = isPath ? resolve(dirname(path), setting) : setting;

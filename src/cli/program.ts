@@ -367,7 +367,7 @@ Examples:
     .addHelpText(
       'after',
       `
-The format is in the README ("Seed files"); fixtures/seed-example.json is an example.
+The format is in docs/cli.md ("Seed files"); fixtures/seed-example.json is an example.
 
 Examples:
   $ cards seed fixtures/seed-example.json

@@ -1,5 +1,5 @@
 /**
- * The seed file of `cards seed` (format in the README, example in fixtures/seed-example.json),
+ * The seed file of `cards seed` (format in docs/cli.md, example in fixtures/seed-example.json),
  * read into a plan: every card with its identity, what it replaces, what it references and
  * whether it is revoked, in an order where each card comes after everything it needs.
  * Pure apart from nothing: no keys, no network; mistakes are usage errors naming the entry.
@@ -41,7 +41,7 @@ const MAX_COUNT = 1_000_000;
 
 const bad = (where: string, why: string): CardsError =>
   new CardsError('USAGE', `Seed file: ${where}: ${why}.`, {
-    hint: 'the format is in the README, "Seed files"',
+    hint: 'the format is in docs/cli.md, "Seed files"',
   });
 
 /** Every `${name.field}` in a JSON value's strings. */

@@ -3,12 +3,12 @@
  *
  * Every refusal anywhere (core, registry, HTTP, CLI) is a `CardsError` whose `code` is a key of
  * `ERRORS`. Each entry gives the numeric wire code (the deployed service's, wire-facts section 4;
- * codes the service does not publish are ours and documented in the README), the HTTP status and
+ * codes the service does not publish are ours and documented in docs/errors.md), the HTTP status and
  * the CLI exit status. `Record<ErrorCode, …>` makes an unmapped code a compile error.
  * Never throws anything else for bad input; never imports I/O.
  */
 
-/** CLI exit statuses (README "Exit statuses"). */
+/** CLI exit statuses (docs/errors.md, "Exit statuses"). */
 export const EXIT = {
   ok: 0,
   error: 1,
@@ -57,7 +57,7 @@ const {
 
 export const ERRORS = {
   // Service-level (10xxx). 10000 and 10001 are the deployed service's; the rest are ours.
-  // 10000 and 10006 reach the CLI as a service's 5xx: "service failing", exit 6 (README).
+  // 10000 and 10006 reach the CLI as a service's 5xx: "service failing", exit 6 (docs/errors.md).
   INTERNAL: e(10000, 500, unreachable, 'Request serving internal error. Try again later.'),
   CARD_NOT_FOUND: e(10001, 404, notFound, 'Requested card entity not found.'),
   ROUTE_NOT_FOUND: e(10002, 404, usage, 'Route not found.'),

@@ -1,5 +1,5 @@
 /**
- * A newcomer's first hour (issue 12): the README's seed example, inspect of a revoking card,
+ * A newcomer's first hour (issue 12): the seed example of docs/cli.md, inspect of a revoking card,
  * no key left behind by a refused command, an empty --identity, unknown commands in the one
  * error format, fitting hints and readable output. `node bin/cards.js` against a real
  * `cards serve` on port 0.
@@ -12,14 +12,14 @@ import { keyFile, keysDir } from '../../src/cli/keystore.js';
 import { startServer, type TestServer } from '../helpers/server.js';
 import { said, sandbox, type Sandbox } from './harness.js';
 
-const README = new URL('../../../README.md', import.meta.url);
+const CLI_DOC = new URL('../../../docs/cli.md', import.meta.url);
 
-/** The JSON block of the README's "Seed files" section, as a newcomer copies it. */
+/** The JSON block of the "Seed files" section of docs/cli.md, as a newcomer copies it. */
 function readmeSeedExample(): string {
-  const text = readFileSync(README, 'utf8');
+  const text = readFileSync(CLI_DOC, 'utf8');
   const section = text.slice(text.indexOf('## Seed files'));
   const block = /```json\n([\s\S]*?)```/.exec(section)?.[1];
-  assert.ok(block, 'the README has a seed example');
+  assert.ok(block, 'docs/cli.md has a seed example');
   return block;
 }
 
@@ -35,7 +35,7 @@ describe('a newcomer against cards serve', { concurrency: true }, () => {
     await server.dispose();
   });
 
-  test("the README's seed example seeds as written (identities with dots, no ref)", async () => {
+  test('the seed example of docs/cli.md seeds as written (identities with dots, no ref)', async () => {
     writeFileSync(join(box.dir, 'readme-seed.json'), readmeSeedExample());
     const seeded = await box.cards(['seed', 'readme-seed.json', '--json']);
     assert.equal(seeded.status, 0, said(seeded));

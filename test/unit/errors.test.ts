@@ -18,11 +18,11 @@ test('every error code has a distinct wire number, a real HTTP status and a docu
   assert.equal(new CardsError('CARD_NOT_FOUND').info.status, 404);
 });
 
-test('the README error table lists every code with its wire number, status and exit', async () => {
+test('the error table of docs/errors.md lists every code with its wire number, status and exit', async () => {
   const { readFileSync } = await import('node:fs');
-  const readme = readFileSync(new URL('../../../README.md', import.meta.url), 'utf8');
+  const table = readFileSync(new URL('../../../docs/errors.md', import.meta.url), 'utf8');
   const rows = new Set(
-    readme
+    table
       .split('\n')
       .filter((line) => line.startsWith('|'))
       .map((line) =>
@@ -35,6 +35,15 @@ test('the README error table lists every code with its wire number, status and e
   );
   for (const code of Object.keys(ERRORS) as ErrorCode[]) {
     const { wire, status, exit } = ERRORS[code];
-    assert.ok(rows.has(`${wire} ${status} ${exit} \`${code}\``), `README is missing ${code}`);
+    assert.ok(
+      rows.has(`${wire} ${status} ${exit} \`${code}\``),
+      `docs/errors.md is missing ${code}`,
+    );
   }
+});
+
+test('the README points to the error table', async () => {
+  const { readFileSync } = await import('node:fs');
+  const readme = readFileSync(new URL('../../../README.md', import.meta.url), 'utf8');
+  assert.match(readme, /\]\(docs\/errors\.md(#[a-z-]+)?\)/);
 });

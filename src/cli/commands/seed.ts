@@ -1,5 +1,5 @@
 /**
- * `cards seed FILE`: creates the cards of a seed file (format in the README) against a service:
+ * `cards seed FILE`: creates the cards of a seed file (format in docs/cli.md) against a service:
  * keys made with node:crypto, one token per identity reused, up to --concurrency requests in
  * flight on kept-alive connections, each card started as soon as what it needs exists.
  * Stops starting new work at the first failure and reports it.
