@@ -60,6 +60,8 @@ for (const signal of ['SIGINT', 'SIGTERM'])
   });
 const { formatTable } = await import('./report.mjs');
 
+// A failed run (a server that does not start, a crash) leaves no temporary stores either.
+process.once('exit', removeTempDirs);
 const result = await runSuite(values.quick ? CONFIGS.quick : CONFIGS.full);
 const { machine, config, summary } = result;
 const [low, high] = summary.loadAverage.map((x) => x.toFixed(1));

@@ -34,6 +34,12 @@ export function cpuMsOf(pid) {
   return (Number(fields[11]) + Number(fields[12])) * 10;
 }
 
+/** Servers still running: killed when the bench exits, even by a crash (no orphan holds a port). */
+const running = new Set();
+process.once('exit', () => {
+  for (const proc of running) proc.kill('SIGKILL');
+});
+
 function spawnLogged(args, dir, name) {
   const log = join(dir, `${name}.log`);
   const fd = openSync(log, 'a');
@@ -43,8 +49,12 @@ function spawnLogged(args, dir, name) {
     stdio: ['ignore', 'pipe', fd],
   });
   closeSync(fd);
+  running.add(proc);
   const exited = new Promise((resolve) =>
-    proc.once('exit', (code, signal) => resolve({ code, signal })),
+    proc.once('exit', (code, signal) => {
+      running.delete(proc);
+      resolve({ code, signal });
+    }),
   );
   const stop = async () => {
     if (proc.exitCode === null && proc.signalCode === null) proc.kill('SIGTERM');
