@@ -182,7 +182,7 @@ Signs with --app-key, or the app key of a local \`cards serve\` found through --
 
 Examples:
   $ cards jwt --identity alice
-  $ curl -H "Authorization: Service $(cards jwt --identity alice)" http://127.0.0.1:8080/card/v5/ID
+  $ curl -H 'Content-Type: application/json' -H "Authorization: Service $(cards jwt --identity alice)" http://127.0.0.1:8080/card/v5/ID
   $ cards jwt --identity alice --compat virgil --app-config app.json --ttl 20m`,
     )
     .action(async (opts: JwtOptions & OutputFlags) => {
