@@ -23,6 +23,7 @@ import type { JwtOptions } from './commands/jwt.js';
 import type { KeyPublicOptions, KeyServiceOptions } from './commands/key.js';
 import type { KeygenOptions } from './commands/keygen.js';
 import type { RevokeOptions } from './commands/revoke.js';
+import type { RotateOptions } from './commands/rotate.js';
 import type { SearchOptions } from './commands/search.js';
 import type { SeedOptions } from './commands/seed.js';
 import type { UnregisterOptions } from './commands/unregister.js';
@@ -302,6 +303,28 @@ Examples:
     .action(async (id: string, opts: Omit<RevokeOptions, 'id'> & OutputFlags) => {
       const { revoke } = await import('./commands/revoke.js');
       await run('revoke', opts, (ctx) => revoke(ctx, { ...opts, id }));
+    });
+
+  output(identity(connection(program.command('rotate'))))
+    .description(
+      "Replace an identity's live card with one for a new key; swap the key once accepted.",
+    )
+    .option('--previous <card-id>', 'the live card to replace, when the identity has several')
+    .option('--prune', "remove the identity's key backups of earlier rotations")
+    .addHelpText(
+      'after',
+      `
+Finds the live card (search), makes a new key, publishes the replacement (previous_card_id =
+the live card) and only then puts the new key in the keystore; the old key is kept beside it
+as <key>.<time>.bak until --prune.
+
+Examples:
+  $ cards rotate --identity alice
+  $ cards rotate --identity alice --prune --json`,
+    )
+    .action(async (opts: RotateOptions & OutputFlags) => {
+      const { rotate } = await import('./commands/rotate.js');
+      await run('rotate', opts, (ctx) => rotate(ctx, opts));
     });
 
   output(identity(connection(program.command('unregister'))))
