@@ -4,7 +4,7 @@
  */
 import type { HistoryResult, ListResult, RequestsResult } from './commands/admin.js';
 import type { BuildResult } from './commands/build.js';
-import type { ConfigResult } from './commands/config.js';
+import type { ConfigChange, ConfigResult } from './commands/config.js';
 import type { PublishResult } from './commands/create.js';
 import type { GetResult } from './commands/get.js';
 import type { InitResult } from './commands/init.js';
@@ -256,6 +256,11 @@ export const TEXT = {
     r.out === '-' ? '' : `exported ${r.cards} cards to ${r.out}`,
   import: (r: { imported: number; cards: number }, s: Style) =>
     `${s.ok('imported')} ${r.imported} cards (the registry holds ${r.cards})`,
+  configChange: (r: ConfigChange, s: Style) =>
+    [
+      `${s.ok('profile')} "${r.profile}"${r.isDefault ? ' (default)' : ''} in ${r.path}`,
+      ...Object.entries(r.settings).map(([k, v]) => `  ${k.padEnd(11)} ${String(v)}`),
+    ].join('\n'),
 } as const;
 
 export type ViewName = keyof typeof TEXT;
