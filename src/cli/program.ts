@@ -63,7 +63,8 @@ Examples:
 
 Settings: flags > environment (CARDS_URL, CARDS_TOKEN, CARDS_APP_KEY, CARDS_DB, …) > config
 profile (\`cards init\`) > defaults. Exit statuses: 0 ok, 1 internal, 2 usage, 3 not found,
-4 refused, 5 verification failed, 6 unreachable, 7 unauthorized.`,
+4 refused, 5 verification failed, 6 unreachable, 7 unauthorized, 8 log forked or rewound,
+9 PostgreSQL store cannot be opened, 130 cancelled (Ctrl-C).`,
     );
 
   // Shared flag groups. Settings resolve flags > env > config profile > defaults (settings.ts),

@@ -152,14 +152,17 @@ function describeRequest(
 ): string {
   const lines = [`> ${method} ${url}`];
   for (const [name, value] of Object.entries(headers))
-    lines.push(`> ${name}: ${name === 'authorization' ? `${value.split(' ')[0]} <redacted>` : value}`);
+    lines.push(
+      `> ${name}: ${name === 'authorization' ? `${value.split(' ')[0]} <redacted>` : value}`,
+    );
   if (body !== undefined) lines.push(`> ${clip(body)}`);
   return `${lines.join('\n')}\n`;
 }
 
 function describeResponse(res: Exchange, ms: number): string {
   const lines = [`< ${res.status} (${ms} ms)`];
-  for (const [name, value] of Object.entries(res.headers)) lines.push(`< ${name}: ${String(value)}`);
+  for (const [name, value] of Object.entries(res.headers))
+    lines.push(`< ${name}: ${String(value)}`);
   if (res.body !== '') lines.push(`< ${clip(res.body)}`);
   return `${lines.join('\n')}\n`;
 }
