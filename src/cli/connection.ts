@@ -11,6 +11,7 @@ import { PrivateKey } from '../crypto/keys.js';
 import type { TokenFormat } from '../crypto/tokens.js';
 import type { CommandContext } from './context.js';
 import { parseJson, readFileBytes, readPrivateKey } from './inputs.js';
+import { escapeTerminal } from './terminal-text.js';
 import type { Settings } from './settings.js';
 
 /** Lifetime of tokens minted for requests: the stock client's default (wire-facts section 3). */
@@ -102,5 +103,18 @@ export function connect(
     profile: settings.wire,
     tokens: tokenSource(ctx, settings),
     ...(settings.identity ? { readIdentity: settings.identity.value } : {}),
+    // --debug sets CARDS_DEBUG (program.ts): every exchange on stderr, token redacted.
+    // Bodies are the server's text: escaped line by line like every other output (issue 11.8).
+    ...(debugOn(ctx)
+      ? {
+          debug: (text: string) =>
+            ctx.stderr.write(text.split('\n').map(escapeTerminal).join('\n')),
+        }
+      : {}),
   });
 }
+
+const debugOn = (ctx: CommandContext): boolean => {
+  const value = ctx.env.CARDS_DEBUG;
+  return value !== undefined && value !== '' && value !== '0' && value !== 'false';
+};

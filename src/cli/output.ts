@@ -6,6 +6,7 @@
  */
 import { Chalk, type ChalkInstance } from 'chalk';
 import type { CommandContext } from './context.js';
+import { escapeTerminal } from './terminal-text.js';
 import { TEXT, type Style, type ViewName } from './views.js';
 
 export interface OutputFlags {
@@ -25,28 +26,6 @@ export function colorLevel(ctx: CommandContext, flag: boolean | undefined): 0 | 
 export function makeStyle(level: 0 | 1): Style {
   const c: ChalkInstance = new Chalk({ level });
   return { ok: c.green, bad: c.red, warn: c.yellow, dim: c.dim, bold: c.bold, id: c.cyan };
-}
-
-/**
- * Characters a terminal acts on rather than shows: C0 (newlines too: a view prints its own line
- * breaks, never the data's), DEL, C1 (U+009B is a CSI on its own) and the bidi controls that
- * reorder what follows (U+061C, U+200E/F, U+202A–202E, U+2066–2069). Card data is anyone's.
- */
-// eslint-disable-next-line no-control-regex
-const TERMINAL_UNSAFE = /[\u0000-\u001f\u007f-\u009f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]/g;
-
-const NAMED: Record<string, string> = { '\n': '\\n', '\r': '\\r', '\t': '\\t' };
-
-/** `text` with every terminal control written out as \n, \r, \t, \xHH or \uHHHH (issue 11 item 8). */
-export function escapeTerminal(text: string): string {
-  return text.replace(TERMINAL_UNSAFE, (c) => {
-    const named = NAMED[c];
-    if (named) return named;
-    const n = c.charCodeAt(0);
-    return n < 0x100
-      ? `\\x${n.toString(16).padStart(2, '0')}`
-      : `\\u${n.toString(16).padStart(4, '0')}`;
-  });
 }
 
 /** Every string of a result (keys too) escaped, before any text view sees it. */

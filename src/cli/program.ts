@@ -2,7 +2,7 @@
  * Every command, its flags and its examples, declared in this one file (house habit 6).
  * Actions load their module on demand so that `cards --version` and `--help` stay fast.
  */
-import { Command, Option } from 'commander';
+import { Argument, Command, Option } from 'commander';
 import {
   DEFAULT_COMPACT_BYTES,
   DEFAULT_DB,
@@ -23,6 +23,7 @@ import type { JwtOptions } from './commands/jwt.js';
 import type { KeyPublicOptions, KeyServiceOptions } from './commands/key.js';
 import type { KeygenOptions } from './commands/keygen.js';
 import type { RevokeOptions } from './commands/revoke.js';
+import type { RotateOptions } from './commands/rotate.js';
 import type { SearchOptions } from './commands/search.js';
 import type { SeedOptions } from './commands/seed.js';
 import type { UnregisterOptions } from './commands/unregister.js';
@@ -31,10 +32,21 @@ import type { run as RunCommand } from './run.js';
 import type { ServeFlags } from './serve-settings.js';
 import type { ConnectionFlags } from './settings.js';
 
+/** completion.ts's SHELLS, literal here so that --help loads nothing else. */
+const SHELL_NAMES = ['bash', 'zsh', 'fish'] as const;
+
 export function buildProgram(): Command {
   const program = new Command('cards')
     .description('Create, inspect, verify and serve public-key Cards (Cards Service v5).')
     .version(VERSION, '-V, --version')
+    .option(
+      '--debug',
+      'print each HTTP request and response on stderr, token redacted (CARDS_DEBUG=1)',
+    )
+    // The client reads CARDS_DEBUG from the command's environment (connection.ts).
+    .hook('preAction', (command) => {
+      if (command.opts().debug === true) process.env.CARDS_DEBUG = '1';
+    })
     .exitOverride()
     // Errors are printed by main.ts in the one format of every error (issue 12.11).
     .configureOutput({ outputError: () => undefined })
@@ -51,7 +63,8 @@ Examples:
 
 Settings: flags > environment (CARDS_URL, CARDS_TOKEN, CARDS_APP_KEY, CARDS_DB, …) > config
 profile (\`cards init\`) > defaults. Exit statuses: 0 ok, 1 internal, 2 usage, 3 not found,
-4 refused, 5 verification failed, 6 unreachable, 7 unauthorized.`,
+4 refused, 5 verification failed, 6 unreachable, 7 unauthorized, 8 log forked or rewound,
+9 PostgreSQL store cannot be opened, 130 cancelled (Ctrl-C).`,
     );
 
   // Shared flag groups. Settings resolve flags > env > config profile > defaults (settings.ts),
@@ -182,7 +195,7 @@ Signs with --app-key, or the app key of a local \`cards serve\` found through --
 
 Examples:
   $ cards jwt --identity alice
-  $ curl -H "Authorization: Service $(cards jwt --identity alice)" http://127.0.0.1:8080/card/v5/ID
+  $ curl -H 'Content-Type: application/json' -H "Authorization: Service $(cards jwt --identity alice)" http://127.0.0.1:8080/card/v5/ID
   $ cards jwt --identity alice --compat virgil --app-config app.json --ttl 20m`,
     )
     .action(async (opts: JwtOptions & OutputFlags) => {
@@ -304,6 +317,28 @@ Examples:
       await run('revoke', opts, (ctx) => revoke(ctx, { ...opts, id }));
     });
 
+  output(identity(connection(program.command('rotate'))))
+    .description(
+      "Replace an identity's live card with one for a new key; swap the key once accepted.",
+    )
+    .option('--previous <card-id>', 'the live card to replace, when the identity has several')
+    .option('--prune', "remove the identity's key backups of earlier rotations")
+    .addHelpText(
+      'after',
+      `
+Finds the live card (search), makes a new key, publishes the replacement (previous_card_id =
+the live card) and only then puts the new key in the keystore; the old key is kept beside it
+as <key>.<time>.bak until --prune.
+
+Examples:
+  $ cards rotate --identity alice
+  $ cards rotate --identity alice --prune --json`,
+    )
+    .action(async (opts: RotateOptions & OutputFlags) => {
+      const { rotate } = await import('./commands/rotate.js');
+      await run('rotate', opts, (ctx) => rotate(ctx, opts));
+    });
+
   output(identity(connection(program.command('unregister'))))
     .description("Revoke an identity's live cards, then delete its private key from the keystore.")
     .option('--yes', 'do not ask for confirmation (required without a terminal)')
@@ -405,13 +440,57 @@ Examples:
       await run('init', opts, (ctx) => init(ctx, opts));
     });
 
-  output(identity(connection(program.command('config'))))
+  const config = output(identity(connection(program.command('config'))))
     .description('Show the config file, its profiles and each setting in force with its source.')
     .option('--service-key <key>', "the service's public key, for `cards inspect`")
-    .addHelpText('after', '\nExamples:\n  $ cards config\n  $ cards config --profile prod --json')
+    .addHelpText(
+      'after',
+      '\nExamples:\n  $ cards config\n  $ cards config --profile prod --json\n  $ cards config set url http://127.0.0.1:9000\n  $ cards config use prod',
+    )
     .action(async (opts: ConnectionFlags & OutputFlags) => {
       const { showConfig } = await import('./commands/config.js');
       await run('config', opts, (ctx) => showConfig(ctx, opts));
+    });
+  output(
+    profile(
+      config
+        .command('set')
+        .argument('<key>', 'url, identity, compat, db, app-key, app-config or service-key')
+        .argument('<value>', 'its value (file paths are stored absolute)'),
+    ),
+  )
+    .description('Set one setting of a profile (the default one unless --profile).')
+    // `config` declares --profile and --json too and takes them wherever they stand.
+    .action(async (key: string, value: string, _opts: unknown, command: Command) => {
+      const opts = command.optsWithGlobals<{ profile?: string } & OutputFlags>();
+      const { configSet } = await import('./commands/config.js');
+      await run('configChange', opts, (ctx) => configSet(ctx, { ...opts, key, value }));
+    });
+  output(config.command('use').argument('<profile>', 'a profile of the config file'))
+    .description('Make a profile the default.')
+    .action(async (name: string, _opts: unknown, command: Command) => {
+      const opts = command.optsWithGlobals<OutputFlags>();
+      const { configUse } = await import('./commands/config.js');
+      await run('configChange', opts, (ctx) => configUse(ctx, { profile: name }));
+    });
+
+  program
+    .command('completion')
+    .addArgument(new Argument('<shell>', 'the shell').choices(SHELL_NAMES))
+    .description('Print a shell completion script (bash, zsh or fish).')
+    .addHelpText(
+      'after',
+      `
+Examples:
+  $ eval "$(cards completion bash)"          # in ~/.bashrc
+  $ eval "$(cards completion zsh)"           # in ~/.zshrc
+  $ cards completion fish > ~/.config/fish/completions/cards.fish`,
+    )
+    .action(async (shell: string) => {
+      const { completionScript } = await import('./completion.js');
+      // Our own text, made from the command tree (nothing a card holds): written as is, not
+      // through the views, which escape every string they are given (newlines included).
+      process.stdout.write(completionScript(program, shell as (typeof SHELL_NAMES)[number]));
     });
 
   // The admin commands (issue 15): against a server's admin API (/_cards/…).

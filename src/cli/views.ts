@@ -4,7 +4,7 @@
  */
 import type { HistoryResult, ListResult, RequestsResult } from './commands/admin.js';
 import type { BuildResult } from './commands/build.js';
-import type { ConfigResult } from './commands/config.js';
+import type { ConfigChange, ConfigResult } from './commands/config.js';
 import type { PublishResult } from './commands/create.js';
 import type { GetResult } from './commands/get.js';
 import type { InitResult } from './commands/init.js';
@@ -13,6 +13,7 @@ import type { JwtResult } from './commands/jwt.js';
 import type { KeyListResult, KeyPublicResult } from './commands/key.js';
 import type { KeygenResult } from './commands/keygen.js';
 import type { RevokeResult } from './commands/revoke.js';
+import type { RotateResult } from './commands/rotate.js';
 import type { SearchResult } from './commands/search.js';
 import type { SeedResult } from './commands/seed.js';
 import type { UnregisterResult } from './commands/unregister.js';
@@ -123,6 +124,16 @@ export const TEXT = {
   },
   revoke: (r: RevokeResult, s: Style) =>
     `${s.bad('revoked')} ${s.id(r.revoked)} (${r.identity})${r.revocation ? s.dim(` by revoking card ${r.revocation.id}`) : ''}`,
+  rotate: (r: RotateResult, s: Style) =>
+    [
+      `${s.ok('rotated')} ${s.bold(r.identity)}: ${s.id(r.id)} replaces ${s.id(r.replaced)}`,
+      ...cardLines(r.snapshot, s),
+      `  new key in   ${r.keyFile}`,
+      r.backup
+        ? `  old key kept ${r.backup} ${s.dim('(until --prune)')}`
+        : s.dim('  no old key in the keystore'),
+      ...r.pruned.map((file) => s.dim(`  pruned       ${file}`)),
+    ].join('\n'),
   unregister: (r: UnregisterResult, s: Style) =>
     [
       `${s.bold(r.identity)}: ${r.revoked.length} card(s) revoked`,
@@ -245,6 +256,11 @@ export const TEXT = {
     r.out === '-' ? '' : `exported ${r.cards} cards to ${r.out}`,
   import: (r: { imported: number; cards: number }, s: Style) =>
     `${s.ok('imported')} ${r.imported} cards (the registry holds ${r.cards})`,
+  configChange: (r: ConfigChange, s: Style) =>
+    [
+      `${s.ok('profile')} "${r.profile}"${r.isDefault ? ' (default)' : ''} in ${r.path}`,
+      ...Object.entries(r.settings).map(([k, v]) => `  ${k.padEnd(11)} ${String(v)}`),
+    ].join('\n'),
 } as const;
 
 export type ViewName = keyof typeof TEXT;

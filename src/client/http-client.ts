@@ -23,6 +23,8 @@ export interface ClientOptions {
   readonly readIdentity?: string;
   /** Whole-request deadline in ms (default 30 s); 0: none. */
   readonly timeoutMs?: number;
+  /** Called with each request and response, token redacted (`--debug`, CARDS_DEBUG=1). */
+  readonly debug?: (text: string) => void;
 }
 
 export interface FetchedCard {
@@ -40,6 +42,7 @@ export class CardsClient {
   private readonly tokens: TokenSource;
   private readonly readIdentity: string;
   private readonly transport: Transport;
+  private readonly debug: ((text: string) => void) | undefined;
 
   constructor(options: ClientOptions) {
     this.url = options.url.replace(/\/+$/, '');
@@ -47,6 +50,7 @@ export class CardsClient {
     this.tokens = options.tokens;
     this.readIdentity = options.readIdentity ?? AGENT;
     this.transport = createTransport({ timeoutMs: options.timeoutMs ?? DEFAULT_TIMEOUT_MS });
+    this.debug = options.debug;
   }
 
   /** Closes the kept-alive connections. */
@@ -122,19 +126,45 @@ export class CardsClient {
     };
     if (body !== undefined) headers['content-type'] = 'application/json';
     let res: Exchange;
+    const text = body === undefined ? undefined : JSON.stringify(body);
+    const started = Date.now();
+    if (this.debug) this.debug(describeRequest(method, this.url + path, headers, text));
     try {
-      res = await this.transport.send(
-        method,
-        new URL(this.url + path),
-        headers,
-        body === undefined ? undefined : JSON.stringify(body),
-      );
+      res = await this.transport.send(method, new URL(this.url + path), headers, text);
     } catch (cause) {
+      this.debug?.(`< no answer: ${(cause as Error).message} (${Date.now() - started} ms)\n`);
       throw unreachable(this.url, cause);
     }
+    if (this.debug) this.debug(describeResponse(res, Date.now() - started));
     if (res.status >= 200 && res.status < 300) return res;
     throw failure(res, this.url);
   }
+}
+
+const clip = (text: string): string => (text.length > 2000 ? `${text.slice(0, 2000)}…` : text);
+
+/** A request as `--debug` prints it: the token is never shown, only its scheme. */
+function describeRequest(
+  method: string,
+  url: string,
+  headers: Record<string, string>,
+  body: string | undefined,
+): string {
+  const lines = [`> ${method} ${url}`];
+  for (const [name, value] of Object.entries(headers))
+    lines.push(
+      `> ${name}: ${name === 'authorization' ? `${value.split(' ')[0]} <redacted>` : value}`,
+    );
+  if (body !== undefined) lines.push(`> ${clip(body)}`);
+  return `${lines.join('\n')}\n`;
+}
+
+function describeResponse(res: Exchange, ms: number): string {
+  const lines = [`< ${res.status} (${ms} ms)`];
+  for (const [name, value] of Object.entries(res.headers))
+    lines.push(`< ${name}: ${String(value)}`);
+  if (res.body !== '') lines.push(`< ${clip(res.body)}`);
+  return `${lines.join('\n')}\n`;
 }
 
 function unreachable(url: string, cause: unknown): CardsError {

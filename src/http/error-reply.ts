@@ -23,6 +23,12 @@ const FASTIFY_CODES: Readonly<Record<string, ErrorCode>> = {
 export function toCardsError(err: unknown): CardsError {
   if (err instanceof CardsError) return err;
   const { code, statusCode } = (err ?? {}) as { code?: unknown; statusCode?: unknown };
+  // `curl -d` sends form encoding unless told: name the header to add (issue 12.13).
+  if (code === 'FST_ERR_CTP_INVALID_MEDIA_TYPE')
+    return new CardsError(
+      'UNSUPPORTED_MEDIA_TYPE',
+      'Request body must be application/json: send the header "Content-Type: application/json".',
+    );
   if (typeof code === 'string' && Object.hasOwn(FASTIFY_CODES, code))
     return new CardsError(FASTIFY_CODES[code] as ErrorCode);
   if (typeof statusCode === 'number' && statusCode >= 400 && statusCode < 500)

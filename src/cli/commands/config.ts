@@ -1,9 +1,13 @@
 /**
  * `cards config`: the config file, its profiles, and each setting in force with its source:
- * the connection settings of every command, and those `cards serve` would start with.
+ * the connection settings of every command, and those `cards serve` would start with;
+ * `config set` and `config use` change it.
  */
+import { resolve } from 'node:path';
+import { CardsError } from '../../core/errors.js';
+import { isProfileName } from '../../core/profile.js';
 import { fileHome } from '../../server/file-home.js';
-import { readConfig } from '../config-file.js';
+import { configPath, readConfig, writeConfig, type ProfileSettings } from '../config-file.js';
 import type { CommandContext } from '../context.js';
 import { resolveServeSettings } from '../serve-settings.js';
 import { resolveSettings, type ConnectionFlags, type Source } from '../settings.js';
@@ -79,4 +83,80 @@ function serveSettings(ctx: CommandContext, options: ConnectionFlags): Record<st
     requestTimeout: serve.requestTimeout,
     compactBytes: serve.compactBytes,
   };
+}
+
+/** `cards config set KEY VALUE` and `cards config use PROFILE` (issue 12.16). */
+export interface ConfigSetOptions {
+  key: string;
+  value: string;
+  profile?: string;
+}
+
+export interface ConfigChange {
+  path: string;
+  profile: string;
+  settings: ProfileSettings;
+  isDefault: boolean;
+}
+
+const SETTINGS = {
+  url: 'url',
+  identity: 'identity',
+  compat: 'compat',
+  db: 'db',
+  'app-key': 'appKey',
+  appKey: 'appKey',
+  'app-config': 'appConfig',
+  appConfig: 'appConfig',
+  'service-key': 'serviceKey',
+  serviceKey: 'serviceKey',
+} as const satisfies Record<string, keyof ProfileSettings>;
+const PATHS = new Set<keyof ProfileSettings>(['db', 'appKey', 'appConfig']);
+
+export function configSet(ctx: CommandContext, options: ConfigSetOptions): ConfigChange {
+  const key = (SETTINGS as Record<string, keyof ProfileSettings>)[options.key];
+  if (key === undefined)
+    throw new CardsError('USAGE', `"${options.key}" is not a setting.`, {
+      hint: `settings: url, identity, compat, db, app-key, app-config, service-key`,
+    });
+  if (options.value === '')
+    throw new CardsError('USAGE', `The value for ${options.key} is empty.`, {
+      hint: 'edit the config file to remove a setting, or `cards init --force` to rewrite it',
+    });
+  if (key === 'compat' && !isProfileName(options.value))
+    throw new CardsError('USAGE', `compat must be "service" or "virgil", got "${options.value}".`);
+  if (key === 'url' && !/^https?:\/\/[^/]/.test(options.value))
+    throw new CardsError('USAGE', `"${options.value}" is not an http(s) URL.`, {
+      hint: 'for example http://127.0.0.1:8080',
+    });
+  const path = configPath(ctx);
+  const config = readConfig(path);
+  const profile =
+    options.profile ?? (ctx.env.CARDS_PROFILE || undefined) ?? config.default ?? 'default';
+  const settings: ProfileSettings = { ...config.profiles[profile] };
+  // Paths are stored absolute, so the profile works from any folder.
+  (settings as Record<string, string>)[key] = PATHS.has(key)
+    ? resolve(ctx.cwd, options.value)
+    : options.value;
+  config.profiles[profile] = settings;
+  config.default ??= profile;
+  writeConfig(path, config);
+  return { path, profile, settings, isDefault: config.default === profile };
+}
+
+export function configUse(ctx: CommandContext, options: { profile: string }): ConfigChange {
+  const path = configPath(ctx);
+  const config = readConfig(path);
+  const settings = config.profiles[options.profile];
+  if (settings === undefined) {
+    const known = Object.keys(config.profiles);
+    throw new CardsError('CONFIG_INVALID', `No profile "${options.profile}" in ${path}.`, {
+      hint: known.length
+        ? `known profiles: ${known.join(', ')}`
+        : `make one with \`cards init --profile ${options.profile}\``,
+    });
+  }
+  config.default = options.profile;
+  writeConfig(path, config);
+  return { path, profile: options.profile, settings, isDefault: true };
 }

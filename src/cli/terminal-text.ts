@@ -1,0 +1,26 @@
+/**
+ * Text bound for a terminal: every control character written out, so nothing a card or a server
+ * holds can move the cursor, clear the screen or reorder what is shown (issue 11 item 8). A leaf
+ * module: the views, errors and --debug all escape through it.
+ */
+/**
+ * Characters a terminal acts on rather than shows: C0 (newlines too: a view prints its own line
+ * breaks, never the data's), DEL, C1 (U+009B is a CSI on its own) and the bidi controls that
+ * reorder what follows (U+061C, U+200E/F, U+202A–202E, U+2066–2069). Card data is anyone's.
+ */
+// eslint-disable-next-line no-control-regex
+const TERMINAL_UNSAFE = /[\u0000-\u001f\u007f-\u009f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]/g;
+
+const NAMED: Record<string, string> = { '\n': '\\n', '\r': '\\r', '\t': '\\t' };
+
+/** `text` with every terminal control written out as \n, \r, \t, \xHH or \uHHHH (issue 11 item 8). */
+export function escapeTerminal(text: string): string {
+  return text.replace(TERMINAL_UNSAFE, (c) => {
+    const named = NAMED[c];
+    if (named) return named;
+    const n = c.charCodeAt(0);
+    return n < 0x100
+      ? `\\x${n.toString(16).padStart(2, '0')}`
+      : `\\u${n.toString(16).padStart(4, '0')}`;
+  });
+}

@@ -1,0 +1,97 @@
+/**
+ * `cards rotate` end to end against a real `cards serve` (issue 12.14): the replacement names
+ * the live card, the keystore holds the new key only after the service accepted it, the old key
+ * is a dated backup until --prune, and a refused rotation leaves the keystore as it was.
+ */
+import assert from 'node:assert/strict';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { after, before, describe, test } from 'node:test';
+import { keyFile, keysDir } from '../../src/cli/keystore.js';
+import { parsePrivateKey } from '../../src/crypto/keys.js';
+import { startServer, type TestServer } from '../helpers/server.js';
+import { said, sandbox, type Sandbox } from './harness.js';
+
+interface Rotated {
+  replaced: string;
+  id: string;
+  snapshot: { previousCardId: string; publicKey: string };
+  backup: string | null;
+  pruned: string[];
+}
+
+describe('cards rotate', { concurrency: true }, () => {
+  let server: TestServer;
+  let box: Sandbox;
+  before(async () => {
+    server = await startServer();
+    box = sandbox({ CARDS_URL: server.url, CARDS_DB: server.paths.store });
+  });
+  after(async () => {
+    box.cleanup();
+    await server.dispose();
+  });
+  const storedKey = (identity: string): string =>
+    parsePrivateKey(readFileSync(keyFile(box.home, identity), 'utf8')).publicKey.toBase64();
+
+  test('replaces the live card, swaps the key after acceptance, keeps a backup until --prune', async () => {
+    const made = await box.cards([
+      'create',
+      '--identity',
+      'ana@example.com',
+      '--new-key',
+      '--json',
+    ]);
+    assert.equal(made.status, 0, said(made));
+    const first = made.json<{ id: string; snapshot: { publicKey: string } }>();
+
+    const once = await box.cards(['rotate', '--identity', 'ana@example.com', '--json']);
+    assert.equal(once.status, 0, said(once));
+    const r1 = once.json<Rotated>();
+    assert.equal(r1.replaced, first.id);
+    assert.equal(r1.snapshot.previousCardId, first.id);
+    assert.equal(storedKey('ana@example.com'), r1.snapshot.publicKey);
+    assert.ok(r1.backup && existsSync(r1.backup));
+    assert.equal(
+      parsePrivateKey(readFileSync(r1.backup, 'utf8')).publicKey.toBase64(),
+      first.snapshot.publicKey,
+    );
+    const old = (await box.cards(['get', first.id, '--json'])).json<{
+      state: string;
+      supersededBy: string;
+    }>();
+    assert.deepEqual([old.state, old.supersededBy], ['superseded', r1.id]);
+    // The rotated key signs: a second rotation replaces the new head.
+    const twice = await box.cards(['rotate', '--identity', 'ana@example.com', '--prune']);
+    assert.equal(twice.status, 0, said(twice));
+    assert.match(twice.stdout, /rotated ana@example\.com: [0-9a-f]{64} replaces [0-9a-f]{64}/);
+    assert.match(twice.stdout, /old key kept .*\.bak \(until --prune\)/);
+    assert.match(twice.stdout, /pruned /);
+    assert.equal(existsSync(r1.backup), false, 'the earlier backup is pruned');
+    const files = readdirSync(keysDir(box.home)).filter((f) => f.startsWith('ana@example.com'));
+    assert.equal(files.filter((f) => f.endsWith('.bak')).length, 1, files.join(' '));
+    assert.equal(files.filter((f) => f.endsWith('.pending')).length, 0);
+    const search = await box.cards(['search', 'ana@example.com', '--json']);
+    const chains = search.json<{ results: { chains: { id: string }[][] }[] }>().results[0]?.chains;
+    assert.equal(chains?.length, 1);
+    assert.equal(chains?.[0]?.length, 3);
+  });
+
+  test('a refused rotation leaves the keystore untouched; no live card is CARD_NOT_FOUND', async () => {
+    const made = await box.cards(['create', '--identity', 'ben', '--new-key', '--json']);
+    assert.equal(made.status, 0, said(made));
+    const before = readFileSync(keyFile(box.home, 'ben'), 'utf8');
+    const token = (await box.cards(['jwt', '--identity', 'not-ben'])).stdout.trim();
+    const refused = await box.cards(['rotate', '--identity', 'ben', '--token', token]);
+    assert.equal(refused.status, 4, said(refused));
+    assert.match(refused.stderr, /IDENTITY_MISMATCH.*The keystore was not changed\./);
+    assert.equal(readFileSync(keyFile(box.home, 'ben'), 'utf8'), before);
+    assert.deepEqual(
+      readdirSync(keysDir(box.home)).filter((f) => f.startsWith('ben.pem.')),
+      [],
+    );
+
+    const none = await box.cards(['rotate', '--identity', 'nobody-here']);
+    assert.equal(none.status, 3, said(none));
+    assert.match(none.stderr, /CARD_NOT_FOUND.*no live card to rotate/);
+  });
+});
