@@ -3,8 +3,6 @@
 // machine state) and the medians over rounds are reported, with what else the machine was
 // doing (load average, CPU steal, disk latency).
 import { cpus } from 'node:os';
-import { readFileSync } from 'node:fs';
-import { join } from 'node:path';
 import { measureCrypto } from './crypto.mjs';
 import { measureSeed, measureVersion, writeSeedFile } from './cli.mjs';
 import {
@@ -26,6 +24,7 @@ import {
   jsonServerDb,
   makeKeysDir,
   removeTempDirs,
+  storeIds,
   tempDir,
 } from './lib/stores.mjs';
 
@@ -59,10 +58,6 @@ export const CONFIGS = {
 };
 
 const log = (line) => process.stderr.write(`${line}\n`);
-
-/** Card ids of a store folder's file. */
-const storeIds = (dir) =>
-  JSON.parse(readFileSync(join(dir, 'cards.json'), 'utf8')).cards.map((card) => card.id);
 
 async function round(config, prepared, r) {
   const { keysDir, small, big, cursor, sequentialPool, bodies, readToken } = prepared;

@@ -39,6 +39,10 @@ export async function makeKeysDir() {
   return dir;
 }
 
+/** Card ids of a store folder's file. */
+export const storeIds = (dir) =>
+  JSON.parse(readFileSync(join(dir, 'cards.json'), 'utf8')).cards.map((card) => card.id);
+
 /** The app key file of a store folder (tokens are signed with it). */
 export const appKeyOf = (dir) => fileHome(join(dir, 'cards.json')).appKey;
 
