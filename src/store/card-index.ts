@@ -95,9 +95,13 @@ export class CardIndex {
   readonly #byId = new Map<string, IndexedCard>();
   readonly #byIdentity = new Map<string, Chain[]>();
   readonly #entries: IndexedCard[] = [];
-  /** Every identity, sorted (kept sorted on insert; sorted once after a load). */
-  readonly #identities: string[] = [];
-  #loading = false;
+  /**
+   * Every identity in code-point order, for the admin listing: new identities wait in
+   * `#newIdentities` and are sorted and merged in by the next listing, so neither start-up nor
+   * a create pays for an order only the listing uses (a splice per create was O(identities)).
+   */
+  #identities: string[] = [];
+  #newIdentities: string[] = [];
   readonly #pendingIds = new Set<string>();
   /** Reserved successors, by the previous card id they name. */
   readonly #pendingSuccessors = new Map<string, StoredCard>();
@@ -133,7 +137,7 @@ export class CardIndex {
 
   /** Identities in ascending order from a binary search: the cost is the page's. */
   identities({ prefix = '', after, limit }: IdentityQuery): IdentitySummary[] {
-    const list = this.#identities;
+    const list = this.#sortedIdentities();
     let at = lowerBound(list, after !== undefined && after >= prefix ? after : prefix);
     if (at < list.length && after !== undefined && list[at] === after) at++;
     const page: IdentitySummary[] = [];
@@ -224,8 +228,7 @@ export class CardIndex {
       if (chains) chains.push(chain);
       else {
         this.#byIdentity.set(card.identity, [chain]);
-        if (this.#loading) this.#identities.push(card.identity);
-        else this.#identities.splice(lowerBound(this.#identities, card.identity), 0, card.identity);
+        this.#newIdentities.push(card.identity);
       }
     }
     const entry = new IndexedCard(card, chain, this.#entries.length);
@@ -242,13 +245,26 @@ export class CardIndex {
    * replaced, or a revoking card. O(1) per card.
    */
   load(cards: Iterable<StoredCard>, location: string, options: { checked?: boolean } = {}): void {
-    this.#loading = true;
-    try {
-      this.#loadCards(cards, location, options.checked ?? true);
-    } finally {
-      this.#loading = false;
-      this.#identities.sort(compareStrings);
-    }
+    this.#loadCards(cards, location, options.checked ?? true);
+  }
+
+  /** The identities in order, the new ones merged in (sorted themselves: k log k + n). */
+  #sortedIdentities(): readonly string[] {
+    if (this.#newIdentities.length === 0) return this.#identities;
+    const added = this.#newIdentities.sort(compareStrings);
+    const old = this.#identities;
+    const merged: string[] = new Array<string>(old.length + added.length);
+    let i = 0;
+    let j = 0;
+    let k = 0;
+    while (i < old.length && j < added.length)
+      merged[k++] =
+        (old[i] as string) < (added[j] as string) ? (old[i++] as string) : (added[j++] as string);
+    while (i < old.length) merged[k++] = old[i++] as string;
+    while (j < added.length) merged[k++] = added[j++] as string;
+    this.#identities = merged;
+    this.#newIdentities = [];
+    return merged;
   }
 
   #loadCards(cards: Iterable<StoredCard>, location: string, checked: boolean): void {

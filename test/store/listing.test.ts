@@ -101,6 +101,21 @@ for (const [engine, open] of Object.entries(engines))
           again.map((s) => s.identity),
           ['alex', 'alice', 'alina'],
         );
+        // New identities at both ends and in between; a new chain of a listed identity is no
+        // new identity.
+        for (const [i, name] of [
+          [9, 'zed'],
+          [10, 'aaron'],
+          [11, 'bob'],
+          [12, 'bo'],
+        ] as const)
+          await store.insert(card(i, name));
+        const whole = await store.listIdentities({ limit: 20 });
+        assert.deepEqual(
+          whole.map((s) => s.identity),
+          ['aaron', 'alex', 'alice', 'alina', 'bo', 'bob', 'carol', 'zed'],
+        );
+        assert.equal(whole[5]?.liveChains, 2);
       } finally {
         await store.close();
       }
