@@ -656,6 +656,10 @@ Examples:
       `time a client has to send a whole request, headers and body (env CARDS_REQUEST_TIMEOUT; default ${DEFAULT_REQUEST_TIMEOUT_SECONDS})`,
     )
     .option(
+      '--clock-skew <seconds>',
+      'token clock skew allowed: widens exp (default 0 s, as the deployed service) and iat/nbf (default 5 s) (env CARDS_CLOCK_SKEW)',
+    )
+    .option(
       '--compact-bytes <n>',
       `fold the journal into the store file once it grows past this many bytes, or past the store file if larger (env CARDS_COMPACT_BYTES; default ${DEFAULT_COMPACT_BYTES})`,
     )
