@@ -21,8 +21,9 @@ const ANSI = /\u001b\[[0-9;]*m/g;
  * @param {string} [options.appId] --app-id
  * @param {string} [options.appKeyId] --app-key-id
  * @param {string[]} [options.args] more flags
+ * @param {Record<string, string>} [options.env] more environment (CARDS_* settings)
  */
-export async function startServer({ jwtKeys = [], appId, appKeyId, args = [] } = {}) {
+export async function startServer({ jwtKeys = [], appId, appKeyId, args = [], env = {} } = {}) {
   const dir = mkdtempSync(join(tmpdir(), 'cards-interop-'));
   const db = join(dir, 'cards.json');
   const argv = [CARDS_BIN, 'serve', '--host', '127.0.0.1', '--port', '0', '--db', db];
@@ -34,7 +35,7 @@ export async function startServer({ jwtKeys = [], appId, appKeyId, args = [] } =
 
   const child = spawn(process.execPath, argv, {
     cwd: dir,
-    env: cleanEnv(),
+    env: cleanEnv(env),
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let stdout = '';

@@ -123,6 +123,47 @@ describe('stock tokens', () => {
     }
   });
 
+  test('a token 1 s past its exp: 401 20304 (JSON number); CardManager retries exactly once with a fresh token', async () => {
+    const identity = uniqueIdentity('just-expired');
+    // 20-minute lifetime issued 1201 s ago: exp was 1 s ago. No leeway on exp (issue 13).
+    const justExpired = () => app.token(identity, { issuedAt: nowSeconds() - 1201 });
+    const strict = recordedManager(() => justExpired(), { retryOnUnauthorized: false });
+    assertHttpError(await rejection(strict.manager.searchCards(identity)), 401, 20304);
+    assert.deepEqual(strict.sent(), ['POST /card/v5/actions/search 401']);
+
+    const { manager, calls, sent } = recordedManager((n) =>
+      n === 1 ? justExpired() : app.token(identity),
+    );
+    const card = await manager.publishCard({ identity, ...newKeys() });
+    assert.equal(card.identity, identity);
+    assert.deepEqual(sent(), ['POST /card/v5 401', 'POST /card/v5 201']);
+    assert.deepEqual(
+      calls.map((c) => c.forceReload === true),
+      [false, true],
+    );
+  });
+
+  test('--clock-skew 30 (and CARDS_CLOCK_SKEW) accepts a token 1 s past its exp, not 31 s', async () => {
+    for (const how of [{ args: ['--clock-skew', '30'] }, { env: { CARDS_CLOCK_SKEW: '30' } }]) {
+      const lenient = await startServer({ jwtKeys: [app.publicKeyBase64], ...how });
+      try {
+        const identity = uniqueIdentity('skewed');
+        const token = (ago) => app.token(identity, { issuedAt: nowSeconds() - 1200 - ago });
+        const manager = (ago) =>
+          makeCardManager({
+            url: lenient.url,
+            serviceKey: lenient.serviceKey,
+            getJwt: () => token(ago),
+            retryOnUnauthorized: false,
+          });
+        assert.deepEqual(await manager(1).searchCards(identity), []);
+        assertHttpError(await rejection(manager(31).searchCards(identity)), 401, 20304);
+      } finally {
+        await lenient.stop();
+      }
+    }
+  });
+
   test('a refreshed token that is still expired is not retried a second time', async () => {
     const identity = uniqueIdentity('erin');
     const { manager, calls, sent } = recordedManager(() => expiredToken(identity));

@@ -11,17 +11,17 @@ import { CardsError } from '../core/errors.js';
 import { isObject } from '../core/json.js';
 import { LIMITS, SELF_SIGNER } from '../core/limits.js';
 import { buildSnapshot, decodeSnapshot, type Snapshot } from '../core/snapshot.js';
-import type { PrivateKey } from '../crypto/keys.js';
+import type { CardPrivateKey } from '../crypto/signing-key.js';
 import { signEntry, type SignerInput } from '../crypto/sign-card.js';
 import type { CommandContext } from './context.js';
-import { readFileBytes, readPrivateKey, splitPair } from './inputs.js';
+import { readCardKeyFile, readFileBytes, splitPair } from './inputs.js';
 
 export type OtherSigner = SignerInput;
 
 export interface BuildCardInput {
   readonly identity: string;
   /** The owner's key; absent for an unsigned revoking card. */
-  readonly key?: PrivateKey;
+  readonly key?: CardPrivateKey;
   /** Omit for a revoking card (empty public key). */
   readonly publicKey?: Uint8Array;
   readonly previousCardId?: string;
@@ -91,11 +91,11 @@ export function parseSigners(
   signerFlags: readonly string[],
   extraFlags: readonly string[],
 ): { others: OtherSigner[]; selfExtra?: Uint8Array } {
-  const keys = new Map<string, PrivateKey>();
+  const keys = new Map<string, CardPrivateKey>();
   for (const flag of signerFlags) {
     const [name, file] = splitPair(flag, '--signer');
     if (keys.has(name)) throw new CardsError('USAGE', `--signer ${name} is given twice.`);
-    keys.set(name, readPrivateKey(ctx, file));
+    keys.set(name, readCardKeyFile(ctx, file));
   }
   const extras = new Map<string, Uint8Array>();
   for (const flag of extraFlags) {

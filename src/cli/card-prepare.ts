@@ -5,10 +5,11 @@
 import { CardsError } from '../core/errors.js';
 import { isCardId } from '../core/limits.js';
 import { PROFILES } from '../core/profile.js';
-import { generatePrivateKey, type PrivateKey } from '../crypto/keys.js';
+import { generatePrivateKey } from '../crypto/keys.js';
+import type { CardPrivateKey } from '../crypto/signing-key.js';
 import { buildCard, parseSigners, type BuiltCard } from './card-builder.js';
 import type { CommandContext } from './context.js';
-import { parsePositiveInt, readPrivateKey } from './inputs.js';
+import { parsePositiveInt, readCardKeyFile } from './inputs.js';
 import { loadKey, shellQuote, storeKey } from './keystore.js';
 import { confirm, canPrompt } from './prompts.js';
 import { requireIdentity, type ConnectionFlags, type Settings } from './settings.js';
@@ -31,8 +32,8 @@ export async function ownerKey(
   ctx: CommandContext,
   identity: string,
   options: { key?: string; newKey?: boolean },
-): Promise<{ key: PrivateKey; isNew: boolean }> {
-  if (options.key !== undefined) return { key: readPrivateKey(ctx, options.key), isNew: false };
+): Promise<{ key: CardPrivateKey; isNew: boolean }> {
+  if (options.key !== undefined) return { key: readCardKeyFile(ctx, options.key), isNew: false };
   const stored = loadKey(ctx.home, identity);
   if (stored) return { key: stored, isNew: false };
   if (options.newKey !== true) {

@@ -2,6 +2,7 @@
  * Reading what the user points at: files or `-` (stdin), key files, inline-or-file public
  * keys, JSON. A missing file is FILE_NOT_FOUND with the path; bad JSON is a usage error.
  */
+import { parseCardPrivateKey, type CardPrivateKey } from '../crypto/signing-key.js';
 import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { CardsError } from '../core/errors.js';
@@ -51,6 +52,12 @@ export function parseJson(text: string, what: string): unknown {
 /** A private key file named on the command line, read by the one reader (src/server). */
 export function readPrivateKey(ctx: CommandContext, file: string): PrivateKey {
   return readPrivateKeyFile(resolve(ctx.cwd, file)).key;
+}
+
+/** A card key file of any type the CLI signs with (Ed25519, P-256, RSA). */
+export function readCardKeyFile(ctx: CommandContext, file: string): CardPrivateKey {
+  const text = readFileBytes(ctx, file, 'Key file').toString('utf8');
+  return withWhere(() => parseCardPrivateKey(text), file);
 }
 
 /** A public key given inline (base64 DER SPKI, PEM or JWK) or as a file holding one. */

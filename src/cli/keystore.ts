@@ -12,7 +12,7 @@ import { createHash } from 'node:crypto';
 import { chmodSync, mkdirSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { CardsError } from '../core/errors.js';
-import type { PrivateKey } from '../crypto/keys.js';
+import { parseCardPrivateKey, type CardPrivateKey } from '../crypto/signing-key.js';
 import { createFileSync, replaceFileSync } from '../io/fs-durable.js';
 import { readPrivateKeyFile } from '../server/key-files.js';
 
@@ -58,17 +58,27 @@ export function ensureKeysDir(home: string): string {
 }
 
 /** The stored key of `identity`, or undefined when there is none. */
-export function loadKey(home: string, identity: string): PrivateKey | undefined {
+export function loadKey(home: string, identity: string): CardPrivateKey | undefined {
+  const path = keyFile(home, identity);
   try {
-    return readPrivateKeyFile(keyFile(home, identity)).key;
+    return readPrivateKeyFile(path).key;
   } catch (err) {
     if (err instanceof CardsError && err.code === 'FILE_NOT_FOUND') return undefined;
+    // Not Ed25519: a P-256 or RSA key of the stock formats (issue 13). A file that is neither
+    // keeps the error that names it (an empty or torn file included).
+    if (err instanceof CardsError && err.code === 'KEY_FORMAT') {
+      try {
+        return parseCardPrivateKey(readFileSync(path, 'utf8'));
+      } catch {
+        throw err;
+      }
+    }
     throw err;
   }
 }
 
 /** Like loadKey, but a missing key is an error with the command that makes one. */
-export function requireKey(home: string, identity: string): PrivateKey {
+export function requireKey(home: string, identity: string): CardPrivateKey {
   const key = loadKey(home, identity);
   if (key) return key;
   throw new CardsError(

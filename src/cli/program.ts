@@ -122,7 +122,12 @@ profile (\`cards init\`) > defaults. Exit statuses: 0 ok, 1 internal, 2 usage, 3
 
   output(identity(profile(program.command('keygen'))))
     .description(
-      'Make an Ed25519 key pair: into the keystore (per identity) or a file (PEM PKCS#8).',
+      'Make a key pair (Ed25519 unless --type): into the keystore (per identity) or a file (PEM PKCS#8).',
+    )
+    .addOption(
+      new Option('--type <type>', "key type, in the stock client's formats")
+        .choices(['ed25519', 'p256', 'rsa2048', 'rsa3072', 'rsa4096', 'rsa8192'])
+        .default('ed25519'),
     )
     .option('--out <file>', 'write the private key to FILE instead of the keystore')
     .option('--force', 'replace an existing key (the old one is lost)')
@@ -134,7 +139,12 @@ one file per identity, mode 0600 in a 0700 folder.
 
 Examples:
   $ cards keygen --identity alice
-  $ cards keygen --out app-key.pem --json`,
+  $ cards keygen --identity bob --type p256
+  $ cards keygen --out app-key.pem --json
+
+Types: ed25519 (default; the stock KeyPairType ED25519), p256 (SECP256R1), rsa2048 … rsa8192
+(RSA_2048 … RSA_8192). The compound types (CURVE25519_ED25519, CURVE25519_ROUND5_ED25519_FALCON)
+are made by the stock client only; the server and \`cards inspect\` verify them.`,
     )
     .action(async (opts: KeygenOptions & OutputFlags) => {
       const { keygen } = await import('./commands/keygen.js');
@@ -654,6 +664,10 @@ Examples:
     .option(
       '--request-timeout <seconds>',
       `time a client has to send a whole request, headers and body (env CARDS_REQUEST_TIMEOUT; default ${DEFAULT_REQUEST_TIMEOUT_SECONDS})`,
+    )
+    .option(
+      '--clock-skew <seconds>',
+      'token clock skew allowed: widens exp (default 0 s, as the deployed service) and iat/nbf (default 5 s) (env CARDS_CLOCK_SKEW)',
     )
     .option(
       '--compact-bytes <n>',

@@ -41,6 +41,7 @@ export interface ServeFlags {
   logFormat?: string;
   maxConnections?: string;
   requestTimeout?: string;
+  clockSkew?: string;
   compactBytes?: string;
   store?: string;
   poolSize?: string;
@@ -78,6 +79,8 @@ export interface ServeSettings {
   readonly logFormat: Sourced<LogFormat>;
   readonly maxConnections: Sourced<number>;
   readonly requestTimeout: Sourced<number>;
+  /** Token clock skew allowed, in seconds: widens exp (default 0) and iat/nbf (default 5). */
+  readonly clockSkew: Sourced<number>;
   readonly compactBytes: Sourced<number>;
   /**
    * The store to open: `--store`/CARDS_STORE (a PostgreSQL URL or a JSON file), else `--db` when
@@ -235,6 +238,13 @@ export function resolveServeSettings(ctx: CommandContext, flags: ServeFlags): Se
       DEFAULT_REQUEST_TIMEOUT_SECONDS,
       [1, 3600],
     ),
+    clockSkew: pickInteger(
+      layers,
+      flags.clockSkew,
+      ['--clock-skew', 'CARDS_CLOCK_SKEW'],
+      0,
+      [0, 86_400],
+    ),
     compactBytes: pickInteger(
       layers,
       flags.compactBytes,
@@ -270,6 +280,7 @@ export function serverOptions(
     cors: settings.cors.value,
     maxConnections: settings.maxConnections.value,
     requestTimeoutSeconds: settings.requestTimeout.value,
+    clockSkewSeconds: settings.clockSkew.value,
     compactBytes: settings.compactBytes.value,
     version,
   };

@@ -172,7 +172,8 @@ export const TEXT = {
     for (const sig of r.signatures) {
       const paint = sig.status === 'valid' ? s.ok : sig.status === 'invalid' ? s.bad : s.warn;
       const status = paint(sig.status) + ' '.repeat(statusWidth - sig.status.length);
-      out.push(row(sig.signer, `${status}${s.dim(sig.reason)}`));
+      const algorithm = sig.algorithm ? ` (${sig.algorithm})` : '';
+      out.push(row(sig.signer, `${status}${s.dim(sig.reason + algorithm)}`));
       if (sig.extraSnapshot !== null) out.push(row('', `extra: ${sig.extraSnapshot}`));
     }
     out.push(

@@ -200,6 +200,13 @@ export const ERRORS = {
   CHAIN_REVOKED: e(40310, 403, refused, 'Deleted card can not be deleted.'),
   PUBLIC_KEY_NOT_EMPTY: e(40410, 400, refused, 'Public key must be empty.'),
   REVOKE_PREVIOUS_MISSING: e(40420, 400, refused, 'Empty card ID to delete (previous Card ID).'),
+  // Ours: a card key of a type whose self signature cannot be checked (README "Cryptography").
+  KEY_TYPE_UNSUPPORTED: e(
+    40090,
+    400,
+    refused,
+    'The card key type cannot sign its card or is not supported.',
+  ),
 
   // Local (90xxx): raised by the CLI and key handling, never sent by the server.
   USAGE: e(90001, 400, usage, 'Invalid command-line usage.'),

@@ -13,8 +13,14 @@ export const LIMITS = {
   searchIdentitiesMax: 50,
   /** Request bodies above this are refused with 413; a legal card is far smaller. */
   bodyMax: 64 * 1024,
-  /** Allowed clock skew between a token's issuer and the server, in seconds. */
-  tokenClockSkewSeconds: 30,
+  /**
+   * Token time checks (spec 5), in seconds. `exp` has no leeway, as on the deployed service
+   * and in the stock client's own rule (a token is expired from its `exp` on); a token issued
+   * slightly in the future (`iat`/`nbf`, the issuer's clock ahead) gets a few seconds.
+   * `cards serve --clock-skew` widens both.
+   */
+  tokenExpiryLeewaySeconds: 0,
+  tokenIssuedLeewaySeconds: 5,
 } as const;
 
 export const SNAPSHOT_VERSION = '5.0';

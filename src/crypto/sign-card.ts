@@ -7,11 +7,11 @@ import { encodeBase64 } from '../core/encoding.js';
 import { SELF_SIGNER } from '../core/limits.js';
 import type { Snapshot } from '../core/snapshot.js';
 import { signParts } from './ed25519.js';
-import type { PrivateKey } from './keys.js';
+import { isOtherKey, type CardPrivateKey } from './signing-key.js';
 
 export interface SignerInput {
   readonly signer: string;
-  readonly key: PrivateKey;
+  readonly key: CardPrivateKey;
   /** Extra snapshot stored on behalf of the signer. */
   readonly snapshot?: Uint8Array;
 }
@@ -20,7 +20,11 @@ export function signEntry(snapshot: Snapshot, input: SignerInput): RawSignature 
   const extra = input.snapshot ?? new Uint8Array(0);
   const entry: RawSignature = {
     signer: input.signer,
-    signature: encodeBase64(signParts(input.key, snapshot.bytes, extra)),
+    signature: encodeBase64(
+      isOtherKey(input.key)
+        ? input.key.signParts(snapshot.bytes, extra)
+        : signParts(input.key, snapshot.bytes, extra),
+    ),
   };
   if (extra.byteLength > 0) entry.snapshot = encodeBase64(extra);
   return entry;
@@ -29,7 +33,7 @@ export function signEntry(snapshot: Snapshot, input: SignerInput): RawSignature 
 /** A card with the owner's self signature (when `self` is given) and any other signers'. */
 export function signCard(
   snapshot: Snapshot,
-  signers: { self?: PrivateKey; others?: readonly SignerInput[] },
+  signers: { self?: CardPrivateKey; others?: readonly SignerInput[] },
 ): RawCard {
   const signatures: RawSignature[] = [];
   if (signers.self)

@@ -5,17 +5,16 @@
  */
 import { CardsError } from '../core/errors.js';
 import { isObject } from '../core/json.js';
-import { LIMITS } from '../core/limits.js';
 import { decodeBase64Url, decodeUtf8, encodeBase64Url, utf8 } from '../core/encoding.js';
 import { signParts, verifyParts } from './ed25519.js';
 import type { PrivateKey } from './keys.js';
+import { checkTokenTimes, tokenLeeways } from './token-times.js';
 import type { TrustedKey, VerifiedToken } from './token-types.js';
 
 export const STOCK_ALG = 'VEDS512';
 export const STOCK_CTY = 'virgil-jwt;v=1';
 const ISSUER_PREFIX = 'virgil-';
 const SUBJECT_PREFIX = 'identity-';
-const SKEW_SECONDS = LIMITS.tokenClockSkewSeconds;
 
 export interface StockTokenClaims {
   iss: string;
@@ -58,7 +57,13 @@ function decodeSegment(segment: string): Record<string, unknown> {
 
 export function verifyStockToken(
   token: string,
-  options: { keys: readonly TrustedKey[]; now: number; appId?: string; appKeyId?: string },
+  options: {
+    keys: readonly TrustedKey[];
+    now: number;
+    appId?: string;
+    appKeyId?: string;
+    clockSkewSeconds?: number;
+  },
 ): VerifiedToken {
   const parts = token.split('.');
   if (parts.length !== 3) throw new CardsError('TOKEN_MALFORMED');
@@ -93,7 +98,7 @@ export function verifyStockToken(
   }
   if (!verified) throw new CardsError('TOKEN_SIGNATURE');
 
-  const { iss, sub, exp, iat, nbf } = claims;
+  const { iss, sub } = claims;
   if (typeof iss !== 'string' || !iss.startsWith(ISSUER_PREFIX))
     throw new CardsError('TOKEN_CLAIMS', `Token "iss" must start with "${ISSUER_PREFIX}".`);
   if (options.appId !== undefined && iss !== ISSUER_PREFIX + options.appId)
@@ -105,21 +110,11 @@ export function verifyStockToken(
   ) {
     throw new CardsError('TOKEN_CLAIMS', `Token "sub" must be "${SUBJECT_PREFIX}<identity>".`);
   }
-  if (typeof exp !== 'number' || !Number.isFinite(exp))
-    throw new CardsError('TOKEN_CLAIMS', 'Token "exp" is required and must be a number.');
-  // A time claim of the wrong type is an invalid claim, not "not valid yet" (issue 11).
-  for (const [name, value] of [
-    ['iat', iat],
-    ['nbf', nbf],
-  ] as const) {
-    if (value !== undefined && (typeof value !== 'number' || !Number.isFinite(value)))
-      throw new CardsError('TOKEN_CLAIMS', `Token "${name}" must be a number (seconds).`);
-  }
-  const nowSeconds = options.now / 1000;
-  if (exp + SKEW_SECONDS <= nowSeconds) throw new CardsError('TOKEN_EXPIRED');
-  if (typeof iat === 'number' && iat - SKEW_SECONDS > nowSeconds)
-    throw new CardsError('TOKEN_NOT_YET_VALID');
-  if (typeof nbf === 'number' && nbf - SKEW_SECONDS > nowSeconds)
-    throw new CardsError('TOKEN_NOT_YET_VALID', 'Token is not valid yet ("nbf" is in the future).');
-  return { identity: sub.slice(SUBJECT_PREFIX.length), expiresAt: exp, format: 'stock' };
+  // The stock client's rule is `exp < now` = expired; the deployed service allows no leeway.
+  checkTokenTimes(claims, options.now / 1000, tokenLeeways(options.clockSkewSeconds));
+  return {
+    identity: sub.slice(SUBJECT_PREFIX.length),
+    expiresAt: claims.exp as number,
+    format: 'stock',
+  };
 }

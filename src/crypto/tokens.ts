@@ -12,12 +12,13 @@ import { jwtVerify, decodeProtectedHeader, errors as joseErrors } from 'jose';
 import { sign } from 'node:crypto';
 import { encodeBase64Url, utf8 } from '../core/encoding.js';
 import { CardsError } from '../core/errors.js';
-import { LIMITS } from '../core/limits.js';
 import type { PrivateKey } from './keys.js';
 import { mintStockToken, verifyStockToken, STOCK_ALG } from './stock-token.js';
+import { checkTokenTimes, tokenLeeways } from './token-times.js';
 import type { TrustedKey, VerifiedToken } from './token-types.js';
 
 export type { TrustedKey, VerifiedToken } from './token-types.js';
+export { tokenLeeways } from './token-times.js';
 
 export interface VerifyTokenOptions {
   readonly keys: readonly TrustedKey[];
@@ -27,6 +28,11 @@ export interface VerifyTokenOptions {
   readonly appId?: string;
   /** Stock tokens: `kid` must equal this when set. */
   readonly appKeyId?: string;
+  /**
+   * Extra clock skew allowed, in seconds (`cards serve --clock-skew`): widens the `exp`
+   * leeway (default none) and the `iat`/`nbf` one (default 5 s) to at least this.
+   */
+  readonly clockSkewSeconds?: number;
 }
 
 export type TokenFormat = 'jwt' | 'stock';
@@ -96,13 +102,16 @@ export async function verifyToken(
     typeof kid === 'string' && options.keys.some((k) => k.kid === kid)
       ? options.keys.filter((k) => k.kid === kid)
       : options.keys;
+  const leeway = tokenLeeways(options.clockSkewSeconds);
+  const nowSeconds = options.now / 1000;
   let lastError: unknown = new CardsError('TOKEN_SIGNATURE', 'No trusted token key is configured.');
   for (const { key } of candidates) {
     try {
       const { payload } = await jwtVerify(token, key.keyObject, {
         algorithms: ['EdDSA', 'Ed25519'],
         currentDate: new Date(options.now),
-        clockTolerance: LIMITS.tokenClockSkewSeconds,
+        // exp, nbf and iat are checked below, each with its own leeway (jose has one for all).
+        clockTolerance: Number.MAX_SAFE_INTEGER,
         requiredClaims: ['exp', 'sub'],
       });
       if (typeof payload.sub !== 'string' || payload.sub === '')
@@ -110,16 +119,7 @@ export async function verifyToken(
           'TOKEN_CLAIMS',
           'Token "sub" (the identity) must be a non-empty string.',
         );
-      // jose checks nbf; a token issued in the future is not valid yet either.
-      if (
-        typeof payload.iat === 'number' &&
-        payload.iat - LIMITS.tokenClockSkewSeconds > options.now / 1000
-      ) {
-        throw new CardsError(
-          'TOKEN_NOT_YET_VALID',
-          'Token is not valid yet ("iat" is in the future).',
-        );
-      }
+      checkTokenTimes(payload, nowSeconds, leeway);
       return { identity: payload.sub, expiresAt: payload.exp as number, format: 'jwt' };
     } catch (err) {
       lastError = err;

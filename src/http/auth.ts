@@ -5,7 +5,7 @@
  * bounded map, since verifying costs far more than serving a card.
  */
 import { CardsError } from '../core/errors.js';
-import { verifyToken, type TrustedKey } from '../crypto/tokens.js';
+import { tokenLeeways, verifyToken, type TrustedKey } from '../crypto/tokens.js';
 
 export interface AuthenticatorOptions {
   readonly keys: readonly TrustedKey[];
@@ -17,6 +17,8 @@ export interface AuthenticatorOptions {
   readonly appId?: string;
   /** Stock tokens: `kid` must be this. */
   readonly appKeyId?: string;
+  /** Extra clock skew allowed on token times, in seconds (`cards serve --clock-skew`). */
+  readonly clockSkewSeconds?: number;
   /** Verified tokens remembered at most (oldest forgotten first). Default 10,000. */
   readonly cacheSize?: number;
 }
@@ -41,7 +43,10 @@ export function createAuthenticator(options: AuthenticatorOptions): Authenticato
     keys: options.keys,
     ...(options.appId !== undefined && { appId: options.appId }),
     ...(options.appKeyId !== undefined && { appKeyId: options.appKeyId }),
+    ...(options.clockSkewSeconds !== undefined && { clockSkewSeconds: options.clockSkewSeconds }),
   };
+  // A remembered token is served until exactly when verifying it again would say 20304.
+  const expiryLeewayMs = tokenLeeways(options.clockSkewSeconds).expiry * 1000;
 
   return {
     async authenticate(header) {
@@ -62,7 +67,10 @@ export function createAuthenticator(options: AuthenticatorOptions): Authenticato
       }
       const verified = await verifyToken(token, { ...verifyOptions, now });
       if (cache.size >= cacheSize) cache.delete(cache.keys().next().value as string);
-      cache.set(token, { identity: verified.identity, until: verified.expiresAt * 1000 });
+      cache.set(token, {
+        identity: verified.identity,
+        until: verified.expiresAt * 1000 + expiryLeewayMs,
+      });
       return verified.identity;
     },
   };

@@ -71,7 +71,10 @@ export class Registry {
       requireSelf: true,
     });
     const self = signatures.find((entry) => entry.signer === SELF_SIGNER);
-    if (self) checkSelfSignature(snapshot, self); // parseSignatures guarantees one
+    // parseSignatures guarantees `self`. Only a Falcon-hybrid key is checked asynchronously
+    // (its verifier loads lazily); every other type keeps the synchronous arrival-order path.
+    const checking = self && checkSelfSignature(snapshot, self);
+    if (checking) await checking;
     const id = cardIdOf(snapshot.bytes);
     await this.#checkChain(snapshot, id);
     return this.#insert(

@@ -38,6 +38,8 @@ export interface ServerOptions {
   readonly cors: boolean;
   readonly maxConnections: number;
   readonly requestTimeoutSeconds: number;
+  /** Token clock skew allowed, in seconds (`--clock-skew`); 0: the deployed service's rules. */
+  readonly clockSkewSeconds?: number;
   readonly compactBytes: number;
   /** PostgreSQL: connections at most, and the longest statement (ms). */
   readonly poolSize: number;
@@ -112,6 +114,7 @@ export async function startServing(
       scheme: options.profile.scheme,
       ...(options.appId !== undefined && { appId: options.appId }),
       ...(options.appKeyId !== undefined && { appKeyId: options.appKeyId }),
+      ...(options.clockSkewSeconds !== undefined && { clockSkewSeconds: options.clockSkewSeconds }),
     });
     const timeoutMs = options.requestTimeoutSeconds * 1000;
     // A PostgreSQL store has no home on disk: without --admin-token, one is made for this run.

@@ -248,6 +248,21 @@ describe('the Error object for every refusal', () => {
         cardFromFields(fieldsFor('alice', key), generatePrivateKey()).raw,
         'SIGNATURE_INVALID',
       ],
+      [
+        'POST',
+        '/card/v5',
+        // An X25519 key (encryption only, issue 13): refused by name, never stored unchecked.
+        cardFromFields({
+          ...fieldsFor('alice', key),
+          public_key: encodeBase64(
+            new Uint8Array([
+              ...Buffer.from('302a300506032b656e032100', 'hex'),
+              ...Array(32).fill(9),
+            ]),
+          ),
+        }).raw,
+        'KEY_TYPE_UNSUPPORTED',
+      ],
       ['POST', '/card/v5', a.raw, 'SNAPSHOT_NOT_UNIQUE'],
       [
         'POST',

@@ -125,7 +125,7 @@ test('signature lists are checked in the deployed service order', () => {
   );
 });
 
-test('verdicts: self verifies with the card key, others with trusted keys, unknown ones unchecked', () => {
+test('verdicts: self verifies with the card key, others with trusted keys, unknown ones unchecked', async () => {
   const card = signCard(snapshot, {
     self: owner,
     others: [
@@ -134,7 +134,7 @@ test('verdicts: self verifies with the card key, others with trusted keys, unkno
     ],
   });
   const parsed = parseSignatures(card.signatures, options);
-  const verdicts = verifyCardSignatures(snapshot, parsed, {
+  const verdicts = await verifyCardSignatures(snapshot, parsed, {
     trusted: new Map([['app', app.publicKey]]),
   });
   assert.deepEqual(
@@ -145,29 +145,29 @@ test('verdicts: self verifies with the card key, others with trusted keys, unkno
       ['stranger', 'unchecked'],
     ],
   );
-  const wrongKey = verifyCardSignatures(snapshot, parsed, {
+  const wrongKey = await verifyCardSignatures(snapshot, parsed, {
     trusted: new Map([['app', owner.publicKey]]),
   });
   assert.equal(wrongKey[1]?.status, 'invalid');
 });
 
-test('a bare 64-byte signature gets an invalid verdict that says why', () => {
+test('a bare 64-byte signature gets an invalid verdict that says why', async () => {
   const entry = signEntry(snapshot, { signer: 'self', key: owner });
   const bare: RawSignature = {
     signer: 'self',
     signature: encodeBase64(Buffer.from(entry.signature, 'base64').subarray(19)),
   };
-  const [verdict] = verifyCardSignatures(snapshot, parseSignatures([bare], options));
+  const [verdict] = await verifyCardSignatures(snapshot, parseSignatures([bare], options));
   assert.equal(verdict?.status, 'invalid');
   assert.match(verdict?.reason ?? '', /bare 64-byte/);
 });
 
-test('any flipped bit in the snapshot, extra snapshot or signature makes the verdict invalid', () => {
+test('any flipped bit in the snapshot, extra snapshot or signature makes the verdict invalid', async () => {
   const extra = new Uint8Array([7, 7, 7, 7]);
   const entry = signEntry(snapshot, { signer: 'self', key: owner, snapshot: extra });
   const signature = new Uint8Array(Buffer.from(entry.signature, 'base64'));
-  fc.assert(
-    fc.property(fc.integer({ min: 0, max: 2 }), fc.nat(), (where, bit) => {
+  await fc.assert(
+    fc.asyncProperty(fc.integer({ min: 0, max: 2 }), fc.nat(), async (where, bit) => {
       const parts = [
         new Uint8Array(snapshot.bytes),
         new Uint8Array(extra),
@@ -180,7 +180,7 @@ test('any flipped bit in the snapshot, extra snapshot or signature makes the ver
       target[offset]! ^= 1 << (bit % 8);
       const [snap, ex, sg] = parts as [Uint8Array, Uint8Array, Uint8Array];
       const mutated = { ...snapshot, bytes: snap };
-      const [verdict] = verifyCardSignatures(mutated, [
+      const [verdict] = await verifyCardSignatures(mutated, [
         { signer: 'self', signature: sg, snapshot: ex, raw: entry },
       ]);
       assert.equal(verdict?.status, 'invalid');
@@ -212,7 +212,7 @@ test('reportSignatures lists the list problems and the first problem of each ent
   }
 });
 
-test('a card whose key is a small-order point gets an invalid self verdict, even for the trivial signature', () => {
+test('a card whose key is a small-order point gets an invalid self verdict, even for the trivial signature', async () => {
   const identityPoint = new Uint8Array(32);
   identityPoint[0] = 1;
   const spki = new Uint8Array([...ED25519_SPKI_PREFIX, ...identityPoint]);
@@ -220,7 +220,7 @@ test('a card whose key is a small-order point gets an invalid self verdict, even
   const trivial = new Uint8Array(64);
   trivial[0] = 1; // R = identity, S = 0: OpenSSL verifies it for any message under this key
   const entry = { signer: 'self', signature: encodeBase64(wrapSignature(trivial)) };
-  const [verdict] = verifyCardSignatures(weak, parseSignatures([entry], options));
+  const [verdict] = await verifyCardSignatures(weak, parseSignatures([entry], options));
   assert.equal(verdict?.status, 'invalid');
   assert.match(verdict?.reason ?? '', /small-order/);
 });

@@ -46,13 +46,13 @@ test('card ids match the stock client', () => {
   }
 });
 
-test('stock signatures verify, self and extra signers alike', () => {
+test('stock signatures verify, self and extra signers alike', async () => {
   for (const { name, card, signer_keys } of fixture.cards) {
     const snapshot = decodeSnapshot(card.content_snapshot, 'card');
     const trusted = new Map<string, PublicKey>(
       Object.entries(signer_keys).map(([signer, key]) => [signer, parsePublicKey(key)]),
     );
-    const verdicts = verifyCardSignatures(
+    const verdicts = await verifyCardSignatures(
       snapshot,
       parseSignatures(card.signatures, { reservedSigner: 'service', requireSelf: true }),
       { trusted },

@@ -55,7 +55,23 @@ for (const format of ['jwt', 'stock'] as const) {
         kid: 'k1',
       });
     assert.equal(await codeOf(await mint({ now: now - 120_000 })), 'TOKEN_EXPIRED');
-    assert.equal(await codeOf(await mint({ now: now - 75_000 })), 'none', 'within the 30 s skew');
+    // exp has no leeway by default (the deployed service's rule): 1 s past exp is expired,
+    // exactly at exp too; 1 s before is fine. --clock-skew 30 widens it.
+    const expired1s = await mint({ now: now - 61_000 });
+    assert.equal(await codeOf(expired1s), 'TOKEN_EXPIRED', '1 s past exp');
+    assert.equal(await codeOf(await mint({ now: now - 60_000 })), 'TOKEN_EXPIRED', 'at exp');
+    assert.equal(await codeOf(await mint({ now: now - 59_000 })), 'none', '1 s before exp');
+    assert.equal(await codeOf(expired1s, { clockSkewSeconds: 30 }), 'none', '--clock-skew 30');
+    assert.equal(
+      await codeOf(await mint({ now: now - 91_000 }), { clockSkewSeconds: 30 }),
+      'TOKEN_EXPIRED',
+      '31 s past exp with --clock-skew 30',
+    );
+    // iat in the future: 5 s of leeway by default, --clock-skew widens it.
+    assert.equal(await codeOf(await mint({ now: now + 4_000 })), 'none', 'iat 4 s ahead');
+    const ahead10s = await mint({ now: now + 10_000 });
+    assert.equal(await codeOf(ahead10s), 'TOKEN_NOT_YET_VALID', 'iat 10 s ahead');
+    assert.equal(await codeOf(ahead10s, { clockSkewSeconds: 30 }), 'none');
     assert.equal(
       await codeOf(await mint({ now: now + 600_000, ttl: 3600 })),
       'TOKEN_NOT_YET_VALID',

@@ -81,6 +81,7 @@ function serveSettings(ctx: CommandContext, options: ConnectionFlags): Record<st
     logFormat: serve.logFormat,
     maxConnections: serve.maxConnections,
     requestTimeout: serve.requestTimeout,
+    clockSkew: serve.clockSkew,
     compactBytes: serve.compactBytes,
   };
 }

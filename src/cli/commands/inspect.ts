@@ -122,7 +122,7 @@ export async function inspect(
   const decoded = sigs.entries.filter((e): e is CardSignature => 'signature' in e);
   let verdicts: Omit<InspectedSignature, 'extraSnapshot'>[] = [];
   if (snap.bytes && snap.problems.length === 0) {
-    verdicts = verifyCardSignatures(parseSnapshot(snap.bytes, 'any'), decoded, { trusted });
+    verdicts = await verifyCardSignatures(parseSnapshot(snap.bytes, 'any'), decoded, { trusted });
   }
   // A revoking card has no key: its self signature is optional and not verified (spec 4.4).
   if (revoking)

@@ -5,7 +5,7 @@
  */
 import { CardsError } from '../../core/errors.js';
 import type { CommandContext } from '../context.js';
-import { readPrivateKey } from '../inputs.js';
+import { readCardKeyFile } from '../inputs.js';
 import { keyFile, listKeys, requireKey } from '../keystore.js';
 import { requireLocalServiceKey } from '../service-key.js';
 import { resolveSettings } from '../settings.js';
@@ -24,7 +24,7 @@ export interface KeyPublicResult {
 
 export function keyPublic(ctx: CommandContext, options: KeyPublicOptions): KeyPublicResult {
   if (options.file !== undefined) {
-    const key = readPrivateKey(ctx, options.file);
+    const key = readCardKeyFile(ctx, options.file);
     return {
       identity: null,
       file: options.file,

@@ -1,10 +1,11 @@
 /**
- * `cards keygen`: a new Ed25519 key pair into the keystore (or a file, PEM PKCS#8). Prints the
- * public key as base64 DER SPKI. Never overwrites a key unless --force.
+ * `cards keygen`: a new key pair (Ed25519, or --type p256 / rsa2048…rsa8192 in the stock
+ * client's formats) into the keystore (or a file, PEM PKCS#8). Prints the public key as base64
+ * DER SPKI. Never overwrites a key unless --force. App keys (tokens) must stay Ed25519.
  */
 import { resolve } from 'node:path';
 import { CardsError } from '../../core/errors.js';
-import { generatePrivateKey } from '../../crypto/keys.js';
+import { generateCardKey, KEY_TYPES, type KeyTypeName } from '../../crypto/signing-key.js';
 import type { CommandContext } from '../context.js';
 import { storeKey, writeKeyFile } from '../keystore.js';
 import { resolveSettings, type ConnectionFlags } from '../settings.js';
@@ -12,21 +13,26 @@ import { resolveSettings, type ConnectionFlags } from '../settings.js';
 export interface KeygenOptions extends ConnectionFlags {
   out?: string;
   force?: boolean;
+  type?: string;
 }
 
 export interface KeygenResult {
   identity: string | null;
   file: string;
   publicKey: string;
+  type: KeyTypeName;
 }
 
 export function keygen(ctx: CommandContext, options: KeygenOptions): KeygenResult {
-  const key = generatePrivateKey();
+  const type = (options.type ?? 'ed25519') as KeyTypeName;
+  if (!KEY_TYPES.includes(type))
+    throw new CardsError('USAGE', `--type must be one of ${KEY_TYPES.join(', ')}, got "${type}".`);
+  const key = generateCardKey(type);
   const force = options.force === true;
   if (options.out !== undefined) {
     const file = resolve(ctx.cwd, options.out);
     writeKeyFile(file, key, force);
-    return { identity: options.identity ?? null, file, publicKey: key.publicKey.toBase64() };
+    return { identity: options.identity ?? null, file, publicKey: key.publicKey.toBase64(), type };
   }
   const identity = resolveSettings(ctx, options).identity?.value;
   if (identity === undefined) {
@@ -35,5 +41,5 @@ export function keygen(ctx: CommandContext, options: KeygenOptions): KeygenResul
     });
   }
   const file = storeKey(ctx.home, identity, key, force);
-  return { identity, file, publicKey: key.publicKey.toBase64() };
+  return { identity, file, publicKey: key.publicKey.toBase64(), type };
 }

@@ -13,7 +13,7 @@ import { fetchCard, requireCardId } from '../card-fetch.js';
 import { linkViewed, viewed } from '../chain-relations.js';
 import { connect } from '../connection.js';
 import type { CommandContext } from '../context.js';
-import { parsePositiveInt, readPrivateKey } from '../inputs.js';
+import { parsePositiveInt, readCardKeyFile } from '../inputs.js';
 import { loadKey } from '../keystore.js';
 import { confirmOrYes } from '../prompts.js';
 import { noteRevokedChain } from '../revocation-notes.js';
@@ -71,7 +71,9 @@ export async function revoke(ctx: CommandContext, options: RevokeOptions): Promi
   };
   if (!options.withCard) return finish('by-id', await client.revokeById(id, view.identity));
   const key =
-    options.key !== undefined ? readPrivateKey(ctx, options.key) : loadKey(ctx.home, view.identity);
+    options.key !== undefined
+      ? readCardKeyFile(ctx, options.key)
+      : loadKey(ctx.home, view.identity);
   const createdAt =
     options.createdAt === undefined
       ? Math.floor(ctx.now() / 1000)
