@@ -673,6 +673,25 @@ Examples:
       '--compact-bytes <n>',
       `fold the journal into the store file once it grows past this many bytes, or past the store file if larger (env CARDS_COMPACT_BYTES; default ${DEFAULT_COMPACT_BYTES})`,
     )
+    .option(
+      '--log-origin <name>',
+      'transparency log origin (env CARDS_LOG_ORIGIN; default cards.local/<hex of the log key>)',
+    )
+    .option(
+      '--log-interval <ms>',
+      'longest wait before an acknowledged card is integrated into the log (env CARDS_LOG_INTERVAL; default 500)',
+    )
+    .option('--no-log', 'keep no transparency log (env CARDS_NO_LOG=1)')
+    .option(
+      '--witness <url>',
+      'submit each checkpoint to this tlog-witness (pair with --witness-key); repeatable',
+      collect,
+    )
+    .option(
+      '--witness-key <vkey>',
+      "the witness's cosignature key (name+id+key); repeatable",
+      collect,
+    )
     .option('--quiet', 'no per-request log lines (env CARDS_QUIET=1)')
     .option(
       '--memory',

@@ -184,6 +184,15 @@ export const ROUTE_ERRORS: Record<RouteName, readonly ErrorCode[]> = {
   pageAsset: ['ROUTE_NOT_FOUND'],
   openapi: [],
   docs: [],
+  logCheckpoint: ['LOG_DISABLED'],
+  logTile: ['LOG_DISABLED', 'LOG_TILE_NOT_FOUND', ...STORE_READ],
+  logProof: [
+    'LOG_DISABLED',
+    'CARD_ID_INVALID',
+    'CARD_NOT_FOUND',
+    'LOG_NOT_INTEGRATED',
+    ...STORE_READ,
+  ],
 };
 
 export const errorsOf = (name: RouteName): ErrorCode[] => [

@@ -4,17 +4,33 @@
  * of src/log that touches the file system. Each file is written whole (temporary file, fsync,
  * rename, fsync of its folder): a reader never sees a torn tile. Full tiles and bundles are
  * immutable; a partial one is replaced only by a wider partial or the full one, and a partial
- * that is gone is served from the full tile (tlog-tiles "Partial Tiles").
+ * that is gone is served from the full tile (tlog-tiles "Partial Tiles"). The last signed
+ * checkpoint is `<dir>/checkpoint` (tlog-tiles "Checkpoints"), replaced atomically.
  */
 import { mkdir, open, readFile, rename, rm } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
+import { replaceFile } from '../io/fs-durable.js';
 import type { TileData } from './append.js';
 import { prefixOf } from './memory-tiles.js';
-import type { TileReader } from './tile-hashes.js';
+import type { TileStore } from './tile-store.js';
 import { TILE_WIDTH, tilePath, type TileRef } from './tile-path.js';
 
-export class FileTiles implements TileReader {
+export class FileTiles implements TileStore {
   constructor(readonly dir: string) {}
+
+  get location(): string {
+    return this.dir;
+  }
+
+  async readCheckpoint(): Promise<string | undefined> {
+    const bytes = await readOrUndefined(join(this.dir, 'checkpoint'));
+    return bytes && Buffer.from(bytes).toString('utf8');
+  }
+
+  async writeCheckpoint(signed: string): Promise<void> {
+    await mkdir(this.dir, { recursive: true });
+    await replaceFile(join(this.dir, 'checkpoint'), [signed], 0o644);
+  }
 
   pathOf(tile: TileRef): string {
     return join(this.dir, tilePath(tile));

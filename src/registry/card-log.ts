@@ -1,0 +1,229 @@
+/**
+ * The transparency log of a registry (issue 16): entry i is the decoded content snapshot of the
+ * card whose store sequence number is i, exactly the bytes its id hashes. Every engine gives
+ * cards a dense `seq` in acceptance order in the same durable write as the card, so the log
+ * holds the registry's cards and nothing else, by construction; the tiles are derived data the
+ * log writer (src/log/log-writer.ts) keeps beside the store.
+ *
+ * Integration runs in batches: an insert (`notify`) starts one at once when the log is idle and
+ * at most one per `intervalMs` under load, and a poll every `intervalMs` picks up cards another
+ * server sharing the store inserted. On open the cards past the checkpoint's size (a crash after
+ * a card's write and before its tiles') are integrated before anything is served; a store with
+ * fewer cards than the log, or other cards at the log's last positions, is a rewound store and
+ * is refused (STORE_CORRUPT) rather than signed over.
+ */
+import { CardsError } from '../core/errors.js';
+import { decodeBase64 } from '../core/encoding.js';
+import { CARD_ID_PATTERN } from '../core/limits.js';
+import { equalHashes } from '../log/hash.js';
+import type { LogWriter } from '../log/log-writer.js';
+import { parseTilePath, TILE_WIDTH, type TileRef } from '../log/tile-path.js';
+import type { CardEntry, CardStore } from '../store/store.js';
+
+export interface CardLogOptions {
+  readonly store: CardStore;
+  readonly writer: LogWriter;
+  /** The longest a card waits before its batch starts, ms (`--log-interval`). */
+  readonly intervalMs: number;
+  /** Cards read from the store per batch at most. */
+  readonly batchMax?: number;
+  readonly onWarning?: (message: string) => void;
+}
+
+/** The log entry of a stored card: its decoded content snapshot. */
+export function cardLogEntry(entry: CardEntry): Uint8Array {
+  const bytes = decodeBase64(entry.card.content_snapshot);
+  if (!bytes)
+    throw new CardsError('STORE_CORRUPT', `card #${entry.seq} (${entry.id}): snapshot not base64`);
+  return bytes;
+}
+
+export class CardLog {
+  readonly writer: LogWriter;
+  readonly #store: CardStore;
+  readonly #interval: number;
+  readonly #batchMax: number;
+  readonly #warn: (message: string) => void;
+  #running: Promise<void> = Promise.resolve();
+  #timer: NodeJS.Timeout | undefined;
+  #poll: NodeJS.Timeout | undefined;
+  #lastRun = 0;
+  #closed = false;
+  #waiters: { size: number; resolve: () => void }[] = [];
+
+  private constructor(options: CardLogOptions) {
+    this.writer = options.writer;
+    this.#store = options.store;
+    this.#interval = options.intervalMs;
+    this.#batchMax = options.batchMax ?? 16_384;
+    this.#warn = options.onWarning ?? (() => undefined);
+  }
+
+  /** Checks the log against the store, integrates what the log misses, starts the timers. */
+  static async open(options: CardLogOptions): Promise<CardLog> {
+    const log = new CardLog(options);
+    await log.#checkAgainstStore();
+    await log.integrate();
+    log.#poll = setInterval(() => void log.#pollStore(), Math.max(10, log.#interval));
+    log.#poll.unref();
+    return log;
+  }
+
+  get origin(): string {
+    return this.writer.origin;
+  }
+
+  get vkey(): string {
+    return this.writer.vkey;
+  }
+
+  /** The published signed checkpoint (with cosignatures). */
+  checkpoint(): string {
+    return this.writer.published.checkpoint;
+  }
+
+  get size(): number {
+    return this.writer.published.size;
+  }
+
+  readTile(tile: TileRef): Promise<Uint8Array | undefined> {
+    return this.writer.readTile(tile);
+  }
+
+  /**
+   * The tile or bundle at a tlog-tiles path (`tile/0/x001/234.p/5`) of the published tree, and
+   * whether it is full (immutable); LOG_TILE_NOT_FOUND for anything else.
+   */
+  async readTilePath(path: string): Promise<{ data: Uint8Array; full: boolean }> {
+    const tile = parseTilePath(path);
+    if (!tile)
+      throw new CardsError(
+        'LOG_TILE_NOT_FOUND',
+        `"${path.slice(0, 100)}" is not a tile path: tile/<L>/<N>[.p/<W>] or tile/entries/<N>[.p/<W>], N as x001/x234/067.`,
+      );
+    const data = await this.writer.readTile(tile);
+    if (!data)
+      throw new CardsError('LOG_TILE_NOT_FOUND', `The log (size ${this.size}) has no ${path}.`);
+    return { data, full: tile.width === TILE_WIDTH };
+  }
+
+  /** A card was acknowledged: integrate now when idle, else within the interval. */
+  notify(): void {
+    if (this.#timer || this.#closed) return;
+    const wait = Math.max(0, this.#lastRun + this.#interval - Date.now());
+    this.#timer = setTimeout(() => {
+      this.#timer = undefined;
+      this.#lastRun = Date.now();
+      this.integrate().catch((err: Error) =>
+        this.#warn(`transparency log: integration failed (${err.message}); will retry`),
+      );
+    }, wait);
+    this.#timer.unref();
+  }
+
+  /** Integrates every durable card the log does not hold yet, in batches, one at a time. */
+  integrate(): Promise<void> {
+    const run = this.#running.then(() => this.#integrateNow());
+    this.#running = run.catch(() => undefined);
+    return run;
+  }
+
+  /**
+   * The tlog-proof of the card with this id; waits up to two intervals for a card acknowledged
+   * but not integrated yet, then LOG_NOT_INTEGRATED.
+   */
+  async proof(cardId: string): Promise<string> {
+    if (!CARD_ID_PATTERN.test(cardId))
+      throw new CardsError(
+        'CARD_ID_INVALID',
+        'Card ID is not a valid ID: expected 64 hex characters.',
+      );
+    const entry = await this.#store.getCard(cardId.toLowerCase());
+    if (!entry) throw new CardsError('CARD_NOT_FOUND');
+    if (entry.seq >= this.size) {
+      this.notify();
+      await this.#waitFor(entry.seq + 1, 2 * this.#interval + 1000);
+    }
+    if (entry.seq >= this.size)
+      throw new CardsError(
+        'LOG_NOT_INTEGRATED',
+        `Card ${entry.id} (log index ${entry.seq}) is not in a signed checkpoint yet; the log holds ${this.size} entries. Retry in a second.`,
+      );
+    return this.writer.proof(entry.seq);
+  }
+
+  /** Stops the timers and integrates what is left, so a clean stop leaves the log complete. */
+  async close(): Promise<void> {
+    this.#closed = true;
+    clearTimeout(this.#timer);
+    clearInterval(this.#poll);
+    await this.integrate().catch((err: Error) =>
+      this.#warn(`transparency log: last integration failed (${err.message})`),
+    );
+    for (const w of this.#waiters.splice(0)) w.resolve();
+  }
+
+  async #pollStore(): Promise<void> {
+    if ((await this.#store.count()) > this.writer.size) this.notify();
+  }
+
+  async #integrateNow(): Promise<void> {
+    for (;;) {
+      const count = await this.#store.count();
+      const from = this.writer.size;
+      if (count <= from) break;
+      const cards = await this.#store.listCards(from - 1, Math.min(count - from, this.#batchMax));
+      if (cards.length === 0) break;
+      cards.forEach((card, i) => {
+        if (card.seq !== from + i)
+          throw new CardsError(
+            'STORE_CORRUPT',
+            `${this.#store.location}: card ${card.id} has sequence number ${card.seq} where ${from + i} was expected; the log cannot follow a store with gaps.`,
+          );
+      });
+      await this.writer.append(cards.map(cardLogEntry));
+    }
+    const size = this.size;
+    this.#waiters = this.#waiters.filter((w) => (w.size <= size ? (w.resolve(), false) : true));
+  }
+
+  #waitFor(size: number, timeoutMs: number): Promise<void> {
+    return new Promise((resolve) => {
+      const timer = setTimeout(done, timeoutMs);
+      const waiter = { size, resolve: done };
+      this.#waiters.push(waiter);
+      const waiters = () => this.#waiters;
+      function done(): void {
+        clearTimeout(timer);
+        const list = waiters();
+        const at = list.indexOf(waiter);
+        if (at >= 0) list.splice(at, 1);
+        resolve();
+      }
+    });
+  }
+
+  /** A store behind the log (restored from an older backup, or another store) is refused. */
+  async #checkAgainstStore(): Promise<void> {
+    const size = this.writer.size;
+    const count = await this.#store.count();
+    const where = this.#store.location;
+    const hint = `restore the store from a backup that holds at least the log's ${size} cards, or start with the store's own log folder; clients that accepted the log's checkpoint would see a rewound log (exit 8)`;
+    if (count < size)
+      throw new CardsError(
+        'STORE_CORRUPT',
+        `The store ${where} holds ${count} cards but its transparency log (${this.writer.tiles.location}) signed ${size}: the store was rewound; refusing to start.`,
+        { hint },
+      );
+    const { from, entries: bundle } = await this.writer.lastEntries();
+    const cards = await this.#store.listCards(from - 1, bundle.length);
+    cards.forEach((card, i) => {
+      if (!equalHashes(cardLogEntry(card), bundle[i] as Uint8Array))
+        throw new CardsError(
+          'STORE_CORRUPT',
+          `The store ${where} holds card ${card.id} at log index ${from + i}, which its transparency log (${this.writer.tiles.location}) has a different entry for: the store is not the one the log was signed over; refusing to start.`,
+          { hint },
+        );
+    });
+  }
+}
