@@ -20,6 +20,11 @@ import type { LogWriter } from '../log/log-writer.js';
 import { parseTilePath, TILE_WIDTH, type TileRef } from '../log/tile-path.js';
 import type { CardEntry, CardStore } from '../store/store.js';
 
+/** Bytes of served tiles kept in memory (the hot ones: the right edge, popular bundles). */
+const TILE_CACHE_BYTES = 32 * 1024 * 1024;
+/** Proof texts kept for the current checkpoint (about 1 KiB each). */
+const PROOF_CACHE = 16_384;
+
 export interface CardLogOptions {
   readonly store: CardStore;
   readonly writer: LogWriter;
@@ -50,6 +55,12 @@ export class CardLog {
   #lastRun = 0;
   #closed = false;
   #waiters: { size: number; resolve: () => void }[] = [];
+  /** Served tiles by path (a path's bytes never change), least recently used first. */
+  readonly #tileCache = new Map<string, { data: Uint8Array; full: boolean }>();
+  #tileBytes = 0;
+  /** Proof texts of the published size, by index; emptied when the size changes. */
+  #proofs = new Map<number, string>();
+  #proofsSize = -1;
 
   private constructor(options: CardLogOptions) {
     this.writer = options.writer;
@@ -95,6 +106,8 @@ export class CardLog {
    * whether it is full (immutable); LOG_TILE_NOT_FOUND for anything else.
    */
   async readTilePath(path: string): Promise<{ data: Uint8Array; full: boolean }> {
+    const hit = this.#tileCache.get(path);
+    if (hit) return hit;
     const tile = parseTilePath(path);
     if (!tile)
       throw new CardsError(
@@ -104,7 +117,15 @@ export class CardLog {
     const data = await this.writer.readTile(tile);
     if (!data)
       throw new CardsError('LOG_TILE_NOT_FOUND', `The log (size ${this.size}) has no ${path}.`);
-    return { data, full: tile.width === TILE_WIDTH };
+    const found = { data, full: tile.width === TILE_WIDTH };
+    this.#tileCache.set(path, found);
+    this.#tileBytes += data.byteLength;
+    for (const [key, old] of this.#tileCache) {
+      if (this.#tileBytes <= TILE_CACHE_BYTES) break;
+      this.#tileCache.delete(key);
+      this.#tileBytes -= old.data.byteLength;
+    }
+    return found;
   }
 
   /** A card was acknowledged: integrate now when idle, else within the interval. */
@@ -149,7 +170,16 @@ export class CardLog {
         'LOG_NOT_INTEGRATED',
         `Card ${entry.id} (log index ${entry.seq}) is not in a signed checkpoint yet; the log holds ${this.size} entries. Retry in a second.`,
       );
-    return this.writer.proof(entry.seq);
+    if (this.#proofsSize !== this.size) {
+      this.#proofs = new Map();
+      this.#proofsSize = this.size;
+    }
+    const known = this.#proofs.get(entry.seq);
+    if (known !== undefined) return known;
+    const text = await this.writer.proof(entry.seq);
+    if (this.#proofs.size >= PROOF_CACHE) this.#proofs.clear();
+    if (this.#proofsSize === this.size) this.#proofs.set(entry.seq, text);
+    return text;
   }
 
   /** Stops the timers and integrates what is left, so a clean stop leaves the log complete. */
