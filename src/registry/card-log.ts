@@ -13,9 +13,9 @@
  * is refused (STORE_CORRUPT) rather than signed over.
  */
 import { CardsError } from '../core/errors.js';
+import { cardIdOf } from '../core/card-id.js';
 import { decodeBase64 } from '../core/encoding.js';
 import { CARD_ID_PATTERN } from '../core/limits.js';
-import { equalHashes } from '../log/hash.js';
 import type { LogWriter } from '../log/log-writer.js';
 import { parseTilePath, TILE_WIDTH, type TileRef } from '../log/tile-path.js';
 import type { CardEntry, CardStore } from '../store/store.js';
@@ -35,11 +35,17 @@ export interface CardLogOptions {
   readonly onWarning?: (message: string) => void;
 }
 
-/** The log entry of a stored card: its decoded content snapshot. */
-export function cardLogEntry(entry: CardEntry): Uint8Array {
+/**
+ * The log entry of a stored card: its decoded content snapshot, which must still hash to the
+ * card's id (a snapshot damaged on disk is never logged; the store refuses to serve it too).
+ */
+export function cardLogEntry(entry: CardEntry, location: string): Uint8Array {
   const bytes = decodeBase64(entry.card.content_snapshot);
-  if (!bytes)
-    throw new CardsError('STORE_CORRUPT', `card #${entry.seq} (${entry.id}): snapshot not base64`);
+  if (!bytes || cardIdOf(bytes) !== entry.id)
+    throw new CardsError(
+      'STORE_CORRUPT',
+      `The store ${location} is damaged: card #${entry.seq + 1} (${entry.id}) holds a snapshot that does not hash to its id; it cannot be logged, and the log waits until the store is restored.`,
+    );
   return bytes;
 }
 
@@ -211,7 +217,7 @@ export class CardLog {
             `${this.#store.location}: card ${card.id} has sequence number ${card.seq} where ${from + i} was expected; the log cannot follow a store with gaps.`,
           );
       });
-      await this.writer.append(cards.map(cardLogEntry));
+      await this.writer.append(cards.map((card) => cardLogEntry(card, this.#store.location)));
     }
     const size = this.size;
     this.#waiters = this.#waiters.filter((w) => (w.size <= size ? (w.resolve(), false) : true));
@@ -247,8 +253,10 @@ export class CardLog {
       );
     const { from, entries: bundle } = await this.writer.lastEntries();
     const cards = await this.#store.listCards(from - 1, bundle.length);
+    // By id: the stored id is the card's identity even when its snapshot was damaged on disk
+    // afterwards (the store refuses that one card; the log keeps its entry).
     cards.forEach((card, i) => {
-      if (!equalHashes(cardLogEntry(card), bundle[i] as Uint8Array))
+      if (card.id !== cardIdOf(bundle[i] as Uint8Array))
         throw new CardsError(
           'STORE_CORRUPT',
           `The store ${where} holds card ${card.id} at log index ${from + i}, which its transparency log (${this.writer.tiles.location}) has a different entry for: the store is not the one the log was signed over; refusing to start.`,
