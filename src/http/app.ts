@@ -257,7 +257,7 @@ function adminDeps(options: AppOptions, admin: AdminAppOptions, profile: WirePro
   const metrics = new Metrics();
   options.registry.observeWrites((ms) => metrics.storeWrite(ms));
   return {
-    admin: new Admin(options.registry.store),
+    admin: new Admin(options.registry.store, options.log),
     registry: options.registry,
     guard: createAdminGuard({
       token: admin.token,
@@ -269,6 +269,7 @@ function adminDeps(options: AppOptions, admin: AdminAppOptions, profile: WirePro
     profile,
     version: options.version ?? '',
     serviceKey: admin.serviceKey,
+    log: options.log,
   };
 }
 

@@ -56,6 +56,8 @@ export const SCHEMAS: Record<string, Schema> = {
     service_key: str,
     cards: int,
     admin_auth: { enum: ['loopback-open', 'token'] },
+    /** The transparency log: its current origin and verifier key (C2SP vkey), its size. */
+    log: nullable(object({ origin: str, vkey: str, size: int })),
   }),
   CardRow: object(cardRow),
   CardPage: object({

@@ -12,21 +12,20 @@
 import { CardsError } from '../core/errors.js';
 import type { PrivateKey } from '../crypto/keys.js';
 import { EMPTY_EDGE, appendEntries, edgeRoot, loadEdge, type LogEdge } from './append.js';
-import { openCheckpoint, signCheckpoint } from './checkpoint.js';
+import { openCheckpoint, parseCheckpoint, signCheckpoint } from './checkpoint.js';
 import { equalHashes, sha256 } from './hash.js';
-import { addSignatureLines } from './note.js';
+import { addSignatureLines, parseNote } from './note.js';
 import {
   KEY_TYPE_ED25519,
   ed25519Signer,
   ed25519Verifier,
   formatVerifierKey,
-  type NoteSigner,
 } from './note-keys.js';
 import { consistencyProof, inclusionProof } from './proofs.js';
 import { TileHashReader } from './tile-hashes.js';
 import { decodeEntryBundle } from './entry-bundle.js';
 import { TILE_WIDTH, tilePath, tileWidth, type TileRef } from './tile-path.js';
-import type { TileStore } from './tile-store.js';
+import type { TileStore, TileTransaction } from './tile-store.js';
 import { formatTlogProof } from './tlog-proof.js';
 
 /** A witness (or anything) that cosigns the log's checkpoints (tlog-witness, src/witness). */
@@ -67,60 +66,63 @@ export interface Published {
   readonly checkpoint: string;
 }
 
+/** The origin of the log begun after `epoch` resets of the registry (0: the first log). */
+export const epochOrigin = (base: string, epoch: number): string =>
+  epoch === 0 ? base : `${base}/reset-${epoch}`;
+
+/** The epoch of `origin` as a log of `base`, or undefined when it is not one. */
+function epochOf(base: string, origin: string): number | undefined {
+  if (origin === base) return 0;
+  const match = /^\/reset-([1-9][0-9]{0,8})$/.exec(origin.slice(base.length));
+  return origin.startsWith(base) && match ? Number(match[1]) : undefined;
+}
+
+/** A log state read from storage: the tree's edge and the checkpoint that signs it. */
+interface LogState {
+  readonly epoch: number;
+  readonly edge: LogEdge;
+  /** As stored (cosignatures included). */
+  readonly checkpoint: string;
+}
+
 export class LogWriter {
-  readonly origin: string;
-  /** The verifier key in the C2SP/Go vkey form: name+hex8(keyID)+base64(0x01 ‖ key). */
-  readonly vkey: string;
+  /** The origin given (`--log-origin`); a reset of the registry begins `<base>/reset-N`. */
+  readonly baseOrigin: string;
   readonly tiles: TileStore;
   readonly reader: TileHashReader;
-  readonly #signer: NoteSigner;
+  readonly #key: PrivateKey;
   readonly #cosigners: readonly CheckpointCosigner[];
   readonly #warn: (message: string) => void;
-  #edge: LogEdge;
+  #state: LogState;
   #published: Published;
 
-  private constructor(options: LogWriterOptions, edge: LogEdge, published: Published) {
-    this.origin = options.origin;
+  private constructor(options: LogWriterOptions, state: LogState) {
+    this.baseOrigin = options.origin;
     this.tiles = options.tiles;
     this.reader = new TileHashReader(options.tiles);
-    this.#signer = ed25519Signer(options.origin, options.key);
-    this.vkey = formatVerifierKey(options.origin, KEY_TYPE_ED25519, options.key.publicKey.raw);
+    this.#key = options.key;
     this.#cosigners = options.cosigners ?? [];
     this.#warn = options.onWarning ?? (() => undefined);
-    this.#edge = edge;
-    this.#published = published;
+    this.#state = state;
+    this.#published = { size: state.edge.size, checkpoint: state.checkpoint };
   }
 
   /** Opens the log in `tiles`, checking its last checkpoint; a new log publishes size 0. */
   static async open(options: LogWriterOptions): Promise<LogWriter> {
-    const { tiles, origin, key } = options;
-    const signed = await tiles.readCheckpoint();
-    if (signed === undefined) {
-      const writer = new LogWriter(options, EMPTY_EDGE, { size: 0, checkpoint: '' });
-      await writer.#publish(EMPTY_EDGE);
-      return writer;
-    }
-    const refuse = (why: string, hint: string): CardsError =>
-      new CardsError('STORE_CORRUPT', `The transparency log in ${tiles.location} ${why}.`, {
-        hint,
-      });
-    let opened;
-    try {
-      opened = openCheckpoint(signed, [ed25519Verifier(origin, key.publicKey.raw)], origin);
-    } catch (err) {
-      throw refuse(
-        `has a checkpoint that is not this log's (${(err as Error).message})`,
-        'start with the --log-origin and log key the log was made with, or move the log folder away to start a new log (clients that trusted the old one will refuse it)',
-      );
-    }
-    const { checkpoint } = opened;
-    const edge = await loadEdge(checkpoint.size, tiles);
-    if (!equalHashes(edgeRoot(edge), checkpoint.root))
-      throw refuse(
-        `does not match its signed checkpoint at size ${checkpoint.size}: its tiles were changed`,
-        'restore the log folder from a backup; never start a new log over the same origin',
-      );
-    return new LogWriter(options, edge, { size: checkpoint.size, checkpoint: signed });
+    const writer = new LogWriter(options, { epoch: 0, edge: EMPTY_EDGE, checkpoint: '' });
+    await writer.#update(async () => undefined);
+    writer.#published = { size: writer.#state.edge.size, checkpoint: writer.#state.checkpoint };
+    return writer;
+  }
+
+  /** The origin of the current log (the base one until the registry is reset). */
+  get origin(): string {
+    return epochOrigin(this.baseOrigin, this.#state.epoch);
+  }
+
+  /** The verifier key in the C2SP/Go vkey form: name+hex8(keyID)+base64(0x01 ‖ key). */
+  get vkey(): string {
+    return formatVerifierKey(this.origin, KEY_TYPE_ED25519, this.#key.publicKey.raw);
   }
 
   /** The published tree: its size and signed (cosigned) checkpoint. */
@@ -130,7 +132,7 @@ export class LogWriter {
 
   /** Entries appended, published or not (a witness may still be answering). */
   get size(): number {
-    return this.#edge.size;
+    return this.#state.edge.size;
   }
 
   /**
@@ -138,7 +140,7 @@ export class LogWriter {
    * multiple of 256), for the start-up check of the entries against their source.
    */
   async lastEntries(): Promise<{ from: number; entries: readonly Uint8Array[] }> {
-    const { size, bundle } = this.#edge;
+    const { size, bundle } = this.#state.edge;
     if (bundle.length > 0 || size === 0) return { from: size - bundle.length, entries: bundle };
     const tile = { level: 'entries' as const, index: size / TILE_WIDTH - 1, width: TILE_WIDTH };
     const data = await this.tiles.readTile(tile);
@@ -151,23 +153,150 @@ export class LogWriter {
     return { from: size - TILE_WIDTH, entries };
   }
 
-  /**
-   * Appends a batch: one tiles write, one signed checkpoint persisted, then cosigned and
-   * published. A failure leaves the published log as it was; the batch can be retried.
-   */
+  /** Appends a batch (see extend). */
   async append(entries: readonly Uint8Array[]): Promise<void> {
-    if (entries.length === 0) return;
-    const result = appendEntries(this.#edge, entries);
-    await this.tiles.write(result.tiles);
-    await this.#publish(result.edge);
+    if (entries.length > 0) await this.extend(async () => entries);
   }
 
-  async #publish(edge: LogEdge): Promise<void> {
-    const checkpoint = { origin: this.origin, size: edge.size, root: edgeRoot(edge) };
-    const signed = signCheckpoint({ ...checkpoint, extensions: [] }, [this.#signer]);
-    await this.tiles.writeCheckpoint(signed);
-    this.#edge = edge;
-    let cosigned = signed;
+  /**
+   * Extends the log as its only writer: `next(size)` gives the entries that follow the log's
+   * `size` entries (another server sharing the storage may have grown it). One tiles write and
+   * one signed checkpoint per batch, committed together; then cosigned and published. A failure
+   * leaves the published log as it was; the batch can be retried.
+   */
+  async extend(next: (size: number) => Promise<readonly Uint8Array[]>): Promise<number> {
+    let appended = 0;
+    const signed = await this.#update(async (tx, state) => {
+      const entries = await next(state.edge.size);
+      if (entries.length === 0) return undefined;
+      const result = appendEntries(state.edge, entries);
+      await tx.write(result.tiles);
+      appended = entries.length;
+      return { epoch: state.epoch, edge: result.edge };
+    });
+    if (signed) await this.#cosign(signed);
+    else this.#adoptStored();
+    return appended;
+  }
+
+  /**
+   * Begins a new log (a reset of the registry): origin `<base>/reset-N`, size 0, its tiles
+   * removed. The old log is never rewound: clients that trusted it see a log they have no key
+   * for, not a shorter one.
+   */
+  async restart(): Promise<void> {
+    const signed = await this.#update(async (tx, state) => {
+      const fresh = { epoch: state.epoch + 1, edge: EMPTY_EDGE };
+      // The new checkpoint first: a crash before the tiles are gone leaves a log of size 0,
+      // whose stale tiles the next open removes.
+      await tx.writeCheckpoint(this.#sign(fresh));
+      await tx.clear();
+      return fresh;
+    });
+    if (signed) await this.#cosign(signed);
+  }
+
+  /** A shared log: takes up what another server appended (or a new log it began). */
+  async refresh(): Promise<void> {
+    if (!this.tiles.shared) return;
+    const stored = await this.tiles.readCheckpoint();
+    if (stored === this.#published.checkpoint) return;
+    await this.#update(async () => undefined);
+    this.#adoptStored();
+  }
+
+  /** Publishes the stored state when it is newer than the published one. */
+  #adoptStored(): void {
+    const { edge, checkpoint, epoch } = this.#state;
+    if (this.#isNewer(epoch, edge.size)) this.#published = { size: edge.size, checkpoint };
+  }
+
+  /** Whether a tree of `size` in log `epoch` is ahead of the published one (never go back). */
+  #isNewer(epoch: number, size: number): boolean {
+    const published = epochOf(this.baseOrigin, originOf(this.#published.checkpoint)) ?? -1;
+    return epoch > published || (epoch === published && size >= this.#published.size);
+  }
+
+  /**
+   * Runs `change` as the storage's only writer, on the stored state (read again, and checked,
+   * when another writer moved it); `change` returns the state to sign and store, or nothing.
+   */
+  async #update(
+    change: (
+      tx: TileTransaction,
+      state: LogState,
+    ) => Promise<{ epoch: number; edge: LogEdge } | undefined>,
+  ): Promise<LogState | undefined> {
+    const done = await this.tiles.update(async (tx) => {
+      const state = await this.#storedState(tx);
+      const changed = await change(tx, state);
+      if (!changed) return { state, signed: undefined };
+      const signed = this.#sign(changed);
+      await tx.writeCheckpoint(signed);
+      const next = { ...changed, checkpoint: signed };
+      return { state: next, signed: next };
+    });
+    this.#state = done.state;
+    return done.signed;
+  }
+
+  /** The state in storage: ours when nothing moved, else read back and checked. */
+  async #storedState(tx: TileTransaction): Promise<LogState> {
+    const stored = tx.checkpoint;
+    if (stored !== undefined && stored === this.#state.checkpoint) return this.#state;
+    if (stored === undefined) {
+      // A new log, or (shared storage) one a reset began: it starts at size 0.
+      const fresh = { epoch: tx.epoch ?? 0, edge: EMPTY_EDGE };
+      await tx.clear();
+      const signed = this.#sign(fresh);
+      await tx.writeCheckpoint(signed);
+      return { ...fresh, checkpoint: signed };
+    }
+    const refuse = (why: string, hint: string): CardsError =>
+      new CardsError('STORE_CORRUPT', `The transparency log in ${this.tiles.location} ${why}.`, {
+        hint,
+      });
+    const origin = originOf(stored);
+    const epoch = epochOf(this.baseOrigin, origin);
+    let checkpoint;
+    try {
+      if (epoch === undefined) throw new Error(`origin "${origin}", expected "${this.baseOrigin}"`);
+      ({ checkpoint } = openCheckpoint(
+        stored,
+        [ed25519Verifier(origin, this.#key.publicKey.raw)],
+        origin,
+      ));
+    } catch (err) {
+      throw refuse(
+        `has a checkpoint that is not this log's (${(err as Error).message})`,
+        'start with the --log-origin and log key the log was made with, or move the log away to start a new log (clients that trusted the old one will refuse it)',
+      );
+    }
+    if (epoch < this.#state.epoch || (epoch === this.#state.epoch && checkpoint.size < this.size))
+      throw refuse(
+        `went back to size ${checkpoint.size} of ${origin} after ${this.size} entries of ${this.origin}`,
+        'restore the log from a backup; never start a new log over the same origin',
+      );
+    // A log of size 0 has no tiles: stale ones (a crash during a reset) go.
+    if (checkpoint.size === 0) await tx.clear();
+    const edge = await loadEdge(checkpoint.size, tx);
+    if (!equalHashes(edgeRoot(edge), checkpoint.root))
+      throw refuse(
+        `does not match its signed checkpoint at size ${checkpoint.size}: its tiles were changed`,
+        'restore the log folder from a backup; never start a new log over the same origin',
+      );
+    return { epoch, edge, checkpoint: stored };
+  }
+
+  #sign(state: { epoch: number; edge: LogEdge }): string {
+    const origin = epochOrigin(this.baseOrigin, state.epoch);
+    const checkpoint = { origin, size: state.edge.size, root: edgeRoot(state.edge) };
+    return signCheckpoint({ ...checkpoint, extensions: [] }, [ed25519Signer(origin, this.#key)]);
+  }
+
+  /** Asks the witnesses to cosign a stored checkpoint, keeps their lines, publishes it. */
+  async #cosign(state: LogState): Promise<void> {
+    const { edge, checkpoint: signed } = state;
     const lines = await Promise.all(
       this.#cosigners.map((c) =>
         c
@@ -184,13 +313,19 @@ export class LogWriter {
       .join('')
       .split(/(?<=\n)/)
       .filter(Boolean);
+    let published = signed;
     if (extra.length > 0) {
-      cosigned = addSignatureLines(signed, extra);
-      await this.tiles.writeCheckpoint(cosigned).catch((err: Error) => {
+      const cosigned = addSignatureLines(signed, extra);
+      const kept = await this.tiles.replaceCheckpoint(signed, cosigned).catch((err: Error) => {
         this.#warn(`cannot keep the cosignatures: ${err.message}`);
+        return false;
       });
+      if (kept && this.#state.checkpoint === signed)
+        this.#state = { ...this.#state, checkpoint: cosigned };
+      published = cosigned;
     }
-    this.#published = { size: edge.size, checkpoint: cosigned };
+    if (this.#isNewer(state.epoch, edge.size))
+      this.#published = { size: edge.size, checkpoint: published };
   }
 
   /** The tlog-proof (c2sp.org/tlog-proof@v1) of entry `index` in the published tree. */
@@ -207,5 +342,15 @@ export class LogWriter {
     const level = tile.level === 'entries' ? 0 : tile.level;
     if (tileWidth(level, tile.index, size) < tile.width) return undefined;
     return this.tiles.readTile(tile);
+  }
+}
+
+/** The origin line of a signed checkpoint ('' for none). */
+function originOf(signed: string): string {
+  if (signed === '') return '';
+  try {
+    return parseCheckpoint(parseNote(signed).text).origin;
+  } catch {
+    return signed.slice(0, signed.indexOf('\n'));
   }
 }

@@ -200,27 +200,73 @@ export class CardLog {
   }
 
   async #pollStore(): Promise<void> {
-    if ((await this.#store.count()) > this.writer.size) this.notify();
+    try {
+      // A shared log: what other servers appended (or a new log a reset began) is taken up.
+      const origin = this.origin;
+      await this.writer.refresh();
+      if (this.origin !== origin) this.#forget();
+      this.#wake();
+      if ((await this.#store.count()) > this.writer.size) this.notify();
+    } catch (err) {
+      this.#warn(`transparency log: ${(err as Error).message}`);
+    }
   }
 
   async #integrateNow(): Promise<void> {
     for (;;) {
-      const count = await this.#store.count();
-      const from = this.writer.size;
-      if (count <= from) break;
-      const cards = await this.#store.listCards(from - 1, Math.min(count - from, this.#batchMax));
-      if (cards.length === 0) break;
-      cards.forEach((card, i) => {
-        if (card.seq !== from + i)
-          throw new CardsError(
-            'STORE_CORRUPT',
-            `${this.#store.location}: card ${card.id} has sequence number ${card.seq} where ${from + i} was expected; the log cannot follow a store with gaps.`,
-          );
+      const appended = await this.writer.extend(async (from) => {
+        const count = await this.#store.count();
+        if (count <= from) return [];
+        const limit = Math.min(count - from, this.#batchMax);
+        const cards = await this.#store.listCards(from - 1, limit);
+        cards.forEach((card, i) => {
+          if (card.seq !== from + i)
+            throw new CardsError(
+              'STORE_CORRUPT',
+              `${this.#store.location}: card ${card.id} has sequence number ${card.seq} where ${from + i} was expected; the log cannot follow a store with gaps.`,
+            );
+        });
+        return cards.map((card) => cardLogEntry(card, this.#store.location));
       });
-      await this.writer.append(cards.map((card) => cardLogEntry(card, this.#store.location)));
+      if (appended === 0) break;
     }
+    this.#wake();
+  }
+
+  /** Resolves the proofs waiting for a size the published log reached. */
+  #wake(): void {
     const size = this.size;
     this.#waiters = this.#waiters.filter((w) => (w.size <= size ? (w.resolve(), false) : true));
+  }
+
+  /**
+   * Empties the registry and begins a new log (origin `<base>/reset-N`) rather than rewinding
+   * the old one, with no integration in between. `emptyStore` is the store's reset; a shared
+   * store empties its log tables in the same transaction (every server then takes up the new
+   * log), one on files has its log begun anew first: a crash between the two leaves a new log
+   * that integrates the cards still stored, never a log ahead of its store.
+   */
+  reset(emptyStore: () => Promise<void>): Promise<void> {
+    const run = this.#running.then(async () => {
+      if (this.writer.tiles.shared) {
+        await emptyStore();
+        await this.writer.refresh();
+      } else {
+        await this.writer.restart();
+        await emptyStore();
+      }
+      this.#forget();
+    });
+    this.#running = run.catch(() => undefined);
+    return run;
+  }
+
+  /** Drops what was cached of an older log (tile paths repeat in a new one). */
+  #forget(): void {
+    this.#tileCache.clear();
+    this.#tileBytes = 0;
+    this.#proofs = new Map();
+    this.#proofsSize = -1;
   }
 
   #waitFor(size: number, timeoutMs: number): Promise<void> {

@@ -4,6 +4,8 @@
  * snapshot; every proof served verifies against the signed checkpoint under the log key; the
  * entry bundles hold the registry's cards in order; tiles carry tlog-tiles caching headers.
  * The JSON engine keeps the log across restarts and refuses a rewound store or tampered tiles.
+ * A reset of the registry begins a new log (`<origin>/reset-N`) instead of rewinding the old.
+ * On PostgreSQL every server on the database extends and serves the one log.
  */
 import assert from 'node:assert/strict';
 import {
@@ -16,7 +18,7 @@ import {
   writeFileSync,
 } from 'node:fs';
 import { join } from 'node:path';
-import { after, describe, test } from 'node:test';
+import { after, before, describe, test } from 'node:test';
 import { decodeBase64 } from '../../src/core/encoding.js';
 import { PROFILES } from '../../src/core/profile.js';
 import { generatePrivateKey } from '../../src/crypto/keys.js';
@@ -25,8 +27,8 @@ import { createApp } from '../../src/http/app.js';
 import { createAuthenticator } from '../../src/http/auth.js';
 import { openCheckpoint } from '../../src/log/checkpoint.js';
 import { decodeEntryBundle } from '../../src/log/entry-bundle.js';
-import { LogWriter } from '../../src/log/log-writer.js';
-import { ed25519Verifier } from '../../src/log/note-keys.js';
+import { epochOrigin, LogWriter } from '../../src/log/log-writer.js';
+import { ed25519Verifier, formatVerifierKey, KEY_TYPE_ED25519 } from '../../src/log/note-keys.js';
 import { tilePath } from '../../src/log/tile-path.js';
 import { MemoryTileStore } from '../../src/log/tile-store.js';
 import { verifyTlogProof } from '../../src/log/tlog-proof.js';
@@ -40,6 +42,7 @@ import {
   startServer,
   type TestServer,
 } from '../helpers/server.js';
+import { freshStoreUrl, testPostgres, type TestPostgres } from '../helpers/postgres.js';
 import { makeCard, makeRevocation } from '../http/card-kit.js';
 import { call } from '../reliability/kit.js';
 
@@ -278,5 +281,131 @@ describe('the log on the JSON engine (a real cards serve)', () => {
     } finally {
       await server.dispose();
     }
+  });
+});
+
+/** The vkey of the log begun after `epoch` resets, from the base log's vkey (same key). */
+function epochVkey(base: string, epoch: number): string {
+  const [name = '', , ...rest] = base.split('+'); // base64 may hold '+' too
+  const key = rest.join('+');
+  const raw = new Uint8Array(Buffer.from(key, 'base64')).subarray(1);
+  return formatVerifierKey(epochOrigin(name, epoch), KEY_TYPE_ED25519, raw);
+}
+
+/** Resets the registry through the admin API (loopback: no token needed). */
+async function resetRegistry(server: TestServer): Promise<void> {
+  const r = await fetch(`${server.url}/_cards/reset`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ confirm: 'reset' }),
+  });
+  assert.equal(r.status, 200, await r.text());
+}
+
+describe('a reset begins a new log; the old one is never rewound', () => {
+  test('JSON engine: origin <base>/reset-1 from size 0, kept across a restart', async () => {
+    let server = await startServer({ args: ['--quiet', '--log-interval', '50'] });
+    const dir = server.dir;
+    try {
+      const post = (path: string, body: unknown, identity: string) =>
+        call(server, 'POST', path, { body, identity });
+      const base = vkeyOf(server);
+      await checkServedLog(fetchGetter(server), base, await workload(post, 12));
+      await resetRegistry(server);
+      const next = epochVkey(base, 1);
+      const info = (await (await fetch(`${server.url}/_cards/info`)).json()) as {
+        log: { origin: string; vkey: string; size: number };
+      };
+      assert.deepEqual(info.log, { origin: ed25519Verifier(next).name, vkey: next, size: 0 });
+      const fresh = await (await fetch(`${server.url}/log/checkpoint`)).text();
+      assert.ok(fresh.startsWith(`${ed25519Verifier(next).name}\n0\n`), fresh);
+      const after = await workload(post, 9);
+      await checkServedLog(fetchGetter(server), next, after);
+      assert.equal((await server.stop()).code, 0);
+      server = await startServer({ dir, args: ['--quiet', '--log-interval', '50'] });
+      assert.equal(vkeyOf(server), next, 'the new log, not the old one, after a restart');
+      await checkServedLog(fetchGetter(server), next, [...after, ...(await workload(post, 3))]);
+    } finally {
+      await server.dispose();
+    }
+  });
+});
+
+describe('the log on PostgreSQL: one log for every server on the database', () => {
+  let pgServer: TestPostgres;
+  before(async () => {
+    pgServer = await testPostgres();
+  });
+
+  test('cards made through two servers are one log, proven through either; reset and restart', async (t) => {
+    const store = await freshStoreUrl(pgServer);
+    const args = ['--quiet', '--log-interval', '50'];
+    let a = await startServer({ store, args });
+    let b = await startServer({ store, args });
+    t.after(async () => {
+      await a.dispose();
+      await b.dispose();
+    });
+    const vkey = vkeyOf(a);
+    assert.equal(vkeyOf(b), vkey, 'one log key and origin, kept in the database');
+    assert.match(a.stdout(), /^log: \S+ \(0 entries; tiles in postgres:\/\/.*cards_log_tiles\)/m);
+    let turn = 0;
+    const post = (path: string, body: unknown, identity: string) =>
+      call(turn++ % 2 ? a : b, 'POST', path, { body, identity });
+    const jsons = await workload(post, 60);
+    await checkServedLog(fetchGetter(a), vkey, jsons);
+    await checkServedLog(fetchGetter(b), vkey, jsons);
+    assert.equal((await a.stop()).code, 0);
+    assert.equal((await b.stop()).code, 0);
+    a = await startServer({ store, args });
+    b = await startServer({ store, args });
+    assert.match(a.stdout(), /^log: \S+ \(60 entries/m, 'read back, not recomputed');
+    const more = await workload(post, 10);
+    await checkServedLog(fetchGetter(b), vkey, [...jsons, ...more]);
+    await resetRegistry(a);
+    const next = epochVkey(vkey, 1);
+    const after = await workload(post, 8);
+    await checkServedLog(fetchGetter(a), next, after);
+    await checkServedLog(fetchGetter(b), next, after);
+  });
+
+  test('kill -9 of one of two servers under load: the survivor logs every acknowledged card', async (t) => {
+    const store = await freshStoreUrl(pgServer);
+    const args = ['--quiet', '--log-interval', '50'];
+    const a = await startServer({ store, args });
+    const b = await startServer({ store, args });
+    t.after(async () => {
+      await a.dispose();
+      await b.dispose();
+    });
+    const vkey = vkeyOf(b);
+    const acked: string[] = [];
+    let killed = false;
+    const writer = async (n: number): Promise<void> => {
+      for (let i = 0; i < 40; i++) {
+        const target = !killed && (i + n) % 2 ? a : b;
+        const card = makeCard(`crash${n}`);
+        const reply = await call(target, 'POST', '/card/v5', {
+          body: card.raw,
+          identity: `crash${n}`,
+        }).catch(() => undefined);
+        if (reply?.status === 201) acked.push(reply.text);
+        if (n === 0 && i === 15) {
+          killed = true;
+          await a.kill();
+        }
+      }
+    };
+    await Promise.all([0, 1, 2, 3].map(writer));
+    // The whole registry, in insertion order (cut-off requests may have stored cards too): the
+    // survivor's log holds exactly those, in that order, every acknowledged one among them.
+    const dump = await (await fetch(`${b.url}/_cards/export`)).text();
+    const stored = dump.split('\n').filter(Boolean);
+    const ids = new Set(stored.map((line) => (JSON.parse(line) as { id?: string }).id ?? line));
+    const { cardIdOf } = await import('../../src/core/card-id.js');
+    for (const json of acked)
+      assert.ok(ids.has(cardIdOf(snapshotOf(json))), 'acknowledged is stored');
+    assert.ok(stored.length >= acked.length && acked.length > 40);
+    await checkServedLog(fetchGetter(b), vkey, stored);
   });
 });
