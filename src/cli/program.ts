@@ -22,6 +22,9 @@ import type { InspectOptions } from './commands/inspect.js';
 import type { JwtOptions } from './commands/jwt.js';
 import type { KeyPublicOptions, KeyServiceOptions } from './commands/key.js';
 import type { KeygenOptions } from './commands/keygen.js';
+import type { LogAuditOptions } from './commands/log-audit.js';
+import type { MonitorOptions } from './commands/monitor.js';
+import type { VerifyOptions } from './commands/verify.js';
 import type { RevokeOptions } from './commands/revoke.js';
 import type { RotateOptions } from './commands/rotate.js';
 import type { SearchOptions } from './commands/search.js';
@@ -264,6 +267,7 @@ Examples:
 
   output(connection(program.command('get').argument('<id>', 'card id (64 hex characters)')))
     .description('Fetch a card: its state (active, superseded, revoked) and decoded snapshot.')
+    .option('--proof', 'save the card (ID.json) and its transparency-log proof (ID.proof) here')
     .addHelpText(
       'after',
       `
@@ -421,6 +425,77 @@ Examples:
     .action(async (file: string, opts: Omit<SeedOptions, 'file'> & OutputFlags) => {
       const { seed } = await import('./commands/seed.js');
       await run('seed', opts, (ctx) => seed(ctx, { ...opts, file }));
+    });
+
+  output(
+    connection(
+      program
+        .command('verify')
+        .argument('<card>', 'a card id, or a card JSON file (its proof beside it: FILE.proof)'),
+    ),
+  )
+    .description(
+      "Check that a card is in the service's transparency log, and that the log never forked.",
+    )
+    .option('--log-key <vkey>', 'the log key `cards serve` prints (name+id+key)')
+    .option('--witness <vkey>', 'require a cosignature by this witness; repeatable', collect)
+    .option('--proof <file>', 'the tlog-proof file (default: beside the card, or fetched)')
+    .addHelpText(
+      'after',
+      `
+Checks the card's id, its inclusion proof against a checkpoint signed by --log-key (cosigned
+by each --witness), and that checkpoint's consistency with the last one accepted for the log
+(kept in $CARDS_HOME/logs/), from tiles fetched from --url. A log that forked or rewound exits 8.
+
+Examples:
+  $ cards verify 3f2a…(64 hex) --log-key cards.local/0a1b…+c2b3f6f1+AZF9…
+  $ cards get 3f2a…(64 hex) --proof && cards verify 3f2a….json --log-key "$LOG_KEY"`,
+    )
+    .action(async (input: string, opts: Omit<VerifyOptions, 'input'> & OutputFlags) => {
+      const { verify } = await import('./commands/verify.js');
+      await run('verify', opts, (ctx) => verify(ctx, { ...opts, input }));
+    });
+
+  output(identity(connection(program.command('monitor'))))
+    .description(
+      'Report every card of an identity the log holds (new keys, replacements, revocations).',
+    )
+    .option('--expect-key <key...>', 'the keys the identity published; any other exits 5')
+    .option('--follow', 'keep watching (every --interval ms) until interrupted')
+    .option('--interval <ms>', 'with --follow: time between checkpoint fetches (default 1000)')
+    .option('--log-key <vkey>', "verify the log's checkpoints with this key")
+    .addHelpText(
+      'after',
+      `
+Reads the log's entries from where the last run stopped (state in $CARDS_HOME/monitor/),
+checking them against the signed tree.
+
+Examples:
+  $ cards monitor --identity alice
+  $ cards monitor --identity alice --expect-key MCowBQYDK2VwAyEA… --log-key "$LOG_KEY" --follow`,
+    )
+    .action(async (opts: MonitorOptions & OutputFlags) => {
+      const { monitor, monitorVerdict } = await import('./commands/monitor.js');
+      await run('monitor', opts, (ctx) => monitor(ctx, opts), monitorVerdict);
+    });
+
+  output(connection(program.command('log').description('The transparency log.').command('audit')))
+    .description(
+      'Recompute the log from its entries; check it against the checkpoint and the registry.',
+    )
+    .option('--log-key <vkey>', "verify the log's checkpoint with this key")
+    .option('--no-cards', 'check the tree only, not that each entry is a card the registry serves')
+    .option('--concurrency <n>', 'requests in flight (default 16)')
+    .addHelpText(
+      'after',
+      `
+Examples:
+  $ cards log audit --url http://127.0.0.1:8080 --log-key "$LOG_KEY"
+  $ cards log audit --url https://cards.example.com --no-cards --json`,
+    )
+    .action(async (opts: LogAuditOptions & OutputFlags) => {
+      const { logAudit, logAuditVerdict } = await import('./commands/log-audit.js');
+      await run('logAudit', opts, (ctx) => logAudit(ctx, opts), logAuditVerdict);
     });
 
   output(program.command('init'))
@@ -672,6 +747,25 @@ Examples:
     .option(
       '--compact-bytes <n>',
       `fold the journal into the store file once it grows past this many bytes, or past the store file if larger (env CARDS_COMPACT_BYTES; default ${DEFAULT_COMPACT_BYTES})`,
+    )
+    .option(
+      '--log-origin <name>',
+      'transparency log origin (env CARDS_LOG_ORIGIN; default cards.local/<hex of the log key>)',
+    )
+    .option(
+      '--log-interval <ms>',
+      'longest wait before an acknowledged card is integrated into the log (env CARDS_LOG_INTERVAL; default 500)',
+    )
+    .option('--no-log', 'keep no transparency log (env CARDS_NO_LOG=1)')
+    .option(
+      '--witness <url>',
+      'submit each checkpoint to this tlog-witness (pair with --witness-key); repeatable',
+      collect,
+    )
+    .option(
+      '--witness-key <vkey>',
+      "the witness's cosignature key (name+id+key); repeatable",
+      collect,
     )
     .option('--quiet', 'no per-request log lines (env CARDS_QUIET=1)')
     .option(

@@ -19,6 +19,7 @@ import {
   DEFAULT_REQUEST_TIMEOUT_SECONDS,
   isStoreUrl,
 } from '../server/defaults.js';
+import { DEFAULT_LOG_INTERVAL_MS } from '../server/log-setup.js';
 import type { ServerOptions } from '../server/start.js';
 import type { CommandContext } from './context.js';
 import { isInlinePublicKey } from './inputs.js';
@@ -57,6 +58,12 @@ export interface ServeFlags {
   readyFile?: string;
   /** One JSON start-up line on stdout instead of the banner. */
   json?: boolean;
+  /** commander's `--no-log`: false when the flag is given. */
+  log?: boolean;
+  logOrigin?: string;
+  logInterval?: string;
+  witness?: string[];
+  witnessKey?: string[];
 }
 
 export type LogFormat = 'text' | 'json';
@@ -96,6 +103,12 @@ export interface ServeSettings {
   readonly seed: Sourced<string> | undefined;
   readonly readyFile: Sourced<string> | undefined;
   readonly json: boolean;
+  /** The transparency log (issue 16): on unless --no-log / CARDS_NO_LOG. */
+  readonly log: Sourced<boolean>;
+  readonly logOrigin: Sourced<string> | undefined;
+  readonly logInterval: Sourced<number>;
+  /** Witness URLs and their keys, paired in order (--witness URL --witness-key VKEY). */
+  readonly witnesses: readonly { readonly url: string; readonly vkey: string }[];
 }
 
 const usage = (message: string): CardsError => new CardsError('USAGE', message);
@@ -160,8 +173,23 @@ function holdsPrivateKey(value: string): boolean {
   }
 }
 
+/** `--witness URL` and `--witness-key VKEY`, repeatable, paired in the order given. */
+function pairWitnesses(flags: ServeFlags): { url: string; vkey: string }[] {
+  const urls = flags.witness ?? [];
+  const keys = flags.witnessKey ?? [];
+  if (urls.length !== keys.length)
+    throw usage(
+      `give one --witness-key VKEY for each --witness URL (got ${urls.length} URLs and ${keys.length} keys).`,
+    );
+  return urls.map((url, i) => {
+    if (!/^https?:\/\//.test(url)) throw usage(`--witness "${url}": expected an http(s) URL.`);
+    return { url, vkey: keys[i] as string };
+  });
+}
+
 export function resolveServeSettings(ctx: CommandContext, flags: ServeFlags): ServeSettings {
   const layers = settingLayers(ctx, flags.profile);
+  const noLog = pickSwitch(layers, flags.log === false, 'CARDS_NO_LOG');
   const jwtFlag = flags.jwtKey && flags.jwtKey.length > 0 ? flags.jwtKey : undefined;
   const jwtEnv = layers.env('CARDS_JWT_KEY');
   const noCors = pickSwitch(layers, flags.cors === false, 'CARDS_NO_CORS');
@@ -252,6 +280,16 @@ export function resolveServeSettings(ctx: CommandContext, flags: ServeFlags): Se
       DEFAULT_COMPACT_BYTES,
       [1, 2 ** 40],
     ),
+    log: { value: !noLog.value, source: noLog.source },
+    logOrigin: layers.pick(flags.logOrigin, 'CARDS_LOG_ORIGIN'),
+    logInterval: pickInteger(
+      layers,
+      flags.logInterval,
+      ['--log-interval', 'CARDS_LOG_INTERVAL'],
+      DEFAULT_LOG_INTERVAL_MS,
+      [1, 60_000],
+    ),
+    witnesses: pairWitnesses(flags),
   };
 }
 
@@ -283,5 +321,12 @@ export function serverOptions(
     clockSkewSeconds: settings.clockSkew.value,
     compactBytes: settings.compactBytes.value,
     version,
+    ...(settings.log.value && {
+      log: {
+        ...(settings.logOrigin && { origin: settings.logOrigin.value }),
+        intervalMs: settings.logInterval.value,
+        witnesses: settings.witnesses,
+      },
+    }),
   };
 }

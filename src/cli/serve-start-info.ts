@@ -31,6 +31,8 @@ export interface StartInfo {
   /** The admin API's token and whether the page needs it (null with --no-admin). */
   admin: { token: string; page: string; loopbackOpen: boolean } | null;
   seeded: { file: string; created: number; revoked: number; identities: number } | null;
+  /** The transparency log: origin, verifier key (C2SP vkey), entries, tiles (null: --no-log). */
+  log: { origin: string; vkey: string; size: number; tiles: string } | null;
 }
 
 export function startInfo(
@@ -67,6 +69,14 @@ export function startInfo(
           identities: Object.keys(seeded[1].identities).length,
         }
       : null,
+    log: running.log
+      ? {
+          origin: running.log.origin,
+          vkey: running.log.vkey,
+          size: running.log.size,
+          tiles: running.log.writer.tiles.location,
+        }
+      : null,
   };
 }
 
@@ -93,6 +103,12 @@ export function bannerLines(info: StartInfo, profile: WireProfile): string[] {
             : `page: ${info.admin.page} (not loopback only: the page and /_cards/ need the admin token)`,
         ]
       : []),
+    ...(info.log
+      ? [
+          `log: ${info.log.origin} (${info.log.size} entries; tiles in ${info.log.tiles})`,
+          `log key: ${info.log.vkey}`,
+        ]
+      : ['log: off (--no-log)']),
     `tokens: ${info.tokens}`,
   ];
 }

@@ -17,6 +17,9 @@ import type { RotateResult } from './commands/rotate.js';
 import type { SearchResult } from './commands/search.js';
 import type { SeedResult } from './commands/seed.js';
 import type { UnregisterResult } from './commands/unregister.js';
+import type { LogAuditResult } from './commands/log-audit.js';
+import type { MonitorEvent, MonitorResult } from './commands/monitor.js';
+import type { VerifyResult } from './commands/verify.js';
 import type { CardView } from './card-builder.js';
 
 /** The colours a view may use; output.ts builds one from chalk (or plain, without colour). */
@@ -60,6 +63,34 @@ function cardLines(v: CardView, s: Style): string[] {
 const stateColour = (state: string, s: Style): string =>
   state === 'active' ? s.ok(state) : state === 'superseded' ? s.warn(state) : s.bad(state);
 
+/** The transparency-log commands (verify, monitor, log audit). */
+const eventText = (e: MonitorEvent, s: Style): string =>
+  `  #${e.index} ${e.kind.padEnd(11)} ${s.id(e.id)}${e.publicKey ? ` key ${e.publicKey}` : ''}${e.unexpected ? ` ${s.bad('UNEXPECTED KEY')}` : ''}`;
+
+const LOG_TEXT = {
+  verify: (r: VerifyResult, s: Style) =>
+    [
+      `${s.ok('✔')} card ${s.id(r.id)} is entry ${r.index} of ${r.origin} (tree size ${r.treeSize})`,
+      r.witnesses.length > 0 ? `  cosigned by ${r.witnesses.join(', ')}` : '',
+      r.previousSize === null
+        ? s.dim('  first checkpoint seen from this log: remembered')
+        : `  consistent with the checkpoint accepted before (size ${r.previousSize})`,
+    ]
+      .filter(Boolean)
+      .join('\n'),
+  monitor: (r: MonitorResult, s: Style) =>
+    [
+      `${r.identity} in ${r.origin}: entries ${r.from}–${r.to}, ${r.events.length} card(s)`,
+      ...r.events.map((e) => eventText(e, s)),
+    ].join('\n'),
+  logAudit: (r: LogAuditResult, s: Style) =>
+    [
+      `${r.problems.length === 0 ? s.ok('✔') : s.bad('✖')} ${r.origin}: ${r.size} entries recomputed, root matches the ${r.signatureChecked ? 'signed' : 'served (unverified: no --log-key)'} checkpoint; ${r.tilesChecked} hash tiles compared`,
+      `  cards served by the registry: ${r.cardsChecked}; admin list: ${r.adminList}; ${r.seconds.toFixed(1)} s`,
+      ...r.problems.slice(0, 50).map((p) => `  ${s.bad(p)}`),
+    ].join('\n'),
+};
+
 export const TEXT = {
   keygen: (r: KeygenResult, s: Style) =>
     [
@@ -101,6 +132,7 @@ export const TEXT = {
         ? [`  superseded by ${s.id(r.supersededBy)} (before the chain was revoked)`]
         : []),
       ...cardLines(r.snapshot, s),
+      ...(r.saved ? [s.dim(`  saved ${r.saved.card} and its log proof ${r.saved.proof}`)] : []),
     ].join('\n');
   },
   search: (r: SearchResult, s: Style) => {
@@ -262,6 +294,7 @@ export const TEXT = {
       `${s.ok('profile')} "${r.profile}"${r.isDefault ? ' (default)' : ''} in ${r.path}`,
       ...Object.entries(r.settings).map(([k, v]) => `  ${k.padEnd(11)} ${String(v)}`),
     ].join('\n'),
+  ...LOG_TEXT,
 } as const;
 
 export type ViewName = keyof typeof TEXT;

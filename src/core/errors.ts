@@ -253,6 +253,20 @@ export const ERRORS = {
   // A person stopped the command at a question: not an error, and nothing was changed.
   CANCELLED: e(90017, 400, interrupted, 'Cancelled; nothing was changed.'),
   DECLINED: e(90018, 400, error, 'Not confirmed; nothing was changed.'),
+  LOG_NOT_INTEGRATED: e(
+    91007,
+    404,
+    notFound,
+    'The card is not in a signed checkpoint of the log yet. Retry in a second.',
+  ),
+  LOG_TILE_NOT_FOUND: e(91008, 404, notFound, 'The log has no such tile or entry bundle.'),
+  LOG_UNEXPECTED_KEY: e(
+    91009,
+    400,
+    verificationFailed,
+    'The log holds a card of the identity with a key that was not expected.',
+  ),
+  LOG_DISABLED: e(91010, 404, notFound, 'This server keeps no transparency log.'),
 } as const satisfies Record<string, ErrorInfo>;
 
 export type ErrorCode = keyof typeof ERRORS;

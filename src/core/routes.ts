@@ -18,8 +18,11 @@ export type HttpMethod = 'GET' | 'POST';
  */
 export type RouteAuth = 'card' | 'admin' | 'none';
 
-/** `cards`: the Cards API; `admin`: the admin API (issue 15); `page`: the page and the docs. */
-export type RouteTag = 'cards' | 'admin' | 'page';
+/**
+ * `cards`: the Cards API; `admin`: the admin API (issue 15); `page`: the page and the docs;
+ * `log`: the transparency log (issue 16), public as CT logs are.
+ */
+export type RouteTag = 'cards' | 'admin' | 'page' | 'log';
 
 export interface RouteSpec {
   readonly name: RouteName;
@@ -215,6 +218,38 @@ export const ROUTES = [
     auth: 'none',
     summary: 'This document as a readable page.',
   },
+  // The transparency log (issue 16): public data, as CT logs are (no token).
+  {
+    name: 'logCheckpoint',
+    method: 'GET',
+    tag: 'log',
+    path: '/log/checkpoint',
+    prefixed: false,
+    auth: 'none',
+    spec: 'C2SP tlog-tiles v0.1.0',
+    summary: "The log's latest signed checkpoint (tlog-checkpoint), with witness cosignatures.",
+  },
+  {
+    name: 'logTile',
+    method: 'GET',
+    tag: 'log',
+    path: '/log/tile/*',
+    prefixed: false,
+    auth: 'none',
+    spec: 'C2SP tlog-tiles v0.1.0',
+    summary:
+      'A Merkle tree tile (tile/<L>/<N>[.p/<W>]) or entry bundle (tile/entries/<N>[.p/<W>]).',
+  },
+  {
+    name: 'logProof',
+    method: 'GET',
+    tag: 'log',
+    path: '/log/proof/:id',
+    prefixed: false,
+    auth: 'none',
+    spec: 'C2SP tlog-proof',
+    summary: "A card's inclusion proof with the signed checkpoint (c2sp.org/tlog-proof@v1).",
+  },
 ] as const satisfies readonly {
   name: string;
   method: HttpMethod;
@@ -232,7 +267,8 @@ export type RouteName = (typeof ROUTES)[number]['name'];
 export type AdminRouteName = Extract<(typeof ROUTES)[number], { tag: 'admin' | 'page' }>['name'];
 export type CardRouteName = Exclude<RouteName, AdminRouteName>;
 
-export const isAdminRoute = (route: Pick<RouteSpec, 'tag'>): boolean => route.tag !== 'cards';
+export const isAdminRoute = (route: Pick<RouteSpec, 'tag'>): boolean =>
+  route.tag === 'admin' || route.tag === 'page';
 
 /** Every spelling of a route's path, in the router's syntax (`:id` for a parameter). */
 export function routePaths(route: Pick<RouteSpec, 'path' | 'prefixed'>): string[] {
@@ -245,10 +281,11 @@ const byName = new Map<string, RouteSpec>(ROUTES.map((route) => [route.name, rou
 export function routePath(name: RouteName, params: Readonly<Record<string, string>> = {}): string {
   const route = byName.get(name) as RouteSpec;
   const [path] = routePaths(route) as [string];
-  return path.replace(/:([A-Za-z]+)/g, (_, key: string) => {
-    const value = params[key];
-    if (value === undefined) throw new TypeError(`route ${name}: missing parameter ${key}`);
-    return encodeURIComponent(value);
+  return path.replace(/:([A-Za-z]+)|\*/g, (match, key: string | undefined) => {
+    const value = params[key ?? '*'];
+    if (value === undefined) throw new TypeError(`route ${name}: missing parameter ${match}`);
+    // `*` is the rest of the path (a tile path, slashes included), sent as it is.
+    return key === undefined ? value : encodeURIComponent(value);
   });
 }
 

@@ -10,6 +10,7 @@ import { CardsError } from '../core/errors.js';
 import type { WireProfile } from '../core/profile.js';
 import type { AdminRouteName } from '../core/routes.js';
 import type { Admin } from '../registry/admin.js';
+import type { CardLog } from '../registry/card-log.js';
 import type { Registry } from '../registry/registry.js';
 import type { AdminGuard } from './admin-auth.js';
 import type { Metrics } from './metrics.js';
@@ -30,6 +31,8 @@ export interface AdminDeps {
   readonly version: string;
   /** The service's public key, base64 DER SPKI (the page checks the service signature). */
   readonly serviceKey: string;
+  /** The transparency log (its current origin and verifier key change on reset). */
+  readonly log?: CardLog | undefined;
 }
 
 type Handler = (request: FastifyRequest, reply: FastifyReply) => Promise<FastifyReply>;
@@ -85,6 +88,9 @@ export function adminHandlers(deps: AdminDeps): Record<AdminRouteName, Handler> 
         service_key: deps.serviceKey,
         cards: await deps.registry.count(),
         admin_auth: deps.guard.loopbackOpen ? 'loopback-open' : 'token',
+        log: deps.log
+          ? { origin: deps.log.origin, vkey: deps.log.vkey, size: deps.log.size }
+          : null,
       }),
     adminCards: async (request, reply) => {
       const query = request.query as Query;

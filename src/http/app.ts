@@ -13,6 +13,7 @@ import { LIMITS } from '../core/limits.js';
 import { routePaths, type RouteSpec } from '../core/routes.js';
 import type { WireProfile } from '../core/profile.js';
 import { Admin } from '../registry/admin.js';
+import type { CardLog } from '../registry/card-log.js';
 import type { Registry } from '../registry/registry.js';
 import { createAdminGuard } from './admin-auth.js';
 import type { AdminDeps } from './admin-routes.js';
@@ -42,6 +43,8 @@ export interface AppOptions {
   readonly version?: string;
   /** The admin API, the page, /metrics and /openapi.json (issue 15); off when absent. */
   readonly admin?: AdminAppOptions;
+  /** The transparency log served under /log/ (issue 16). */
+  readonly log?: CardLog;
 }
 
 /** What a person who guessed a path should read instead (from the routes served). */
@@ -244,6 +247,7 @@ export async function createApp(options: AppOptions): Promise<FastifyInstance> {
     auth: options.auth,
     version: options.version ?? '',
     ...(admin && { admin }),
+    ...(options.log && { log: options.log }),
   });
   await app.ready();
   return app;
@@ -253,7 +257,7 @@ function adminDeps(options: AppOptions, admin: AdminAppOptions, profile: WirePro
   const metrics = new Metrics();
   options.registry.observeWrites((ms) => metrics.storeWrite(ms));
   return {
-    admin: new Admin(options.registry.store),
+    admin: new Admin(options.registry.store, options.log),
     registry: options.registry,
     guard: createAdminGuard({
       token: admin.token,
@@ -265,6 +269,7 @@ function adminDeps(options: AppOptions, admin: AdminAppOptions, profile: WirePro
     profile,
     version: options.version ?? '',
     serviceKey: admin.serviceKey,
+    log: options.log,
   };
 }
 

@@ -56,6 +56,8 @@ export const SCHEMAS: Record<string, Schema> = {
     service_key: str,
     cards: int,
     admin_auth: { enum: ['loopback-open', 'token'] },
+    /** The transparency log: its current origin and verifier key (C2SP vkey), its size. */
+    log: nullable(object({ origin: str, vkey: str, size: int })),
   }),
   CardRow: object(cardRow),
   CardPage: object({
@@ -184,6 +186,15 @@ export const ROUTE_ERRORS: Record<RouteName, readonly ErrorCode[]> = {
   pageAsset: ['ROUTE_NOT_FOUND'],
   openapi: [],
   docs: [],
+  logCheckpoint: ['LOG_DISABLED'],
+  logTile: ['LOG_DISABLED', 'LOG_TILE_NOT_FOUND', ...STORE_READ],
+  logProof: [
+    'LOG_DISABLED',
+    'CARD_ID_INVALID',
+    'CARD_NOT_FOUND',
+    'LOG_NOT_INTEGRATED',
+    ...STORE_READ,
+  ],
 };
 
 export const errorsOf = (name: RouteName): ErrorCode[] => [

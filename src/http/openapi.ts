@@ -59,6 +59,14 @@ const SUCCESS: Record<RouteName, Success> = {
   },
   openapi: json({ type: 'object' }, 'This document.'),
   docs: text('text/html', 'This document, readable.'),
+  logCheckpoint: text('text/plain', 'The signed checkpoint (C2SP tlog-checkpoint, signed note).'),
+  logTile: {
+    status: 200,
+    content: { 'application/octet-stream': { schema: { type: 'string' } } },
+    description:
+      'A hash tile (32-byte hashes) or an entry bundle (uint16-length-prefixed entries).',
+  },
+  logProof: text('text/plain', 'The inclusion proof and checkpoint (c2sp.org/tlog-proof@v1).'),
 };
 
 const REQUEST_BODY: Partial<Record<RouteName, Schema>> = {

@@ -17,7 +17,9 @@ import {
 } from '../core/routes.js';
 import type { CardEntry, Registry } from '../registry/registry.js';
 import { adminHandlers, type AdminDeps } from './admin-routes.js';
+import type { CardLog } from '../registry/card-log.js';
 import type { Authenticator } from './auth.js';
+import { logHandlers } from './log-routes.js';
 
 export const JSON_TYPE = 'application/json; charset=utf-8';
 
@@ -41,6 +43,8 @@ export interface RouteDeps {
   readonly version: string;
   /** The admin API, the page and the OpenAPI document; absent with --no-admin. */
   readonly admin?: AdminDeps;
+  /** The transparency log; absent: its routes answer LOG_DISABLED. */
+  readonly log?: CardLog;
 }
 
 type Handler = (request: FastifyRequest, reply: FastifyReply) => Promise<FastifyReply>;
@@ -86,6 +90,7 @@ function handlers(deps: RouteDeps): Record<CardRouteName, Handler> {
           version: deps.version,
         }),
       ),
+    ...logHandlers(deps.log),
   };
 }
 

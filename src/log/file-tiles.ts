@@ -4,17 +4,66 @@
  * of src/log that touches the file system. Each file is written whole (temporary file, fsync,
  * rename, fsync of its folder): a reader never sees a torn tile. Full tiles and bundles are
  * immutable; a partial one is replaced only by a wider partial or the full one, and a partial
- * that is gone is served from the full tile (tlog-tiles "Partial Tiles").
+ * that is gone is served from the full tile (tlog-tiles "Partial Tiles"). The last signed
+ * checkpoint is `<dir>/checkpoint` (tlog-tiles "Checkpoints"), replaced atomically.
  */
 import { mkdir, open, readFile, rename, rm } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
+import { replaceFile } from '../io/fs-durable.js';
 import type { TileData } from './append.js';
 import { prefixOf } from './memory-tiles.js';
-import type { TileReader } from './tile-hashes.js';
+import type { TileStore, TileTransaction } from './tile-store.js';
 import { TILE_WIDTH, tilePath, type TileRef } from './tile-path.js';
 
-export class FileTiles implements TileReader {
+export class FileTiles implements TileStore {
+  /** One server per store file (its lock): no other writer. */
+  readonly shared = false;
+
   constructor(readonly dir: string) {}
+
+  async update<T>(fn: (tx: TileTransaction) => Promise<T>): Promise<T> {
+    return fn({
+      checkpoint: await this.readCheckpoint(),
+      epoch: undefined,
+      readTile: (tile) => this.readTile(tile),
+      write: (tiles) => this.write(tiles),
+      writeCheckpoint: (signed) => this.writeCheckpoint(signed),
+      clear: () => this.#clear(),
+    });
+  }
+
+  async replaceCheckpoint(current: string, next: string): Promise<boolean> {
+    if ((await this.readCheckpoint()) !== current) return false;
+    await this.writeCheckpoint(next);
+    return true;
+  }
+
+  /**
+   * Removes the tiles (a new log begins): the folder is renamed away first, so a crash leaves
+   * either all of the old tiles or none; the checkpoint file stays until the writer replaces it.
+   */
+  async #clear(): Promise<void> {
+    const tiles = join(this.dir, 'tile');
+    const gone = `${tiles}.${process.pid}.old`;
+    await rename(tiles, gone).catch((err: NodeJS.ErrnoException) => {
+      if (err.code !== 'ENOENT') throw err;
+    });
+    await rm(gone, { recursive: true, force: true });
+  }
+
+  get location(): string {
+    return this.dir;
+  }
+
+  async readCheckpoint(): Promise<string | undefined> {
+    const bytes = await readOrUndefined(join(this.dir, 'checkpoint'));
+    return bytes && Buffer.from(bytes).toString('utf8');
+  }
+
+  async writeCheckpoint(signed: string): Promise<void> {
+    await mkdir(this.dir, { recursive: true });
+    await replaceFile(join(this.dir, 'checkpoint'), [signed], 0o644);
+  }
 
   pathOf(tile: TileRef): string {
     return join(this.dir, tilePath(tile));

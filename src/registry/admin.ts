@@ -11,6 +11,7 @@ import { CardsError, isCardsError } from '../core/errors.js';
 import { decodeSnapshot } from '../core/snapshot.js';
 import { readStoredCard, serializeCard } from '../store/record.js';
 import type { CardEntry, CardStore, IdentitySummary, StoredCard } from '../store/store.js';
+import type { CardLog } from './card-log.js';
 
 /** A card as the admin API lists it (snake_case, like the wire). */
 export interface CardRow {
@@ -79,9 +80,12 @@ function createdAt(contentSnapshot: string): number | null {
 
 export class Admin {
   readonly #store: CardStore;
+  readonly #log: CardLog | undefined;
 
-  constructor(store: CardStore) {
+  /** `log`: the registry's transparency log, begun anew on reset (never rewound). */
+  constructor(store: CardStore, log?: CardLog) {
     this.#store = store;
+    this.#log = log;
   }
 
   async cards(cursor: number | undefined, limit: number): Promise<Page<CardRow>> {
@@ -183,7 +187,9 @@ export class Admin {
   async reset(body: unknown): Promise<void> {
     const confirm = (body as { confirm?: unknown } | undefined)?.confirm;
     if (confirm !== 'reset') throw new CardsError('RESET_NOT_CONFIRMED');
-    await this.#store.reset();
+    const store = this.#store;
+    if (this.#log) await this.#log.reset(() => store.reset());
+    else await store.reset();
   }
 }
 

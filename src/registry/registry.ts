@@ -32,6 +32,8 @@ export interface RegistryOptions {
   readonly signer: string;
   /** Milliseconds since the epoch: created_at of the revoking cards the service builds. */
   readonly clock?: () => number;
+  /** Told of every acknowledged card (the transparency log integrates it, card-log.ts). */
+  readonly onInsert?: (entry: CardEntry) => void;
 }
 
 export class Registry {
@@ -40,12 +42,14 @@ export class Registry {
   readonly #signer: string;
   readonly #clock: () => number;
   #writeObserver: ((ms: number) => void) | undefined;
+  readonly #onInsert: ((entry: CardEntry) => void) | undefined;
 
   constructor(options: RegistryOptions) {
     this.#store = options.store;
     this.#serviceKey = options.serviceKey;
     this.#signer = options.signer;
     this.#clock = options.clock ?? Date.now;
+    this.#onInsert = options.onInsert;
   }
 
   get store(): CardStore {
@@ -223,7 +227,9 @@ export class Registry {
     };
     const started = performance.now();
     try {
-      return await this.#store.insert(card);
+      const entry = await this.#store.insert(card);
+      this.#onInsert?.(entry);
+      return entry;
     } catch (err) {
       throw isCardsError(err)
         ? err

@@ -2,7 +2,8 @@
  * The home of a server whose store is a JSON file: every file it keeps sits beside the store
  * file and keeps its whole name, so `./data/cards.json` has `./data/cards.json.service-key.pem`,
  * `./data/cards.json.app-key.pem` and `./data/cards.json.lock` (and the store's own
- * `./data/cards.json.journal`); a store made by an older version keeps its `cards.*` names. The
+ * `./data/cards.json.journal`), the transparency log's key `./data/cards.json.log-key.pem` and
+ * its tiles `./data/cards.json.log/`; a store made by an older version keeps its `cards.*` names. The
  * names come from one function, storeCompanions (src/store/paths.ts). `cards serve` writes
  * them; the CLI finds the local app key through the same function, so a newcomer needs no
  * flags. A server on another engine has no "files beside the store": it gets a `ServerHome`
@@ -28,11 +29,15 @@ export interface FileHome extends ServerHome {
   readonly store: string;
   /** Holds the pid of the one server using the store (lock.ts). */
   readonly lock: string;
+  /** The transparency log's own Ed25519 key (not the service key), made on first start. */
+  readonly logKey: string;
+  /** The log's tiles and last checkpoint, at their tlog-tiles paths (publishable as is). */
+  readonly logDir: string;
 }
 
 export function fileHome(db: string, cwd = process.cwd()): FileHome {
-  const { store, serviceKey, appKey, adminToken, lock } = storeCompanions(db, cwd);
-  return { store, serviceKey, appKey, adminToken, lock };
+  const { store, serviceKey, appKey, adminToken, lock, logKey, logDir } = storeCompanions(db, cwd);
+  return { store, serviceKey, appKey, adminToken, lock, logKey, logDir };
 }
 
 export interface OpenedFileStore {
@@ -88,14 +93,14 @@ export async function openFileStore(options: JsonStoreOptions): Promise<OpenedFi
     async discard(alsoMade) {
       if (!created) {
         await close();
-        for (const file of alsoMade) await rm(file, { force: true });
+        for (const file of alsoMade) await rm(file, { force: true, recursive: true });
         return;
       }
       // Removed under the lock, so no other server can have started on the new store.
       try {
         await store.close();
         for (const file of [home.store, storePaths(home.store).journal, ...alsoMade])
-          await rm(file, { force: true });
+          await rm(file, { force: true, recursive: true });
       } finally {
         await lock.release().catch(() => undefined);
       }

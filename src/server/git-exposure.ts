@@ -20,6 +20,10 @@ export function unignoredKeyWarnings(files: readonly string[]): string[] {
   });
   if (exposed.length === 0) return [];
   return [
-    `${exposed.join(' and ')} ${exposed.length === 1 ? 'is a private key' : 'are private keys'} inside a git work tree that does not ignore ${exposed.length === 1 ? 'it' : 'them'}: add ${exposed.map((f) => basename(f)).join(' and ')} (or *.pem) to .gitignore before \`git add\`.`,
+    `${listed(exposed)} ${exposed.length === 1 ? 'is a private key' : 'are private keys'} inside a git work tree that does not ignore ${exposed.length === 1 ? 'it' : 'them'}: add ${listed(exposed.map((f) => basename(f)))} (or *.pem) to .gitignore before \`git add\`.`,
   ];
 }
+
+/** "a", "a and b", "a, b and c". */
+const listed = (items: readonly string[]): string =>
+  items.length <= 1 ? items.join('') : `${items.slice(0, -1).join(', ')} and ${items.at(-1)}`;

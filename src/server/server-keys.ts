@@ -36,6 +36,7 @@ export interface ServerKeyOptions {
 
 export const SERVICE_KEY_NAME = 'service-key';
 export const APP_KEY_NAME = 'app-key';
+export const LOG_KEY_NAME = 'log-key';
 
 async function keptKey(store: PostgresStore, name: string): Promise<PrivateKey> {
   const kept = await store.keptKey(name, () => generatePrivateKey().toPem());
@@ -113,4 +114,23 @@ export async function loadServerKeys(
     tokenKeys:
       'signed by an app key made in memory (no file: give --jwt-key to trust your own, or read appKey from --json or --ready-file)',
   };
+}
+
+/**
+ * The transparency log's own key (issue 16; never the service key): beside a JSON store file,
+ * kept in the database on PostgreSQL (every server signs the one log's checkpoints), made for
+ * the run in memory.
+ */
+export async function loadLogKey(
+  opened: OpenedStore,
+  warn: (message: string) => void,
+): Promise<{ key: PrivateKey; createdFile?: string }> {
+  if (opened.home) {
+    const file = await loadOrCreatePrivateKey(opened.home.logKey);
+    if (file.warning) warn(file.warning);
+    return { key: file.key, ...(file.created && { createdFile: file.path }) };
+  }
+  if (opened.store instanceof PostgresStore)
+    return { key: await keptKey(opened.store, LOG_KEY_NAME) };
+  return { key: generatePrivateKey() };
 }

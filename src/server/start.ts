@@ -18,8 +18,10 @@ import type { FileHome } from './file-home.js';
 import { isLoopbackHost, resolveAdminToken, type AdminToken } from './admin-token.js';
 import { openStore } from './open-store.js';
 import { readPrivateKeyFile } from './key-files.js';
-import { loadServerKeys } from './server-keys.js';
+import { loadLogKey, loadServerKeys } from './server-keys.js';
+import { logTilesOf, openCardLog, type LogSettings } from './log-setup.js';
 import { readTrustedKeys } from './trusted-keys.js';
+import type { CardLog } from '../registry/card-log.js';
 
 export interface ServerOptions {
   readonly host: string;
@@ -49,6 +51,8 @@ export interface ServerOptions {
   readonly adminToken?: string;
   /** Reported by GET /health. */
   readonly version: string;
+  /** The transparency log's settings; absent: no log (`--no-log`). */
+  readonly log?: LogSettings;
 }
 
 export interface RunningServer {
@@ -71,6 +75,8 @@ export interface RunningServer {
   readonly createdKeyFiles: readonly string[];
   /** Where token keys come from, for the start-up banner. */
   readonly tokenKeys: string;
+  /** The transparency log, unless started without one. */
+  readonly log: CardLog | undefined;
   /** Stops accepting, finishes requests in flight, folds the journal in, releases the lock. */
   close(): Promise<void>;
 }
@@ -97,17 +103,37 @@ export async function startServing(
   });
   const { store, home } = opened;
   let app: FastifyInstance | undefined;
+  let log: CardLog | undefined;
   /** Files this start made, removed again if it fails. */
   const made: string[] = [];
   try {
     const loaded = await loadServerKeys(opened, options, (m) => logger.warn(m));
     made.push(...loaded.createdKeyFiles);
-    const { tokenKeys, trusted: keys, serviceKeyFrom, appKey, createdKeyFiles } = loaded;
+    const { tokenKeys, trusted: keys, serviceKeyFrom, appKey } = loaded;
+    const createdKeyFiles = [...loaded.createdKeyFiles];
     const serviceKey = { key: loaded.serviceKey };
+    if (options.log) {
+      const logKey = await loadLogKey(opened, (m) => logger.warn(m));
+      if (logKey.createdFile !== undefined) {
+        made.push(logKey.createdFile);
+        createdKeyFiles.push(logKey.createdFile);
+      }
+      const tiles = logTilesOf(opened);
+      if (tiles.created !== undefined) made.push(tiles.created);
+      log = await openCardLog({
+        store,
+        key: logKey.key,
+        tiles: tiles.tiles,
+        settings: options.log,
+        onWarning: (m) => logger.warn(m),
+      });
+    }
+    const cardLog = log;
     const registry = createRegistry({
       store,
       serviceKey: serviceKey.key,
       signer: options.profile.signer,
+      ...(cardLog && { onInsert: () => cardLog.notify() }),
     });
     const auth = createAuthenticator({
       keys,
@@ -141,6 +167,7 @@ export async function startServing(
           serviceKey: serviceKey.key.publicKey.toBase64(),
         },
       }),
+      ...(cardLog && { log: cardLog }),
       limits: {
         maxConnections: options.maxConnections,
         requestTimeoutMs: timeoutMs,
@@ -165,9 +192,15 @@ export async function startServing(
       appKey,
       createdKeyFiles,
       tokenKeys,
+      log: cardLog,
       async close() {
         await server.close();
         logger.flush();
+        try {
+          await cardLog?.close();
+        } catch (err) {
+          logger.warn(`transparency log: ${(err as Error).message}`);
+        }
         try {
           await registry.close();
         } finally {
@@ -177,6 +210,7 @@ export async function startServing(
     };
   } catch (err) {
     await app?.close().catch(() => undefined);
+    await log?.close().catch(() => undefined);
     await opened.discard(made).catch(() => undefined);
     throw err;
   }

@@ -29,6 +29,10 @@ export interface StoreCompanions extends StorePaths {
   readonly appKey: string;
   /** The admin API's bearer token (issue 15). */
   readonly adminToken: string;
+  /** The transparency log's own Ed25519 key (issue 16), not the service key. */
+  readonly logKey: string;
+  /** The log's tiles and checkpoint at their tlog-tiles paths, publishable as is (a folder). */
+  readonly logDir: string;
   /** The names of a store made before companions kept the whole file name. */
   readonly legacy: boolean;
 }
@@ -40,6 +44,8 @@ const ENDINGS = {
   serviceKey: '.service-key.pem',
   appKey: '.app-key.pem',
   adminToken: '.admin-token',
+  logKey: '.log-key.pem',
+  logDir: '.log',
 } as const;
 const RESERVED = [...Object.values(ENDINGS), '.takeover', '.tmp'];
 
@@ -49,6 +55,8 @@ const named = (base: string): Omit<StoreCompanions, 'store' | 'legacy'> => ({
   serviceKey: `${base}${ENDINGS.serviceKey}`,
   appKey: `${base}${ENDINGS.appKey}`,
   adminToken: `${base}${ENDINGS.adminToken}`,
+  logKey: `${base}${ENDINGS.logKey}`,
+  logDir: `${base}${ENDINGS.logDir}`,
 });
 
 export function storeCompanions(db: string, cwd = process.cwd()): StoreCompanions {
@@ -57,8 +65,8 @@ export function storeCompanions(db: string, cwd = process.cwd()): StoreCompanion
   const stem = storeStem(store);
   if (stem !== store && existsSync(store)) {
     const old = named(stem);
-    // Older versions had no admin token: only the companions they made tell an old store.
-    const any = ({ adminToken: _, ...files }: typeof current): boolean =>
+    // Older versions had no admin token nor log: only the companions they made tell an old store.
+    const any = ({ adminToken: _, logKey: _k, logDir: _d, ...files }: typeof current): boolean =>
       Object.values(files).some((file) => existsSync(file));
     if (!any(current) && any(old)) return { store, ...old, legacy: true };
   }

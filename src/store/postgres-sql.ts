@@ -16,6 +16,10 @@
  *   Unique `id` (primary key) and unique `previous_card_id` are what make racing inserts have
  *   one winner, on any number of servers (spec 2.2: a chain never branches).
  * - cards_keys: the service key and the app key when the operator keeps them in the database.
+ * - cards_log_tiles, cards_log_state (migration 3): the transparency log's tiles and entry
+ *   bundles by tlog-tiles path, and its one state row: the last signed checkpoint (null for a
+ *   log not begun yet) and the epoch (new logs begun by resets). A server extends the log in
+ *   one transaction that locks the state row (FOR UPDATE), so several servers share one tree.
  * - cards_migrations: the migrations applied; its unique id is what lets several servers start
  *   at once (the second one's INSERT waits for the first one's transaction, then fails and
  *   finds the migration done).
@@ -57,6 +61,19 @@ export const MIGRATIONS: readonly Migration[] = [
     id: 2,
     name: 'identities in code-point order (admin listing)',
     statements: [`CREATE INDEX cards_by_identity_c ON cards ((identity COLLATE "C"))`],
+  },
+  {
+    id: 3,
+    name: 'transparency log tiles and checkpoint',
+    statements: [
+      `CREATE TABLE cards_log_tiles (path text PRIMARY KEY, data bytea NOT NULL)`,
+      `CREATE TABLE cards_log_state (
+        id integer PRIMARY KEY,
+        checkpoint text,
+        epoch integer NOT NULL
+      )`,
+      `INSERT INTO cards_log_state (id, checkpoint, epoch) VALUES (1, NULL, 0)`,
+    ],
   },
 ];
 
@@ -111,8 +128,33 @@ export const LIST_IDENTITIES = `WITH chains AS (
     count(*) FILTER (WHERE revoked) AS revoked_chains
   FROM chains GROUP BY identity ORDER BY identity COLLATE "C" LIMIT $3`;
 
-/** Empties the registry (the admin reset); keys and migrations stay. */
-export const RESET = [`TRUNCATE cards`, `UPDATE cards_counter SET next_seq = 0 WHERE id = 1`];
+/**
+ * Empties the registry (the admin reset); keys and migrations stay. The transparency log is not
+ * rewound: its tiles go and a new log begins (the next epoch, when the old one had begun).
+ */
+export const RESET = [
+  // The log's lock first, as its writer takes it before reading cards: no deadlock.
+  `SELECT checkpoint FROM cards_log_state WHERE id = 1 FOR UPDATE`,
+  `TRUNCATE cards`,
+  `UPDATE cards_counter SET next_seq = 0 WHERE id = 1`,
+  `TRUNCATE cards_log_tiles`,
+  `UPDATE cards_log_state SET checkpoint = NULL,
+    epoch = CASE WHEN checkpoint IS NULL THEN epoch ELSE epoch + 1 END WHERE id = 1`,
+];
+
+/** The transparency log's state row: $ none. FOR UPDATE: the one writer's lock. */
+export const LOG_STATE = `SELECT checkpoint, epoch FROM cards_log_state WHERE id = 1`;
+export const LOG_STATE_LOCKED = `${LOG_STATE} FOR UPDATE`;
+export const LOG_SET_CHECKPOINT = `UPDATE cards_log_state SET checkpoint = $1 WHERE id = 1`;
+/** Replaces checkpoint $1 with $2 (cosignatures added) unless another writer moved it. */
+export const LOG_REPLACE_CHECKPOINT = `UPDATE cards_log_state SET checkpoint = $2
+  WHERE id = 1 AND checkpoint = $1`;
+export const LOG_TILE = `SELECT data FROM cards_log_tiles WHERE path = $1`;
+/** Tiles by path ($1 paths, $2 their bytes): a partial tile's path is written once. */
+export const LOG_PUT_TILES = `INSERT INTO cards_log_tiles (path, data)
+  SELECT * FROM unnest($1::text[], $2::bytea[])
+  ON CONFLICT (path) DO UPDATE SET data = EXCLUDED.data`;
+export const LOG_CLEAR_TILES = `DELETE FROM cards_log_tiles`;
 
 /** Cards in insertion order from position $1 (keyset paging: export, the transparency log). */
 export const SCAN = `SELECT ${COLUMNS} FROM cards c WHERE c.seq >= $1 ORDER BY c.seq LIMIT $2`;

@@ -12,7 +12,7 @@
  * connections by itself, so the store comes back when the database does.
  */
 import pg from 'pg';
-import { CardsError } from '../core/errors.js';
+import { CardsError, isCardsError } from '../core/errors.js';
 import { insertConflict } from './insert-conflict.js';
 import {
   checkDatabaseUrl,
@@ -51,6 +51,9 @@ export interface PostgresStoreOptions {
   /** Told about failures that do not fail a request (a connection dropped while idle). */
   readonly onWarning?: (message: string) => void;
 }
+
+/** Clients given an 'error' listener of their own (see #connect). */
+const LISTENED = new WeakSet<pg.PoolClient>();
 
 /** Attempts of one insert: serialization failures and lost races are retried. */
 const ATTEMPTS = 6;
@@ -300,6 +303,85 @@ export class PostgresStore implements CardStore {
     return { pem: (await read()) as string, created: false };
   }
 
+  /** The transparency log's state (its tables, migration 3): the checkpoint and the epoch. */
+  async logState(): Promise<LogStateRow> {
+    const row = await this.#readOne(SQL.LOG_STATE, []);
+    return stateOf(row);
+  }
+
+  /** A tile or bundle of the transparency log, by tlog-tiles path. */
+  async logTile(path: string): Promise<Uint8Array | undefined> {
+    const row = await this.#readOne(SQL.LOG_TILE, [path]);
+    return row ? new Uint8Array(row.data as Buffer) : undefined;
+  }
+
+  /**
+   * Runs `change` as the transparency log's only writer across every server: one transaction
+   * holding the state row's lock; its tile and checkpoint writes commit together, or none do.
+   * Serialization failures are retried (the whole `change` again).
+   */
+  async logUpdate<T>(change: (tx: LogTransaction) => Promise<T>): Promise<T> {
+    for (let attempt = 1; ; attempt++) {
+      const client = await this.#connect();
+      try {
+        await client.query('BEGIN');
+        const state = stateOf((await client.query(SQL.LOG_STATE_LOCKED)).rows[0]);
+        const result = await change({
+          ...state,
+          tile: async (path) => {
+            const row = (await client.query(SQL.LOG_TILE, [path])).rows[0];
+            return row ? new Uint8Array(row.data as Buffer) : undefined;
+          },
+          putTiles: async (tiles) => {
+            if (tiles.length === 0) return;
+            const paths = tiles.map((t) => t.path);
+            const data = tiles.map((t) =>
+              Buffer.from(t.data.buffer, t.data.byteOffset, t.data.byteLength),
+            );
+            await client.query(SQL.LOG_PUT_TILES, [paths, data]);
+          },
+          setCheckpoint: async (signed) => {
+            await client.query(SQL.LOG_SET_CHECKPOINT, [signed]);
+          },
+          clearTiles: async () => {
+            await client.query(SQL.LOG_CLEAR_TILES);
+          },
+        });
+        await client.query('COMMIT');
+        return result;
+      } catch (err) {
+        await client.query('ROLLBACK').catch(() => undefined);
+        if (attempt < ATTEMPTS && isRetryable(err)) {
+          await backoff(attempt);
+          continue;
+        }
+        throw isCardsError(err) ? err : unavailable(err);
+      } finally {
+        client.release();
+      }
+    }
+  }
+
+  /** Replaces checkpoint `current` with `next` unless another writer moved it. */
+  async logReplaceCheckpoint(current: string, next: string): Promise<boolean> {
+    try {
+      return (await this.#query(SQL.LOG_REPLACE_CHECKPOINT, [current, next])).rowCount === 1;
+    } catch (err) {
+      throw unavailable(err);
+    }
+  }
+
+  async #readOne(text: string, values: unknown[]): Promise<Record<string, unknown> | undefined> {
+    for (let attempt = 1; ; attempt++) {
+      try {
+        return (await this.#query(text, values)).rows[0] as Record<string, unknown> | undefined;
+      } catch (err) {
+        if (attempt < 2 && (isConnectionLost(err) || isRetryable(err))) continue;
+        throw unavailable(err);
+      }
+    }
+  }
+
   async close(): Promise<void> {
     if (this.#closed) return;
     this.#closed = true;
@@ -334,13 +416,43 @@ export class PostgresStore implements CardStore {
   }
 
   async #connect(): Promise<pg.PoolClient> {
+    let client: pg.PoolClient;
     try {
-      return await this.#pool.connect();
+      client = await this.#pool.connect();
     } catch (err) {
       throw unavailable(err);
     }
+    // A checked-out client has no pool listener: a connection the server ends between two
+    // statements (a shutdown) would be an unhandled 'error' event and stop the process. Its
+    // next query fails instead, and the pool discards it on release.
+    if (!LISTENED.has(client)) {
+      LISTENED.add(client);
+      client.on('error', () => undefined);
+    }
+    return client;
   }
 }
+
+/** The transparency log's state row. */
+export interface LogStateRow {
+  /** The last signed checkpoint, or undefined before the log began. */
+  readonly checkpoint: string | undefined;
+  /** New logs begun by resets of the registry. */
+  readonly epoch: number;
+}
+
+/** What the log's writer does inside `logUpdate`'s transaction. */
+export interface LogTransaction extends LogStateRow {
+  tile(path: string): Promise<Uint8Array | undefined>;
+  putTiles(tiles: readonly { path: string; data: Uint8Array }[]): Promise<void>;
+  setCheckpoint(signed: string): Promise<void>;
+  clearTiles(): Promise<void>;
+}
+
+const stateOf = (row: Record<string, unknown> | undefined): LogStateRow => ({
+  checkpoint: (row?.checkpoint as string | null) ?? undefined,
+  epoch: Number(row?.epoch ?? 0),
+});
 
 const backoff = (attempt: number): Promise<void> =>
   new Promise((resolve) => setTimeout(resolve, 2 ** attempt + Math.random() * 10));

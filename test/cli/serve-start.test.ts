@@ -206,7 +206,7 @@ describe('cards serve warns about keys git would commit', { concurrency: true },
     const stderr = await startIn(dir);
     assert.match(
       stderr,
-      /cards\.json\.service-key\.pem and .*cards\.json\.app-key\.pem are private keys inside a git work tree/,
+      /cards\.json\.service-key\.pem, .*cards\.json\.app-key\.pem and .*cards\.json\.log-key\.pem are private keys inside a git work tree/,
     );
     assert.match(stderr, /\.gitignore/);
     // Made once: a restart does not warn again.

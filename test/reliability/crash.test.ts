@@ -5,7 +5,10 @@
  * file). After every restart: the store loads; every card whose request got a 2xx is there,
  * byte-identical, with a valid service signature; chain states (superseded, revoked) agree
  * with the acknowledged operations. Requests cut off by the kill may or may not have landed,
- * but never half: a chain they touched is whole or absent from search.
+ * but never half: a chain they touched is whole or absent from search. The transparency log
+ * (issue 16) agrees with the registry after every restart: its size reaches the card count, its
+ * entries are served cards, every acknowledged card has a proof that verifies, and after the
+ * final clean stop its entries are the store file's cards in order.
  *
  * Seeded (RELIABILITY_SEED to replay another run), bounded: about 10 s.
  */
@@ -15,6 +18,11 @@ import { existsSync, readFileSync, rmSync } from 'node:fs';
 import { test } from 'node:test';
 import { cardIdOf } from '../../src/core/card-id.js';
 import { decodeBase64 } from '../../src/core/encoding.js';
+import { openCheckpoint } from '../../src/log/checkpoint.js';
+import { decodeEntryBundle } from '../../src/log/entry-bundle.js';
+import { ed25519Verifier } from '../../src/log/note-keys.js';
+import { tilePath, tileWidth } from '../../src/log/tile-path.js';
+import { verifyTlogProof } from '../../src/log/tlog-proof.js';
 import { CARDS_BIN, hermeticEnv, startServer, type TestServer } from '../helpers/server.js';
 import { makeCard, makeRevocation } from '../http/card-kit.js';
 import { assertServiceSigned, call, seededRandom, sleep } from './kit.js';
@@ -143,6 +151,61 @@ async function verify(server: TestServer, model: Model, ids: readonly string[]):
   }
 }
 
+/** The log's entries as card ids, once the checkpoint covers every stored card. */
+async function logIds(server: TestServer): Promise<string[]> {
+  const verifier = ed25519Verifier(/^log key: (\S+)$/m.exec(server.stdout())?.[1] ?? '');
+  const health = JSON.parse((await call(server, 'GET', '/health')).text) as { cards: number };
+  let size = -1;
+  for (let wait = 0; wait < 200 && size !== health.cards; wait++) {
+    if (wait > 0) await sleep(25);
+    const text = (await call(server, 'GET', '/log/checkpoint', { identity: null })).text;
+    size = openCheckpoint(text, [verifier], verifier.name).checkpoint.size;
+  }
+  assert.equal(size, health.cards, 'the log holds every stored card');
+  const ids: string[] = [];
+  for (let index = 0; index * 256 < size; index++) {
+    const tile = { level: 'entries' as const, index, width: tileWidth(0, index, size) };
+    const res = await fetch(`${server.url}/log/${tilePath(tile)}`);
+    const entries = decodeEntryBundle(new Uint8Array(await res.arrayBuffer())) ?? [];
+    ids.push(...entries.map((entry) => cardIdOf(entry)));
+  }
+  assert.equal(ids.length, size);
+  return ids;
+}
+
+/** Log and registry agree; every acknowledged card in `ids` has a proof that verifies. */
+async function verifyLog(
+  server: TestServer,
+  model: Model,
+  ids: readonly string[],
+  seen: Set<string>,
+) {
+  const entries = await logIds(server);
+  assert.equal(new Set(entries).size, entries.length, 'no card twice in the log');
+  const verifier = ed25519Verifier(/^log key: (\S+)$/m.exec(server.stdout())?.[1] ?? '');
+  for (const id of entries.filter((e) => !seen.has(e))) {
+    assert.equal(
+      (await call(server, 'GET', `/card/v5/${id}`)).status,
+      200,
+      `entry ${id} is a card`,
+    );
+    seen.add(id);
+  }
+  const index = new Map(entries.map((id, i) => [id, i]));
+  for (const id of ids) {
+    const proof = await call(server, 'GET', `/log/proof/${id}`, { identity: null });
+    assert.equal(proof.status, 200, `acknowledged card ${id} has a proof (seed ${SEED})`);
+    const entry =
+      decodeBase64(JSON.parse(model.acked.get(id) ?? '{}').content_snapshot) ?? new Uint8Array();
+    const verified = verifyTlogProof(proof.text, entry, {
+      logKeys: [verifier],
+      origin: verifier.name,
+    });
+    assert.equal(verified.index, index.get(id), `${id} is at its log index`);
+  }
+  return entries;
+}
+
 /** Spawns `cards serve` on the store and SIGKILLs it after `ms`, whatever it is doing. */
 async function killDuringStartUp(dir: string, ms: number): Promise<void> {
   const proc = spawn(
@@ -176,6 +239,7 @@ test(`crash safety: kill -9 at ${WORKLOAD_KILLS} random moments under 16 writers
     rmSync(dir, { recursive: true, force: true });
   });
   let verifiedUpTo = 0;
+  const seenInLog = new Set<string>();
   const startUpKillRounds = new Set([3, 7, 10]);
   let operations = 0;
 
@@ -196,6 +260,7 @@ test(`crash safety: kill -9 at ${WORKLOAD_KILLS} random moments under 16 writers
     server = await startServer({ dir, args: ['--quiet'] });
     const ids = [...model.acked.keys()];
     await verify(server, model, ids.slice(verifiedUpTo));
+    await verifyLog(server, model, ids.slice(verifiedUpTo), seenInLog);
     verifiedUpTo = ids.length;
   }
   assert.ok(operations >= CLIENTS * 4, `enough acknowledged operations (${operations})`);
@@ -207,6 +272,7 @@ test(`crash safety: kill -9 at ${WORKLOAD_KILLS} random moments under 16 writers
 
   // Finally every acknowledged card, then a clean stop folds the journal into the file.
   await verify(server, model, [...model.acked.keys()]);
+  const entries = await verifyLog(server, model, [], seenInLog);
   const stopped = await server.stop();
   assert.equal(stopped.code, 0, stopped.stderr);
   assert.ok(!existsSync(server.paths.journal), 'journal folded in');
@@ -220,6 +286,11 @@ test(`crash safety: kill -9 at ${WORKLOAD_KILLS} random moments under 16 writers
     ]),
   );
   for (const [id, text] of model.acked) assert.equal(inFile.get(id), text, `${id} in the file`);
+  assert.deepEqual(
+    entries,
+    file.cards.map((c) => c.id),
+    "the log's entries are the store's cards, in order",
+  );
   t.diagnostic(
     `seed ${SEED}: ${model.acked.size} acknowledged cards, ${model.chains.length} chains, ${WORKLOAD_KILLS + START_UP_KILLS} kills`,
   );

@@ -51,6 +51,8 @@ describe('server home: files beside the store', () => {
       appKey: join(dir, 'data.json.app-key.pem'),
       adminToken: join(dir, 'data.json.admin-token'),
       lock: join(dir, 'data.json.lock'),
+      logKey: join(dir, 'data.json.log-key.pem'),
+      logDir: join(dir, 'data.json.log'),
     });
     symlinkSync(dir, join(root, `link${n}`));
     assert.deepEqual(fileHome(join(root, `link${n}`, 'data.json')), home, 'through a symlink');

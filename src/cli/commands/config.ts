@@ -83,6 +83,12 @@ function serveSettings(ctx: CommandContext, options: ConnectionFlags): Record<st
     requestTimeout: serve.requestTimeout,
     clockSkew: serve.clockSkew,
     compactBytes: serve.compactBytes,
+    log: serve.log,
+    logOrigin: serve.logOrigin ?? {
+      value: `cards.local/<hex of ${home.logKey}>`,
+      source: 'default',
+    },
+    logInterval: serve.logInterval,
   };
 }
 

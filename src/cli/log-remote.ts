@@ -1,0 +1,68 @@
+/**
+ * A served transparency log read over HTTP (C2SP tlog-tiles v0.1.0, tlog-proof): its checkpoint,
+ * a card's proof and its tiles, as a TileReader so that proofs and roots are computed from tiles
+ * by the same code the server uses. Public routes: no token. A tile the server does not have is
+ * `undefined` (404), any other failure a CardsError.
+ */
+import { CardsError } from '../core/errors.js';
+import { routePath } from '../core/routes.js';
+import type { TileReader } from '../log/tile-hashes.js';
+import { tilePath, type TileRef } from '../log/tile-path.js';
+
+export class RemoteLog implements TileReader {
+  readonly url: string;
+
+  constructor(url: string) {
+    this.url = url.replace(/\/+$/, '');
+  }
+
+  async #get(path: string): Promise<{ status: number; body: Uint8Array }> {
+    let res: Response;
+    try {
+      res = await fetch(`${this.url}${path}`, { signal: AbortSignal.timeout(30_000) });
+    } catch (cause) {
+      throw new CardsError(
+        'UNREACHABLE',
+        `The log at ${this.url} could not be reached (${String((cause as Error).cause ?? cause)}).`,
+        { cause },
+      );
+    }
+    return { status: res.status, body: new Uint8Array(await res.arrayBuffer()) };
+  }
+
+  async #text(path: string, what: string): Promise<string> {
+    const { status, body } = await this.#get(path);
+    const text = Buffer.from(body).toString('utf8');
+    if (status === 200) return text;
+    let code: string | undefined;
+    let message: string | undefined;
+    try {
+      ({ code, message } = JSON.parse(text) as { code?: string; message?: string });
+    } catch {
+      /* not an Error object */
+    }
+    if (code === '91007') throw new CardsError('LOG_NOT_INTEGRATED', message);
+    if (code === '91010') throw new CardsError('LOG_DISABLED', message);
+    if (code === '10001') throw new CardsError('CARD_NOT_FOUND', message);
+    throw new CardsError(
+      status === 404 ? 'LOG_DISABLED' : 'SERVICE_REFUSED',
+      `${what} from ${this.url}: HTTP ${status}${message ? ` (${message})` : ''}.`,
+    );
+  }
+
+  checkpoint(): Promise<string> {
+    return this.#text(routePath('logCheckpoint'), 'The checkpoint');
+  }
+
+  proof(cardId: string): Promise<string> {
+    return this.#text(routePath('logProof', { id: cardId }), `The proof of ${cardId}`);
+  }
+
+  async readTile(tile: TileRef): Promise<Uint8Array | undefined> {
+    const path = routePath('logTile', { '*': tilePath(tile).slice('tile/'.length) });
+    const { status, body } = await this.#get(path);
+    if (status === 200) return body;
+    if (status === 404) return undefined;
+    throw new CardsError('SERVICE_REFUSED', `${path} from ${this.url}: HTTP ${status}.`);
+  }
+}

@@ -1,0 +1,118 @@
+/**
+ * What this client accepted of each log: the last checkpoint it verified for an origin, kept in
+ * `$CARDS_HOME/logs/<SHA-256(origin)[:8] hex>.json`, and the rule that every later checkpoint it
+ * sees must be consistent with it (RFC 9162 2.1.4), with the proof computed from the log's
+ * tiles. A checkpoint that is not (a fork, or a log that rewound and no longer serves the tree it
+ * signed) is LOG_INCONSISTENT, exit 8. The state only moves forward.
+ */
+import { mkdirSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { CardsError } from '../core/errors.js';
+import { decodeBase64, encodeBase64 } from '../core/encoding.js';
+import { replaceFileSync } from '../io/fs-durable.js';
+import type { Checkpoint } from '../log/checkpoint.js';
+import { equalHashes, sha256 } from '../log/hash.js';
+import { consistencyProof, verifyConsistency } from '../log/proofs.js';
+import { TileHashReader, type TileReader } from '../log/tile-hashes.js';
+import type { CommandContext } from './context.js';
+
+interface TrustFile {
+  origin: string;
+  size: number;
+  root: string;
+  checkpoint: string;
+}
+
+export interface Accepted {
+  /** The size this client had accepted before (undefined: first contact). */
+  readonly previous: number | undefined;
+  /** The size accepted now (the larger of the two). */
+  readonly size: number;
+}
+
+export function trustPath(ctx: CommandContext, origin: string): string {
+  const name = Buffer.from(sha256(new TextEncoder().encode(origin)).subarray(0, 8)).toString('hex');
+  return join(ctx.home, 'logs', `${name}.json`);
+}
+
+function readTrust(path: string, origin: string): TrustFile | undefined {
+  let text: string;
+  try {
+    text = readFileSync(path, 'utf8');
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
+    throw err;
+  }
+  const file = JSON.parse(text) as TrustFile;
+  if (file.origin !== origin || !Number.isSafeInteger(file.size) || !decodeBase64(file.root))
+    throw new CardsError('CONFIG_INVALID', `${path}: not the log state of ${origin}.`);
+  return file;
+}
+
+const inconsistent = (why: string): CardsError =>
+  new CardsError('LOG_INCONSISTENT', `The log forked or rewound: ${why}.`, {
+    hint: 'keep the saved proofs and checkpoints as evidence; do not trust cards from this log until its operator explains',
+  });
+
+/**
+ * Checks `checkpoint` (signature already verified) against the last one accepted for its
+ * origin, fetching tiles from `tiles` for the consistency proof, and remembers the larger.
+ */
+export async function acceptCheckpoint(
+  ctx: CommandContext,
+  checkpoint: Checkpoint,
+  signed: string,
+  tiles: TileReader | undefined,
+): Promise<Accepted> {
+  const path = trustPath(ctx, checkpoint.origin);
+  const known = readTrust(path, checkpoint.origin);
+  const save = (): void => {
+    mkdirSync(join(ctx.home, 'logs'), { recursive: true, mode: 0o700 });
+    const file: TrustFile = {
+      origin: checkpoint.origin,
+      size: checkpoint.size,
+      root: encodeBase64(checkpoint.root),
+      checkpoint: signed,
+    };
+    replaceFileSync(path, `${JSON.stringify(file, null, 2)}\n`, 0o600);
+  };
+  if (!known) {
+    save();
+    return { previous: undefined, size: checkpoint.size };
+  }
+  const knownRoot = decodeBase64(known.root) as Uint8Array;
+  if (known.size === checkpoint.size) {
+    if (!equalHashes(knownRoot, checkpoint.root))
+      throw inconsistent(`two different trees of size ${known.size} were signed`);
+    return { previous: known.size, size: known.size };
+  }
+  const [older, newer] =
+    known.size < checkpoint.size
+      ? [{ size: known.size, root: knownRoot }, checkpoint]
+      : [checkpoint, { size: known.size, root: knownRoot }];
+  if (!tiles)
+    throw new CardsError(
+      'USAGE',
+      `This checkpoint (size ${checkpoint.size}) differs from the one accepted (size ${known.size}); give --url to fetch the tiles that prove them consistent.`,
+    );
+  let proof: Uint8Array[];
+  try {
+    proof = await consistencyProof(
+      older.size,
+      newer.size,
+      new TileHashReader(tiles).at(newer.size),
+    );
+  } catch (err) {
+    if (err instanceof CardsError && err.code === 'STORE_CORRUPT')
+      throw inconsistent(
+        `the log no longer serves the tree of size ${newer.size} it signed (${err.message})`,
+      );
+    throw err;
+  }
+  if (!verifyConsistency(older.size, newer.size, older.root, newer.root, proof))
+    throw inconsistent(
+      `the tree of size ${older.size} is not a prefix of the tree of size ${newer.size}`,
+    );
+  if (checkpoint.size > known.size) save();
+  return { previous: known.size, size: Math.max(known.size, checkpoint.size) };
+}

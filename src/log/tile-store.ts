@@ -1,0 +1,87 @@
+/**
+ * Where a log keeps its tiles, entry bundles and last signed checkpoint: the one interface the
+ * log writer (log-writer.ts) needs from storage. Engines: memory (here), plain files at their
+ * tlog-tiles paths beside a JSON store (file-tiles.ts), and tables of the PostgreSQL store
+ * shared by several servers (src/server/postgres-tiles.ts).
+ *
+ * Rules an implementation keeps: every change happens in `update`, which runs one writer at a
+ * time (a shared engine holds a lock for the transaction and commits its writes together); a
+ * tile write is durable when it resolves and a reader never sees a torn tile; the checkpoint is
+ * replaced atomically and durably, so the last checkpoint the log signed survives any crash
+ * (the log refuses to sign one inconsistent with it: tlog-checkpoint and tlog-witness rely on
+ * that).
+ */
+import type { TileData } from './append.js';
+import { MemoryTiles } from './memory-tiles.js';
+import type { TileReader } from './tile-hashes.js';
+import type { TileRef } from './tile-path.js';
+
+/** What a writer sees and does inside `update`. */
+export interface TileTransaction extends TileReader {
+  /** The stored signed checkpoint (cosignatures included) when the update began. */
+  readonly checkpoint: string | undefined;
+  /**
+   * New logs begun since the first (a reset of the registry starts one, never rewinds the old):
+   * a shared engine counts them itself; otherwise undefined, and the checkpoint's origin says.
+   */
+  readonly epoch: number | undefined;
+  /** Writes tiles and bundles (a full one never changes; a partial one only grows). */
+  write(tiles: readonly TileData[]): Promise<void>;
+  /** Replaces the checkpoint. */
+  writeCheckpoint(signed: string): Promise<void>;
+  /** Removes every tile and bundle (a new log begins; its checkpoint is written next). */
+  clear(): Promise<void>;
+}
+
+export interface TileStore extends TileReader {
+  /** For messages ("/data/cards.json.log", "memory", the database). */
+  readonly location: string;
+  /** Several servers write it (a database): a writer reads it again before each change. */
+  readonly shared: boolean;
+  /** The last signed checkpoint, verbatim, or undefined for a new log. */
+  readCheckpoint(): Promise<string | undefined>;
+  /** Runs `fn` as the only writer; a shared engine commits its writes together, or none. */
+  update<T>(fn: (tx: TileTransaction) => Promise<T>): Promise<T>;
+  /**
+   * Replaces the checkpoint `current` with `next` (the same tree with cosignatures added),
+   * unless another writer replaced it meanwhile; resolves to whether it did.
+   */
+  replaceCheckpoint(current: string, next: string): Promise<boolean>;
+}
+
+/** A TileStore in memory: for the memory store, tests and benches. */
+export class MemoryTileStore implements TileStore {
+  readonly location = 'memory';
+  readonly shared = false;
+  tiles = new MemoryTiles();
+  #checkpoint: string | undefined;
+
+  async readTile(tile: TileRef): Promise<Uint8Array | undefined> {
+    return this.tiles.readSync(tile);
+  }
+
+  async readCheckpoint(): Promise<string | undefined> {
+    return this.#checkpoint;
+  }
+
+  async update<T>(fn: (tx: TileTransaction) => Promise<T>): Promise<T> {
+    return fn({
+      checkpoint: this.#checkpoint,
+      epoch: undefined,
+      readTile: (tile) => this.readTile(tile),
+      write: async (tiles) => this.tiles.write(tiles),
+      writeCheckpoint: async (signed) => {
+        this.#checkpoint = signed;
+      },
+      clear: async () => {
+        this.tiles = new MemoryTiles();
+      },
+    });
+  }
+
+  async replaceCheckpoint(current: string, next: string): Promise<boolean> {
+    if (this.#checkpoint !== current) return false;
+    this.#checkpoint = next;
+    return true;
+  }
+}

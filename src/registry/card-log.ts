@@ -1,0 +1,313 @@
+/**
+ * The transparency log of a registry (issue 16): entry i is the decoded content snapshot of the
+ * card whose store sequence number is i, exactly the bytes its id hashes. Every engine gives
+ * cards a dense `seq` in acceptance order in the same durable write as the card, so the log
+ * holds the registry's cards and nothing else, by construction; the tiles are derived data the
+ * log writer (src/log/log-writer.ts) keeps beside the store.
+ *
+ * Integration runs in batches: an insert (`notify`) starts one at once when the log is idle and
+ * at most one per `intervalMs` under load, and a poll every `intervalMs` picks up cards another
+ * server sharing the store inserted. On open the cards past the checkpoint's size (a crash after
+ * a card's write and before its tiles') are integrated before anything is served; a store with
+ * fewer cards than the log, or other cards at the log's last positions, is a rewound store and
+ * is refused (STORE_CORRUPT) rather than signed over.
+ */
+import { CardsError } from '../core/errors.js';
+import { cardIdOf } from '../core/card-id.js';
+import { decodeBase64 } from '../core/encoding.js';
+import { CARD_ID_PATTERN } from '../core/limits.js';
+import type { LogWriter } from '../log/log-writer.js';
+import { parseTilePath, TILE_WIDTH, type TileRef } from '../log/tile-path.js';
+import type { CardEntry, CardStore } from '../store/store.js';
+
+/** Bytes of served tiles kept in memory (the hot ones: the right edge, popular bundles). */
+const TILE_CACHE_BYTES = 32 * 1024 * 1024;
+/** Proof texts kept for the current checkpoint (about 1 KiB each). */
+const PROOF_CACHE = 16_384;
+
+export interface CardLogOptions {
+  readonly store: CardStore;
+  readonly writer: LogWriter;
+  /** The longest a card waits before its batch starts, ms (`--log-interval`). */
+  readonly intervalMs: number;
+  /** Cards read from the store per batch at most. */
+  readonly batchMax?: number;
+  readonly onWarning?: (message: string) => void;
+}
+
+/**
+ * The log entry of a stored card: its decoded content snapshot, which must still hash to the
+ * card's id (a snapshot damaged on disk is never logged; the store refuses to serve it too).
+ */
+export function cardLogEntry(entry: CardEntry, location: string): Uint8Array {
+  const bytes = decodeBase64(entry.card.content_snapshot);
+  if (!bytes || cardIdOf(bytes) !== entry.id)
+    throw new CardsError(
+      'STORE_CORRUPT',
+      `The store ${location} is damaged: card #${entry.seq + 1} (${entry.id}) holds a snapshot that does not hash to its id; it cannot be logged, and the log waits until the store is restored.`,
+    );
+  return bytes;
+}
+
+export class CardLog {
+  readonly writer: LogWriter;
+  readonly #store: CardStore;
+  readonly #interval: number;
+  readonly #batchMax: number;
+  readonly #warn: (message: string) => void;
+  #running: Promise<void> = Promise.resolve();
+  #timer: NodeJS.Timeout | undefined;
+  #poll: NodeJS.Timeout | undefined;
+  #lastRun = 0;
+  #closed = false;
+  #waiters: { size: number; resolve: () => void }[] = [];
+  /** Served tiles by path (a path's bytes never change), least recently used first. */
+  readonly #tileCache = new Map<string, { data: Uint8Array; full: boolean }>();
+  #tileBytes = 0;
+  /** Proof texts of the published size, by index; emptied when the size changes. */
+  #proofs = new Map<number, string>();
+  #proofsSize = -1;
+
+  private constructor(options: CardLogOptions) {
+    this.writer = options.writer;
+    this.#store = options.store;
+    this.#interval = options.intervalMs;
+    this.#batchMax = options.batchMax ?? 16_384;
+    this.#warn = options.onWarning ?? (() => undefined);
+  }
+
+  /** Checks the log against the store, integrates what the log misses, starts the timers. */
+  static async open(options: CardLogOptions): Promise<CardLog> {
+    const log = new CardLog(options);
+    await log.#checkAgainstStore();
+    await log.integrate();
+    log.#poll = setInterval(() => void log.#pollStore(), Math.max(10, log.#interval));
+    log.#poll.unref();
+    return log;
+  }
+
+  get origin(): string {
+    return this.writer.origin;
+  }
+
+  get vkey(): string {
+    return this.writer.vkey;
+  }
+
+  /** The published signed checkpoint (with cosignatures). */
+  checkpoint(): string {
+    return this.writer.published.checkpoint;
+  }
+
+  get size(): number {
+    return this.writer.published.size;
+  }
+
+  readTile(tile: TileRef): Promise<Uint8Array | undefined> {
+    return this.writer.readTile(tile);
+  }
+
+  /**
+   * The tile or bundle at a tlog-tiles path (`tile/0/x001/234.p/5`) of the published tree, and
+   * whether it is full (immutable); LOG_TILE_NOT_FOUND for anything else.
+   */
+  async readTilePath(path: string): Promise<{ data: Uint8Array; full: boolean }> {
+    const hit = this.#tileCache.get(path);
+    if (hit) return hit;
+    const tile = parseTilePath(path);
+    if (!tile)
+      throw new CardsError(
+        'LOG_TILE_NOT_FOUND',
+        `"${path.slice(0, 100)}" is not a tile path: tile/<L>/<N>[.p/<W>] or tile/entries/<N>[.p/<W>], N as x001/x234/067.`,
+      );
+    const data = await this.writer.readTile(tile);
+    if (!data)
+      throw new CardsError('LOG_TILE_NOT_FOUND', `The log (size ${this.size}) has no ${path}.`);
+    const found = { data, full: tile.width === TILE_WIDTH };
+    this.#tileCache.set(path, found);
+    this.#tileBytes += data.byteLength;
+    for (const [key, old] of this.#tileCache) {
+      if (this.#tileBytes <= TILE_CACHE_BYTES) break;
+      this.#tileCache.delete(key);
+      this.#tileBytes -= old.data.byteLength;
+    }
+    return found;
+  }
+
+  /** A card was acknowledged: integrate now when idle, else within the interval. */
+  notify(): void {
+    if (this.#timer || this.#closed) return;
+    const wait = Math.max(0, this.#lastRun + this.#interval - Date.now());
+    this.#timer = setTimeout(() => {
+      this.#timer = undefined;
+      this.#lastRun = Date.now();
+      this.integrate().catch((err: Error) =>
+        this.#warn(`transparency log: integration failed (${err.message}); will retry`),
+      );
+    }, wait);
+    this.#timer.unref();
+  }
+
+  /** Integrates every durable card the log does not hold yet, in batches, one at a time. */
+  integrate(): Promise<void> {
+    const run = this.#running.then(() => this.#integrateNow());
+    this.#running = run.catch(() => undefined);
+    return run;
+  }
+
+  /**
+   * The tlog-proof of the card with this id; waits up to two intervals for a card acknowledged
+   * but not integrated yet, then LOG_NOT_INTEGRATED.
+   */
+  async proof(cardId: string): Promise<string> {
+    if (!CARD_ID_PATTERN.test(cardId))
+      throw new CardsError(
+        'CARD_ID_INVALID',
+        'Card ID is not a valid ID: expected 64 hex characters.',
+      );
+    const entry = await this.#store.getCard(cardId.toLowerCase());
+    if (!entry) throw new CardsError('CARD_NOT_FOUND');
+    if (entry.seq >= this.size) {
+      this.notify();
+      await this.#waitFor(entry.seq + 1, 2 * this.#interval + 1000);
+    }
+    if (entry.seq >= this.size)
+      throw new CardsError(
+        'LOG_NOT_INTEGRATED',
+        `Card ${entry.id} (log index ${entry.seq}) is not in a signed checkpoint yet; the log holds ${this.size} entries. Retry in a second.`,
+      );
+    if (this.#proofsSize !== this.size) {
+      this.#proofs = new Map();
+      this.#proofsSize = this.size;
+    }
+    const known = this.#proofs.get(entry.seq);
+    if (known !== undefined) return known;
+    const text = await this.writer.proof(entry.seq);
+    if (this.#proofs.size >= PROOF_CACHE) this.#proofs.clear();
+    if (this.#proofsSize === this.size) this.#proofs.set(entry.seq, text);
+    return text;
+  }
+
+  /** Stops the timers and integrates what is left, so a clean stop leaves the log complete. */
+  async close(): Promise<void> {
+    this.#closed = true;
+    clearTimeout(this.#timer);
+    clearInterval(this.#poll);
+    await this.integrate().catch((err: Error) =>
+      this.#warn(`transparency log: last integration failed (${err.message})`),
+    );
+    for (const w of this.#waiters.splice(0)) w.resolve();
+  }
+
+  async #pollStore(): Promise<void> {
+    try {
+      // A shared log: what other servers appended (or a new log a reset began) is taken up.
+      const origin = this.origin;
+      await this.writer.refresh();
+      if (this.origin !== origin) this.#forget();
+      this.#wake();
+      if ((await this.#store.count()) > this.writer.size) this.notify();
+    } catch (err) {
+      this.#warn(`transparency log: ${(err as Error).message}`);
+    }
+  }
+
+  async #integrateNow(): Promise<void> {
+    for (;;) {
+      const appended = await this.writer.extend(async (from) => {
+        const count = await this.#store.count();
+        if (count <= from) return [];
+        const limit = Math.min(count - from, this.#batchMax);
+        const cards = await this.#store.listCards(from - 1, limit);
+        cards.forEach((card, i) => {
+          if (card.seq !== from + i)
+            throw new CardsError(
+              'STORE_CORRUPT',
+              `${this.#store.location}: card ${card.id} has sequence number ${card.seq} where ${from + i} was expected; the log cannot follow a store with gaps.`,
+            );
+        });
+        return cards.map((card) => cardLogEntry(card, this.#store.location));
+      });
+      if (appended === 0) break;
+    }
+    this.#wake();
+  }
+
+  /** Resolves the proofs waiting for a size the published log reached. */
+  #wake(): void {
+    const size = this.size;
+    this.#waiters = this.#waiters.filter((w) => (w.size <= size ? (w.resolve(), false) : true));
+  }
+
+  /**
+   * Empties the registry and begins a new log (origin `<base>/reset-N`) rather than rewinding
+   * the old one, with no integration in between. `emptyStore` is the store's reset; a shared
+   * store empties its log tables in the same transaction (every server then takes up the new
+   * log), one on files has its log begun anew first: a crash between the two leaves a new log
+   * that integrates the cards still stored, never a log ahead of its store.
+   */
+  reset(emptyStore: () => Promise<void>): Promise<void> {
+    const run = this.#running.then(async () => {
+      if (this.writer.tiles.shared) {
+        await emptyStore();
+        await this.writer.refresh();
+      } else {
+        await this.writer.restart();
+        await emptyStore();
+      }
+      this.#forget();
+    });
+    this.#running = run.catch(() => undefined);
+    return run;
+  }
+
+  /** Drops what was cached of an older log (tile paths repeat in a new one). */
+  #forget(): void {
+    this.#tileCache.clear();
+    this.#tileBytes = 0;
+    this.#proofs = new Map();
+    this.#proofsSize = -1;
+  }
+
+  #waitFor(size: number, timeoutMs: number): Promise<void> {
+    return new Promise((resolve) => {
+      const timer = setTimeout(done, timeoutMs);
+      const waiter = { size, resolve: done };
+      this.#waiters.push(waiter);
+      const waiters = () => this.#waiters;
+      function done(): void {
+        clearTimeout(timer);
+        const list = waiters();
+        const at = list.indexOf(waiter);
+        if (at >= 0) list.splice(at, 1);
+        resolve();
+      }
+    });
+  }
+
+  /** A store behind the log (restored from an older backup, or another store) is refused. */
+  async #checkAgainstStore(): Promise<void> {
+    const size = this.writer.size;
+    const count = await this.#store.count();
+    const where = this.#store.location;
+    const hint = `restore the store from a backup that holds at least the log's ${size} cards, or start with the store's own log folder; clients that accepted the log's checkpoint would see a rewound log (exit 8)`;
+    if (count < size)
+      throw new CardsError(
+        'STORE_CORRUPT',
+        `The store ${where} holds ${count} cards but its transparency log (${this.writer.tiles.location}) signed ${size}: the store was rewound; refusing to start.`,
+        { hint },
+      );
+    const { from, entries: bundle } = await this.writer.lastEntries();
+    const cards = await this.#store.listCards(from - 1, bundle.length);
+    // By id: the stored id is the card's identity even when its snapshot was damaged on disk
+    // afterwards (the store refuses that one card; the log keeps its entry).
+    cards.forEach((card, i) => {
+      if (card.id !== cardIdOf(bundle[i] as Uint8Array))
+        throw new CardsError(
+          'STORE_CORRUPT',
+          `The store ${where} holds card ${card.id} at log index ${from + i}, which its transparency log (${this.writer.tiles.location}) has a different entry for: the store is not the one the log was signed over; refusing to start.`,
+          { hint },
+        );
+    });
+  }
+}

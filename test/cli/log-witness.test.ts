@@ -1,0 +1,131 @@
+/**
+ * Witnessed log end to end, two processes (issue 16, C2SP tlog-witness v1.0.0): `cards witness
+ * serve` trusts the log's key; `cards serve --witness URL --witness-key VKEY` submits every new
+ * checkpoint and serves it with the cosignature; `cards verify --witness VKEY` accepts it and
+ * refuses when the required witness did not cosign. A restart of the log (the witness then
+ * answers 409 with its size, and the log resends from there) keeps the cosignatures coming.
+ */
+import assert from 'node:assert/strict';
+import { spawn } from 'node:child_process';
+import { join } from 'node:path';
+import { after, test } from 'node:test';
+import { generatePrivateKey } from '../../src/crypto/keys.js';
+import { KEY_TYPE_COSIGNATURE, formatVerifierKey } from '../../src/log/note-keys.js';
+import {
+  CARDS_BIN,
+  hermeticEnv,
+  makeTempDir,
+  removeTempDirs,
+  startServer,
+} from '../helpers/server.js';
+import { sandbox } from './harness.js';
+
+after(removeTempDirs);
+
+async function startWitness(logKey: string, dir: string) {
+  const proc = spawn(
+    process.execPath,
+    [
+      CARDS_BIN,
+      'witness',
+      'serve',
+      '--log',
+      logKey,
+      '--dir',
+      dir,
+      '--port',
+      '0',
+      '--name',
+      'test/witness',
+    ],
+    { env: hermeticEnv(), stdio: ['ignore', 'pipe', 'pipe'] },
+  );
+  let out = '';
+  proc.stdout.setEncoding('utf8').on('data', (d: string) => (out += d));
+  await new Promise<void>((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`witness did not start: ${out}`)), 10_000);
+    proc.stdout.on('data', () => {
+      if (/^witness key: /m.test(out)) {
+        clearTimeout(timer);
+        resolve();
+      }
+    });
+  });
+  const url = /^listening on (\S+)$/m.exec(out)?.[1] ?? '';
+  const vkey = /^witness key: (\S+)$/m.exec(out)?.[1] ?? '';
+  return { url, vkey, stop: () => proc.kill('SIGTERM') };
+}
+
+test('a witnessed log: cosigned checkpoints, verify --witness, a restart resyncs (409)', async (t) => {
+  const dir = makeTempDir('cards-witnessed-');
+  const first = await startServer({ dir, args: ['--quiet'] });
+  const logKey = /^log key: (\S+)$/m.exec(first.stdout())?.[1] ?? '';
+  await first.stop();
+  const witness = await startWitness(logKey, join(dir, 'witness'));
+  t.after(witness.stop);
+  const args = [
+    '--quiet',
+    '--log-interval',
+    '50',
+    '--witness',
+    witness.url,
+    '--witness-key',
+    witness.vkey,
+  ];
+  let server = await startServer({ dir, args });
+  t.after(() => server.dispose());
+  const box = sandbox({ CARDS_URL: server.url, CARDS_DB: server.paths.store });
+  t.after(() => box.cleanup());
+
+  const made = await box.cards(['create', '--identity', 'alice', '--new-key', '--json']);
+  assert.equal(made.status, 0, made.stderr);
+  const id = made.json<{ id: string }>().id;
+  const ok = await box.cards([
+    'verify',
+    id,
+    '--log-key',
+    logKey,
+    '--witness',
+    witness.vkey,
+    '--json',
+  ]);
+  assert.equal(ok.status, 0, ok.stderr);
+  assert.deepEqual(ok.json<{ witnesses: string[] }>().witnesses, ['test/witness']);
+  const checkpoint = await (await fetch(`${server.url}/log/checkpoint`)).text();
+  assert.match(checkpoint, /\n— test\/witness \S+\n$/);
+
+  const stranger = formatVerifierKey(
+    'other/witness',
+    KEY_TYPE_COSIGNATURE,
+    generatePrivateKey().publicKey.raw,
+  );
+  const refused = await box.cards(['verify', id, '--log-key', logKey, '--witness', stranger]);
+  assert.equal(refused.status, 5, refused.stderr);
+  assert.match(refused.stderr, /0 of 1 required witness cosignatures/);
+
+  // Restart: the log no longer knows the witness's size; the 409 tells it, and it resends.
+  await server.stop();
+  server = await startServer({ dir, args });
+  const again = await box.cards([
+    'create',
+    '--identity',
+    'bob',
+    '--new-key',
+    '--json',
+    '--url',
+    server.url,
+  ]);
+  assert.equal(again.status, 0, again.stderr);
+  const id2 = again.json<{ id: string }>().id;
+  const ok2 = await box.cards([
+    'verify',
+    id2,
+    '--log-key',
+    logKey,
+    '--witness',
+    witness.vkey,
+    '--url',
+    server.url,
+  ]);
+  assert.equal(ok2.status, 0, ok2.stdout + ok2.stderr);
+});

@@ -1,0 +1,170 @@
+/**
+ * The transparency log from the CLI, against a real `cards serve` (issue 16): every card created
+ * through the CLI has a proof that `cards verify` accepts; `cards get --proof` saves card and
+ * proof for an offline check; `cards monitor` reports an identity's cards and exits 5 on a key
+ * not expected; `cards log audit` passes, and fails when an entry bundle is tampered with; a
+ * server restarted on an older copy of its store and log (a rewound log) makes `cards verify`
+ * exit 8 for a client that accepted a larger checkpoint.
+ */
+import assert from 'node:assert/strict';
+import { cpSync, readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { after, test } from 'node:test';
+import { decodeEntryBundle, encodeEntryBundle } from '../../src/log/entry-bundle.js';
+import { makeTempDir, removeTempDirs, startServer, type TestServer } from '../helpers/server.js';
+import { sandbox, type Sandbox } from './harness.js';
+
+after(removeTempDirs);
+
+const LOG = ['--quiet', '--log-interval', '50'];
+const vkeyOf = (server: TestServer): string => /^log key: (\S+)$/m.exec(server.stdout())?.[1] ?? '';
+
+async function create(box: Sandbox, identity: string, extra: string[] = []): Promise<string> {
+  const r = await box.cards(['create', '--identity', identity, '--new-key', '--json', ...extra]);
+  assert.equal(r.status, 0, r.stderr);
+  return r.json<{ id: string }>().id;
+}
+
+test('verify, get --proof, monitor, log audit and a rewound log, from the CLI', async (t) => {
+  let server = await startServer({ args: LOG });
+  t.after(() => server.dispose());
+  const box = sandbox({ CARDS_URL: server.url, CARDS_DB: server.paths.store });
+  t.after(() => box.cleanup());
+  const vkey = vkeyOf(server);
+  assert.match(vkey, /^cards\.local\/[0-9a-f]{16}\+[0-9a-f]{8}\+A/);
+
+  const ids = [await create(box, 'alice'), await create(box, 'bob'), await create(box, 'carol')];
+  const replaced = await box.cards([
+    'create',
+    '--identity',
+    'alice',
+    '--previous',
+    ids[0] as string,
+    '--json',
+  ]);
+  assert.equal(replaced.status, 0, replaced.stderr);
+  ids.push(replaced.json<{ id: string }>().id);
+  const revoked = await box.cards(['revoke', ids[1] as string, '--yes', '--json']);
+  assert.equal(revoked.status, 0, revoked.stderr);
+
+  // Every card created through the CLI: its proof verifies (fetched right after the create).
+  for (const id of ids) {
+    const r = await box.cards(['verify', id, '--log-key', vkey, '--json']);
+    assert.equal(r.status, 0, r.stderr);
+    assert.equal(r.json<{ id: string }>().id, id);
+  }
+  // Saved beside the card, checked from the files.
+  const got = await box.cards(['get', ids[2] as string, '--proof']);
+  assert.equal(got.status, 0, got.stderr);
+  const proofText = readFileSync(join(box.dir, `${ids[2]}.proof`), 'utf8');
+  assert.match(proofText, /^c2sp\.org\/tlog-proof@v1\nindex 2\n/);
+  const offline = await box.cards(['verify', `${ids[2]}.json`, '--log-key', vkey, '--json']);
+  assert.equal(offline.status, 0, offline.stderr);
+  assert.equal(offline.json<{ index: number }>().index, 2);
+  // A wrong log key, and a tampered proof, are refused.
+  const other = await startServer({ args: LOG });
+  t.after(() => other.dispose());
+  const wrongKey = await box.cards(['verify', ids[2] as string, '--log-key', vkeyOf(other)]);
+  assert.notEqual(wrongKey.status, 0);
+  writeFileSync(join(box.dir, 'bad.proof'), proofText.replace(/\nindex 2\n/, '\nindex 1\n'));
+  const tampered = await box.cards([
+    'verify',
+    `${ids[2]}.json`,
+    '--proof',
+    'bad.proof',
+    '--log-key',
+    vkey,
+  ]);
+  assert.equal(tampered.status, 5, tampered.stderr);
+  assert.match(tampered.stderr, /91003/);
+
+  // Monitor: alice's cards with their indexes; a key she did not publish exits 5.
+  const aliceKey = (await box.cards(['key', 'public', '--identity', 'alice'])).stdout.trim();
+  const watch = await box.cards([
+    'monitor',
+    '--identity',
+    'alice',
+    '--expect-key',
+    aliceKey,
+    '--log-key',
+    vkey,
+    '--json',
+  ]);
+  assert.equal(watch.status, 0, watch.stderr);
+  const events = watch.json<{ events: { index: number; kind: string }[] }>().events;
+  assert.deepEqual(
+    events.map((e) => [e.index, e.kind]),
+    [
+      [0, 'new'],
+      [3, 'replacement'],
+    ],
+  );
+  const again = await box.cards([
+    'monitor',
+    '--identity',
+    'alice',
+    '--expect-key',
+    aliceKey,
+    '--json',
+  ]);
+  assert.equal(again.json<{ events: unknown[] }>().events.length, 0, 'resumes where it stopped');
+  // Someone publishes a card for alice with another key.
+  const intruder = sandbox({ CARDS_URL: server.url, CARDS_DB: server.paths.store });
+  t.after(() => intruder.cleanup());
+  const forged = await create(intruder, 'alice');
+  await new Promise((resolve) => setTimeout(resolve, 300));
+  const caught = await box.cards(['monitor', '--identity', 'alice', '--expect-key', aliceKey]);
+  assert.equal(caught.status, 5, caught.stdout + caught.stderr);
+  assert.match(caught.stdout, new RegExp(`#5 new +${forged} key .*UNEXPECTED KEY`));
+
+  // Audit: passes; then fails when an entry bundle on disk is tampered with.
+  const audit = await box.cards(['log', 'audit', '--url', server.url, '--log-key', vkey, '--json']);
+  assert.equal(audit.status, 0, audit.stdout + audit.stderr);
+  const report = audit.json<{ size: number; cardsChecked: number; problems: string[] }>();
+  assert.equal(report.size, 6);
+  assert.equal(report.cardsChecked, 6);
+
+  // A copy of the whole store and log now; the original grows, and the client accepts that.
+  await server.stop();
+  const copy = makeTempDir('cards-log-copy-');
+  cpSync(server.dir, copy, { recursive: true });
+  server = await startServer({ dir: server.dir, args: LOG });
+  const later = await create(box, 'dave', ['--url', server.url]);
+  const accepted = await box.cards([
+    'verify',
+    later,
+    '--log-key',
+    vkey,
+    '--json',
+    '--url',
+    server.url,
+  ]);
+  assert.equal(accepted.status, 0, accepted.stderr);
+  assert.equal(accepted.json<{ treeSize: number }>().treeSize, 7);
+
+  const bundle = join(server.dir, 'cards.json.log', 'tile', 'entries', '000.p', '7');
+  const entries = decodeEntryBundle(new Uint8Array(readFileSync(bundle))) ?? [];
+  entries[4] = new TextEncoder().encode('{"identity":"mallory"}');
+  writeFileSync(bundle, encodeEntryBundle(entries));
+  const broken = await box.cards(['log', 'audit', '--url', server.url, '--no-cards']);
+  assert.equal(broken.status, 8, broken.stdout + broken.stderr);
+  assert.match(broken.stderr, /91004/);
+  await server.stop();
+
+  // The server on the older copy: same key, a shorter (then different) log.
+  const rewound = await startServer({ dir: copy, args: LOG });
+  t.after(() => rewound.dispose());
+  const box2Env = { CARDS_URL: rewound.url, CARDS_DB: rewound.paths.store };
+  const fork = await box.cards(['create', '--identity', 'erin', '--new-key', '--json'], {
+    env: box2Env,
+  });
+  assert.equal(fork.status, 0, fork.stderr);
+  const forkId = fork.json<{ id: string }>().id;
+  const refused = await box.cards(['verify', forkId, '--log-key', vkey], { env: box2Env });
+  assert.equal(refused.status, 8, refused.stdout + refused.stderr);
+  assert.match(refused.stderr, /LOG_INCONSISTENT|forked or rewound/);
+  // A client that never saw the larger checkpoint has nothing to compare: it accepts.
+  const fresh = sandbox({ ...box2Env });
+  t.after(() => fresh.cleanup());
+  assert.equal((await fresh.cards(['verify', forkId, '--log-key', vkey])).status, 0);
+});
