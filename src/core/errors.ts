@@ -30,6 +30,8 @@ export interface ErrorInfo {
   readonly wire: number;
   /** HTTP status when this error leaves the server. */
   readonly status: number;
+  /** Another status it is sent with in some cases (STORE_UNAVAILABLE: 503 for a store away). */
+  readonly alsoStatus?: 503;
   /** Process exit status when this error ends a CLI command. */
   readonly exit: ExitStatus;
   /** Default message (the deployed service's text where it has one). */
@@ -64,12 +66,12 @@ export const ERRORS = {
   METHOD_NOT_ALLOWED: e(10003, 405, usage, 'Method not allowed on this route.'),
   BODY_TOO_LARGE: e(10004, 413, refused, 'Request body is too large (limit 64 KiB).'),
   SERVER_BUSY: e(10005, 503, unreachable, 'Too many connections. Try again later.'),
-  STORE_UNAVAILABLE: e(
-    10006,
-    500,
-    unreachable,
-    'The card store could not be written. Try again later.',
-  ),
+  // 500 when the disk refused a write; 503 when a database is away or its pool is full (a
+  // client may retry at once).
+  STORE_UNAVAILABLE: {
+    ...e(10006, 500, unreachable, 'The card store could not be written. Try again later.'),
+    alsoStatus: 503,
+  },
   UNSUPPORTED_MEDIA_TYPE: e(10007, 415, refused, 'Request body must be application/json.'),
   HTTP_MALFORMED: e(10008, 400, refused, 'Malformed HTTP request.'),
   REQUEST_TIMEOUT: e(10009, 408, unreachable, 'The request was not received in time.'),
@@ -276,10 +278,7 @@ export class CardsError extends Error {
   readonly code: ErrorCode;
   /** A next step for a person ("run `cards keygen --identity alice` first"). */
   readonly hint: string | undefined;
-  /**
-   * The HTTP status, when it is not the code's usual one: STORE_UNAVAILABLE is 500 for a write
-   * the disk refused and 503 when a database is away or busy (a client may retry at once).
-   */
+  /** The HTTP status: the code's usual one, or its `alsoStatus` when asked for (errors table). */
   readonly status: number;
 
   constructor(
@@ -290,7 +289,11 @@ export class CardsError extends Error {
     super(message ?? ERRORS[code].message, options?.cause ? { cause: options.cause } : undefined);
     this.code = code;
     this.hint = options?.hint;
-    this.status = options?.status ?? ERRORS[code].status;
+    const info: ErrorInfo = ERRORS[code];
+    this.status =
+      options?.status !== undefined && options.status === info.alsoStatus
+        ? options.status
+        : info.status;
   }
 
   get info(): ErrorInfo {

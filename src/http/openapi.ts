@@ -5,7 +5,7 @@
  * of every route, request and response bodies, the Error object with the codes each route can
  * answer with (by HTTP status), the superseded header, both authorization schemes.
  */
-import { ERRORS, type ErrorCode } from '../core/errors.js';
+import { ERRORS, type ErrorCode, type ErrorInfo } from '../core/errors.js';
 import type { WireProfile } from '../core/profile.js';
 import { ROUTES, routePaths, type RouteName, type RouteSpec } from '../core/routes.js';
 import { errorsOf, SCHEMAS } from './openapi-schemas.js';
@@ -112,12 +112,11 @@ const QUERY: Partial<Record<RouteName, Schema[]>> = {
 const openApiPath = (path: string): string =>
   path.replace(/:([A-Za-z]+)/g, '{$1}').replace(/\*$/, '{asset}');
 
-/**
- * The statuses a code is answered with: its table status, and 503 for STORE_UNAVAILABLE when
- * the store is away rather than failing a write (a database down or its pool full).
- */
-const statusesOf = (code: ErrorCode): number[] =>
-  code === 'STORE_UNAVAILABLE' ? [ERRORS[code].status, 503] : [ERRORS[code].status];
+/** The statuses a code is answered with, from the error table. */
+const statusesOf = (code: ErrorCode): number[] => {
+  const info: ErrorInfo = ERRORS[code];
+  return info.alsoStatus === undefined ? [info.status] : [info.status, info.alsoStatus];
+};
 
 function errorResponses(profile: WireProfile, codes: readonly ErrorCode[]): Schema {
   const byStatus = new Map<number, ErrorCode[]>();

@@ -18,6 +18,15 @@ test('every error code has a distinct wire number, a real HTTP status and a docu
   assert.equal(new CardsError('CARD_NOT_FOUND').info.status, 404);
 });
 
+test('a status other than the usual is taken only where the error table allows it', () => {
+  const away = new CardsError('STORE_UNAVAILABLE', 'The database is away.', { status: 503 });
+  assert.equal(away.status, 503);
+  assert.equal(new CardsError('STORE_UNAVAILABLE').status, 500);
+  // A code the table gives one status keeps it, whatever a caller asks for.
+  assert.equal(new CardsError('SERVER_BUSY', undefined, { status: 503 }).status, 503);
+  assert.equal(new CardsError('INTERNAL', undefined, { status: 503 }).status, 500);
+});
+
 test('the error table of docs/errors.md lists every code with its wire number, status and exit', async () => {
   const { readFileSync } = await import('node:fs');
   const table = readFileSync(new URL('../../../docs/errors.md', import.meta.url), 'utf8');
