@@ -1,12 +1,22 @@
 // Starts `node bin/cards.js serve --compat virgil` on a free loopback port in a temporary
 // directory and reads what it prints: the base URL ("listening on http://127.0.0.1:PORT") and
 // the service public key (base64 DER SPKI) that stock clients pin for signer "virgil".
-// Never touches anything outside its own temporary directory.
+// Never touches anything outside its own temporary directory. With CARDS_INTEROP_STORE=postgres
+// (run-tests.mjs sets it for its second pass, with CARDS_TEST_DATABASE_URL naming the throwaway
+// PostgreSQL it started), each server gets a fresh schema of that database (`--store URL`)
+// instead of a JSON store file: the same tests, against a PostgreSQL-backed server.
 import { spawn } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { CARDS_BIN, cleanEnv } from './cli.mjs';
+
+/** A new empty schema of the PostgreSQL run-tests.mjs started (the project's test helper). */
+async function freshStore() {
+  const helper = new URL('../../dist/test/helpers/postgres.js', import.meta.url);
+  const { freshStoreUrl } = await import(helper.href);
+  return freshStoreUrl();
+}
 
 const START_TIMEOUT_MS = 20_000;
 const STOP_TIMEOUT_MS = 10_000;
@@ -25,8 +35,9 @@ const ANSI = /\u001b\[[0-9;]*m/g;
  */
 export async function startServer({ jwtKeys = [], appId, appKeyId, args = [], env = {} } = {}) {
   const dir = mkdtempSync(join(tmpdir(), 'cards-interop-'));
-  const db = join(dir, 'cards.json');
-  const argv = [CARDS_BIN, 'serve', '--host', '127.0.0.1', '--port', '0', '--db', db];
+  const db =
+    process.env.CARDS_INTEROP_STORE === 'postgres' ? await freshStore() : join(dir, 'cards.json');
+  const argv = [CARDS_BIN, 'serve', '--host', '127.0.0.1', '--port', '0', '--store', db];
   argv.push('--compat', 'virgil', '--quiet');
   for (const key of jwtKeys) argv.push('--jwt-key', key);
   if (appId !== undefined) argv.push('--app-id', appId);
@@ -89,6 +100,10 @@ export async function startServer({ jwtKeys = [], appId, appKeyId, args = [], en
     });
   });
 
+  if (process.env.CARDS_INTEROP_STORE === 'postgres' && !/^store: PostgreSQL /m.test(stdout)) {
+    child.kill('SIGKILL');
+    throw new Error(`cards serve is not on PostgreSQL:\n${stdout}`);
+  }
   return {
     url,
     serviceKey,
