@@ -33,7 +33,7 @@ import type { UnregisterOptions } from './commands/unregister.js';
 import type { OutputFlags } from './output.js';
 import type { run as RunCommand } from './run.js';
 import type { ServeFlags } from './serve-settings.js';
-import type { ConnectionFlags } from './settings.js';
+import type { ConnectionFlags, TransferRoute } from './settings.js';
 
 /** completion.ts's SHELLS, literal here so that --help loads nothing else. */
 const SHELL_NAMES = ['bash', 'zsh', 'fish'] as const;
@@ -615,19 +615,13 @@ Examples:
       await run('reset', opts, (ctx) => reset(ctx, opts));
     });
   // export / import: a store directly (--store FILE|URL, --db, DATABASE_URL; issue 14) or a
-  // running server through its admin API (--url given; issue 15). One NDJSON format for both.
-  const transferTarget = (opts: Record<string, unknown>): Record<string, unknown> => {
-    const store = (opts.store as string | undefined) ?? process.env.CARDS_STORE;
-    const db = (opts.db as string | undefined) ?? process.env.CARDS_DB;
-    return { ...opts, store, db, dbGiven: db !== undefined, databaseUrl: process.env.DATABASE_URL };
-  };
-  // A store when --store (or CARDS_STORE) names one; else a server when a URL is given (--url,
-  // CARDS_URL); else a store when --db, CARDS_DB or DATABASE_URL names one; else the local server.
-  const viaServer = (command: Command): boolean => {
-    const opts = command.opts<{ store?: string; url?: string; db?: string }>();
-    if (opts.store !== undefined || process.env.CARDS_STORE) return false;
-    if (opts.url !== undefined || process.env.CARDS_URL) return true;
-    return !(opts.db !== undefined || process.env.CARDS_DB || process.env.DATABASE_URL);
+  // running server through its admin API (a URL set; issue 15): settings.ts transferRoute.
+  const routeOf = async (command: Command): Promise<TransferRoute> => {
+    const [{ processContext }, { transferRoute }] = await Promise.all([
+      import('./context.js'),
+      import('./settings.js'),
+    ]);
+    return transferRoute(processContext(), command.opts());
   };
   admin(program.command('export'))
     .description(
@@ -640,12 +634,13 @@ Examples:
       '\nExamples:\n  $ cards export --store cards.json > dump.ndjson\n  $ cards export --store postgres://cards@db:5432/cards > dump.ndjson\n  $ cards export --url http://127.0.0.1:8080 --out dump.ndjson',
     )
     .action(async (opts: AdminOpts & { out?: string; store?: string }, command: Command) => {
-      if (viaServer(command)) {
+      const route = await routeOf(command);
+      if (route.via === 'server') {
         const { exportCards } = await import('./commands/admin.js');
         return run('export', opts, (ctx) => exportCards(ctx, opts));
       }
       const { exportCommand } = await import('./commands/transfer.js');
-      return exportCommand(transferTarget({ ...opts }));
+      return exportCommand({ ...opts, store: route.store });
     });
   admin(
     program.command('import').argument('[file]', 'NDJSON from cards export; - or none for stdin'),
@@ -665,15 +660,13 @@ Examples:
         opts: AdminOpts & { append?: boolean; store?: string },
         command: Command,
       ) => {
-        if (viaServer(command)) {
+        const route = await routeOf(command);
+        if (route.via === 'server') {
           const { importCards } = await import('./commands/admin.js');
           return run('import', opts, (ctx) => importCards(ctx, file ?? '-', opts));
         }
         const { importCommand } = await import('./commands/transfer.js');
-        return importCommand({
-          ...transferTarget({ ...opts }),
-          ...(file !== undefined && { file }),
-        });
+        return importCommand({ ...opts, store: route.store, ...(file !== undefined && { file }) });
       },
     );
   const storeFlags = (command: Command): Command =>

@@ -118,6 +118,28 @@ export function pickCompat(layers: SettingLayers, flag: string | undefined): Sou
 export const pickDb = (layers: SettingLayers, flag: string | undefined): Sourced<string> =>
   layers.pick(flag, ENV.db, layers.profile.db) ?? { value: DEFAULT_DB, source: 'default' };
 
+/** Where `cards export` and `cards import` go: a store, or a running server's admin API. */
+export type TransferRoute = { readonly via: 'server' } | { readonly via: 'store'; store: string };
+
+/**
+ * The route of export and import, each setting flag > environment > profile like every other:
+ * a store when --store (CARDS_STORE) names one; else a server when a URL is set (--url,
+ * CARDS_URL, the profile's url); else a store when --db (CARDS_DB, the profile's db) or
+ * DATABASE_URL names one; else the local server at the default URL.
+ */
+export function transferRoute(
+  ctx: CommandContext,
+  flags: { store?: string; url?: string; db?: string; profile?: string },
+): TransferRoute {
+  const layers = settingLayers(ctx, flags.profile);
+  const store = layers.pick(flags.store, 'CARDS_STORE');
+  if (store) return { via: 'store', store: store.value };
+  if (layers.pick(flags.url, ENV.url, layers.profile.url)) return { via: 'server' };
+  const db =
+    layers.pick(flags.db, ENV.db, layers.profile.db) ?? layers.pick(undefined, 'DATABASE_URL');
+  return db ? { via: 'store', store: db.value } : { via: 'server' };
+}
+
 export function resolveSettings(ctx: CommandContext, flags: ConnectionFlags): Settings {
   const layers = settingLayers(ctx, flags.profile);
   const env = (key: keyof ConnectionFlags): string | undefined => layers.env(ENV[key]);

@@ -84,6 +84,28 @@ describe('admin commands against cards serve', () => {
     assert.match(twice.stderr, /IMPORT_NOT_EMPTY/);
   });
 
+  test('export and import follow the profile like every setting: its db is a store, its url a server', async () => {
+    const dump = await box.cards(['export']);
+    assert.equal(dump.status, 0, said(dump));
+    const local = join(box.dir, 'local.json');
+    const made = await box.cards(['import', '--store', local], { input: dump.stdout });
+    assert.equal(made.status, 0, said(made));
+    // No flag, no CARDS_URL / CARDS_DB: the profile decides.
+    const bare = { CARDS_URL: undefined, CARDS_DB: undefined };
+    const set = await box.cards(['config', 'set', 'db', local], { env: bare });
+    assert.equal(set.status, 0, said(set));
+    const fromStore = await box.cards(['export'], { env: bare });
+    assert.equal(fromStore.status, 0, said(fromStore));
+    assert.equal(fromStore.stdout, dump.stdout, 'the profile db, read as a store');
+    const url = await box.cards(['config', 'set', 'url', server.url], { env: bare });
+    assert.equal(url.status, 0, said(url));
+    const fromServer = await box.cards(['export', '--json', '--out', join(box.dir, 'b.ndjson')], {
+      env: bare,
+    });
+    assert.equal(fromServer.status, 0, said(fromServer));
+    assert.equal(readFileSync(join(box.dir, 'b.ndjson'), 'utf8'), dump.stdout, 'the profile url');
+  });
+
   test('a wrong admin token from the environment is refused (exit 7)', async () => {
     const wrong = await box.cards(['list'], { env: { CARDS_ADMIN_TOKEN: 'x'.repeat(24) } });
     assert.equal(wrong.status, 7, said(wrong));
