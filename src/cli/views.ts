@@ -67,6 +67,8 @@ const stateColour = (state: string, s: Style): string =>
 const eventText = (e: MonitorEvent, s: Style): string =>
   `  #${e.index} ${e.kind.padEnd(11)} ${s.id(e.id)}${e.publicKey ? ` key ${e.publicKey}` : ''}${e.unexpected ? ` ${s.bad('UNEXPECTED KEY')}` : ''}`;
 
+const plural = (n: number, one: string, many: string): string => `${n} ${n === 1 ? one : many}`;
+
 const LOG_TEXT = {
   verify: (r: VerifyResult, s: Style) =>
     [
@@ -85,7 +87,7 @@ const LOG_TEXT = {
     ].join('\n'),
   logAudit: (r: LogAuditResult, s: Style) =>
     [
-      `${r.problems.length === 0 ? s.ok('✔') : s.bad('✖')} ${r.origin}: ${r.size} entries recomputed, root matches the ${r.signatureChecked ? 'signed' : 'served (unverified: no --log-key)'} checkpoint; ${r.tilesChecked} hash tiles compared`,
+      `${r.problems.length === 0 ? s.ok('✔') : s.bad('✖')} ${r.origin}: ${plural(r.size, 'entry', 'entries')} recomputed, root matches the ${r.signatureChecked ? 'signed' : 'served (unverified: no --log-key)'} checkpoint; ${plural(r.tilesChecked, 'hash tile', 'hash tiles')} compared`,
       `  cards served by the registry: ${r.cardsChecked}; admin list: ${r.adminList}; ${r.seconds.toFixed(1)} s`,
       ...r.problems.slice(0, 50).map((p) => `  ${s.bad(p)}`),
     ].join('\n'),
