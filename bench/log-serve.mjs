@@ -6,6 +6,7 @@
 //            two fresh stores in the same run; the ratio is the log's cost (issue: ≥ 90%)
 //   proof    GET /log/proof/<id> requests/s, 16 connections (issue: ≥ 10,000/s)
 //   tile     GET /log/tile/... requests/s, full hash tiles and bundles (issue: ≥ 20,000/s)
+//   health   GET /health on the same server, same run: the load generator's ceiling here
 //   start    start-up of a server whose log holds N cards, against the same store with
 //            --no-log: loadEdge reads one tile per level, the tree is not recomputed
 //   audit    `cards log audit --no-cards` of the N entries (recompute the tree, compare every
@@ -69,6 +70,10 @@ const tile = await blast(
     seconds: 5,
   },
 );
+// The load generator's own ceiling on this host, same run: a route that does almost nothing.
+const health = await blast(on.url, [{ method: 'GET', path: '/health', headers: {} }], {
+  seconds: 5,
+});
 await on.stop();
 await off.stop();
 
@@ -135,6 +140,11 @@ const rows = [
     `p99 ${proof.p99} ms; tree of ${fmt(size)}; issue ≥ 10,000/s`,
   ],
   ['tile GET /log/tile/…', `${fmt(tile.rps)}/s`, `p99 ${tile.p99} ms; issue ≥ 20,000/s`],
+  [
+    'reference GET /health',
+    `${fmt(health.rps)}/s`,
+    `p99 ${health.p99} ms; proof ${Math.round((100 * proof.rps) / health.rps)}%, tile ${Math.round((100 * tile.rps) / health.rps)}% of it`,
+  ],
   [
     `start-up, ${fmt(N)} logged`,
     `${fmt(median(startLog))} ms`,
