@@ -8,7 +8,7 @@ import { cpuMsOf } from './lib/servers.mjs';
  * Runs `fn` and adds the server's CPU time per answered request (µs): a figure that holds
  * up on a busy machine, where requests/s also depend on what else runs.
  */
-async function withCpu(server, fn) {
+export async function withCpu(server, fn) {
   const before = cpuMsOf(server.proc.pid);
   const result = await fn();
   const cpuMs = cpuMsOf(server.proc.pid) - before;

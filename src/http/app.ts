@@ -207,7 +207,7 @@ export async function createApp(options: AppOptions): Promise<FastifyInstance> {
     admin.metrics.request(route, reply.statusCode, ms);
     if (!UNJOURNALED.has(route))
       admin.journal.push({
-        time: new Date().toISOString(),
+        at: Date.now(),
         method: request.method,
         path,
         status: reply.statusCode,

@@ -16,13 +16,16 @@ export interface JournalEntry {
   readonly ms: number;
 }
 
+/** What a request records: its time as a number; the ISO text is made only when read. */
+export type JournalRecord = Omit<JournalEntry, 'time'> & { readonly at: number };
+
 export class RequestJournal {
-  readonly #slots: (JournalEntry | undefined)[];
+  readonly #slots: (JournalRecord | undefined)[];
   #next = 0;
   #total = 0;
 
   constructor(size = 1000) {
-    this.#slots = new Array<JournalEntry | undefined>(Math.max(1, size));
+    this.#slots = new Array<JournalRecord | undefined>(Math.max(1, size));
   }
 
   get size(): number {
@@ -34,7 +37,8 @@ export class RequestJournal {
     return this.#total;
   }
 
-  push(entry: JournalEntry): void {
+  /** One slot write per request: nothing is formatted here (the hot path of every route). */
+  push(entry: JournalRecord): void {
     this.#slots[this.#next] = entry;
     this.#next = (this.#next + 1) % this.#slots.length;
     this.#total++;
@@ -45,8 +49,10 @@ export class RequestJournal {
     const out: JournalEntry[] = [];
     const n = this.#slots.length;
     for (let i = 1; i <= Math.min(limit, n, this.#total); i++) {
-      const entry = this.#slots[(this.#next - i + n) % n];
-      if (entry) out.push(entry);
+      const record = this.#slots[(this.#next - i + n) % n];
+      if (!record) continue;
+      const { at, ...rest } = record;
+      out.push({ time: new Date(at).toISOString(), ...rest });
     }
     return out;
   }
