@@ -56,7 +56,10 @@ describe('--timeout is a deadline for the whole request', () => {
       const elapsed = Date.now() - started;
       assert.equal(r.status, 6, said(r));
       assert.match(r.stderr, /no answer within 2 s|timed out/i, said(r));
-      assert.ok(elapsed < 4500, `${what}: took ${elapsed} ms`);
+      // The server trickles forever and the default deadline is 30 s: finishing well under that
+      // shows the 2 s was taken (the message says which), with room for a loaded machine (a
+      // CI run under load 7 took 5.5 s for node's start-up and the 2 s).
+      assert.ok(elapsed < 15_000, `${what}: took ${elapsed} ms`);
     });
   }
 
