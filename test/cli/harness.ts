@@ -58,6 +58,9 @@ export function sandbox(extraEnv: Record<string, string> = {}): Sandbox {
   };
 }
 
+/** The longest one CLI command may run in a test (each takes seconds even on a loaded host). */
+const COMMAND_LIMIT_MS = 90_000;
+
 export function runCards(
   args: readonly string[],
   options: { cwd: string; env: Record<string, string>; input?: string },
@@ -73,7 +76,14 @@ export function runCards(
     child.stdout.setEncoding('utf8').on('data', (d: string) => (stdout += d));
     child.stderr.setEncoding('utf8').on('data', (d: string) => (stderr += d));
     child.on('error', reject);
-    child.on('close', (status) =>
+    // A command that hangs fails its test by name, with what it printed, instead of the whole
+    // file running into node:test's timeout with nothing said.
+    const limit = setTimeout(() => {
+      stderr += `\n[harness] cards ${args.join(' ').slice(0, 200)} still running after ${COMMAND_LIMIT_MS / 1000} s: killed`;
+      child.kill('SIGKILL');
+    }, COMMAND_LIMIT_MS);
+    child.on('close', (status) => {
+      clearTimeout(limit);
       resolve({
         status,
         stdout,
@@ -87,8 +97,8 @@ export function runCards(
             );
           }
         },
-      }),
-    );
+      });
+    });
     child.stdin.end(options.input ?? '');
   });
 }
