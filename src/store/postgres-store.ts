@@ -1,10 +1,11 @@
 /**
  * The card store on PostgreSQL (issue 14): any number of `cards serve` processes share one
  * database and behave as one service. The database, not any process's memory, enforces the
- * chain rules: an insert is one statement (postgres-sql.ts INSERT_CARD), unique id and unique
- * previous_card_id give racing inserts one winner on whichever server they arrive, and a loser
- * reads why from the committed state (insert-conflict.ts), so its code and message are the JSON
- * store's (40027, 40037, 40310).
+ * chain rules: inserts go in by group commit (postgres-batch.ts), each batch one transaction that
+ * holds the counter row every writer locks first, so racing inserts have one winner on whichever
+ * server they arrive; unique id and unique previous_card_id back that up; a loser reads why from
+ * the committed state (insert-conflict.ts), so its code and message are the JSON store's (40027,
+ * 40037, 40310).
  *
  * Faults: a bounded pool (`poolSize` connections, at most `maxWaiting` requests waiting, each at
  * most `connectTimeoutMs`), a statement timeout on every connection, and every database failure
@@ -14,6 +15,7 @@
 import pg from 'pg';
 import { CardsError, isCardsError } from '../core/errors.js';
 import { insertConflict } from './insert-conflict.js';
+import { GroupCommit } from './postgres-batch.js';
 import {
   checkDatabaseUrl,
   isConnectionLost,
@@ -24,7 +26,7 @@ import {
   unavailable,
 } from './postgres-errors.js';
 import { migrate, type MigrationResult } from './postgres-migrate.js';
-import { chainsOfRows, entryOf, RowEntry, storedCardOf, type CardRow } from './postgres-rows.js';
+import { chainsOfRows, entryOf, storedCardOf, type CardRow } from './postgres-rows.js';
 import * as SQL from './postgres-sql.js';
 import {
   wireJsonOf,
@@ -55,8 +57,11 @@ export interface PostgresStoreOptions {
 /** Clients given an 'error' listener of their own (see #connect). */
 const LISTENED = new WeakSet<pg.PoolClient>();
 
-/** Attempts of one insert: serialization failures and lost races are retried. */
+/** Attempts of the log's transaction: serialization failures are retried. */
 const ATTEMPTS = 6;
+
+/** Cards in one transaction of the group commit at most. */
+const MAX_BATCH = 500;
 
 export class PostgresStore implements CardStore {
   readonly engine = 'postgres';
@@ -65,8 +70,10 @@ export class PostgresStore implements CardStore {
   readonly migration: MigrationResult;
   readonly #pool: pg.Pool;
   readonly #maxWaiting: number;
+  readonly #writer: GroupCommit;
   #count = 0;
   #appends = 0;
+  #flushes = 0;
   #closed = false;
 
   private constructor(pool: pg.Pool, location: string, migration: MigrationResult, max: number) {
@@ -74,6 +81,19 @@ export class PostgresStore implements CardStore {
     this.location = location;
     this.migration = migration;
     this.#maxWaiting = max;
+    this.#writer = new GroupCommit(
+      {
+        connect: () => this.#connect(),
+        conflict: (card) => insertConflict(this, card),
+        maxQueue: max,
+        maxBatch: MAX_BATCH,
+      },
+      ({ cards, nextSeq }) => {
+        this.#appends += cards;
+        this.#flushes++;
+        this.#count = Math.max(this.#count, nextSeq);
+      },
+    );
   }
 
   /** Connects, migrates the schema (refusing a newer one), and reads the count. */
@@ -128,47 +148,7 @@ export class PostgresStore implements CardStore {
 
   async insert(card: StoredCard): Promise<CardEntry> {
     if (this.#closed) throw new CardsError('STORE_UNAVAILABLE', 'The store is closed.');
-    const values = [
-      card.id,
-      card.identity,
-      card.previous_card_id ?? null,
-      card.revoking === true,
-      wireJsonOf(card),
-    ];
-    for (let attempt = 1; ; attempt++) {
-      let inserted: { seq: string; chain_id: string } | undefined;
-      try {
-        [inserted] = (await this.#query(SQL.INSERT_CARD, values)).rows as {
-          seq: string;
-          chain_id: string;
-        }[];
-      } catch (err) {
-        if (attempt < ATTEMPTS && isRetryable(err)) {
-          await backoff(attempt);
-          continue;
-        }
-        if (!isUniqueViolation(err)) throw unavailable(err);
-      }
-      if (inserted) {
-        this.#appends++;
-        this.#count = Math.max(this.#count, Number(inserted.seq) + 1);
-        const row: CardRow = {
-          id: card.id,
-          seq: inserted.seq,
-          identity: card.identity,
-          previous_card_id: card.previous_card_id ?? null,
-          revoking: card.revoking === true,
-          chain_id: inserted.chain_id,
-          wire: values[4] as string,
-        };
-        return new RowEntry(row, undefined, card.revoking ? card.id : undefined, card);
-      }
-      // Refused: read why from what is committed now (the winner of a race included).
-      const conflict = await insertConflict(this, card);
-      if (conflict) throw conflict;
-      // Nothing in the way any more (a card we raced with was rolled back): try again.
-      if (attempt >= ATTEMPTS) throw unavailable(new Error('insert kept conflicting'));
-    }
+    return this.#writer.insert(card);
   }
 
   /**
@@ -230,6 +210,7 @@ export class PostgresStore implements CardStore {
       await client.query('COMMIT');
       this.#count = seq;
       this.#appends += cards.length;
+      this.#flushes++;
     } catch (err) {
       await client.query('ROLLBACK').catch(() => undefined);
       throw unavailable(err);
@@ -288,7 +269,7 @@ export class PostgresStore implements CardStore {
   }
 
   stats(): StoreStats {
-    return { cards: this.#count, appends: this.#appends, flushes: this.#appends, compactions: 0 };
+    return { cards: this.#count, appends: this.#appends, flushes: this.#flushes, compactions: 0 };
   }
 
   /** A key kept in the database (cards_keys): the one there, or `make()`'s, stored first wins. */
@@ -385,6 +366,7 @@ export class PostgresStore implements CardStore {
   async close(): Promise<void> {
     if (this.#closed) return;
     this.#closed = true;
+    await this.#writer.idle();
     await this.count().catch(() => undefined); // the last count, for stats() after close
     await this.#pool.end();
   }
