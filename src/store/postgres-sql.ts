@@ -99,15 +99,34 @@ const PLACE = `${COLUMNS},
   (SELECT s.id FROM cards s WHERE s.previous_card_id = c.id) AS successor,
   (SELECT r.id FROM cards r WHERE r.chain_id = c.chain_id AND r.revoking) AS revoked_by`;
 
-export const GET_CARD = `SELECT ${PLACE} FROM cards c WHERE c.id = $1`;
+/**
+ * A statement run often enough to be prepared once per connection (node-postgres `name`): the
+ * server parses and plans it once, not on every request.
+ */
+export interface Prepared {
+  readonly name: string;
+  readonly text: string;
+}
 
-export const LAST_OF_CHAIN = `SELECT ${PLACE} FROM cards c
+/** The cards with these ids ($1, an array: lookups asked together share it). */
+export const GET_CARDS: Prepared = {
+  name: 'cards_get',
+  text: `SELECT ${PLACE} FROM cards c WHERE c.id = ANY($1::text[])`,
+};
+
+export const LAST_OF_CHAIN: Prepared = {
+  name: 'cards_last_of_chain',
+  text: `SELECT ${PLACE} FROM cards c
   WHERE c.chain_id = (SELECT x.chain_id FROM cards x WHERE x.id = $1)
-  ORDER BY c.seq DESC LIMIT 1`;
+  ORDER BY c.seq DESC LIMIT 1`,
+};
 
 /** Every card of the identities asked, each chain in order, chains by their first card. */
-export const CHAINS_OF = `SELECT ${COLUMNS} FROM cards c
-  WHERE c.identity = ANY($1::text[]) ORDER BY c.chain_seq, c.seq`;
+export const CHAINS_OF: Prepared = {
+  name: 'cards_chains_of',
+  text: `SELECT ${COLUMNS} FROM cards c
+  WHERE c.identity = ANY($1::text[]) ORDER BY c.chain_seq, c.seq`,
+};
 
 export const COUNT = `SELECT next_seq FROM cards_counter WHERE id = 1`;
 
@@ -171,20 +190,26 @@ export const SCAN = `SELECT ${COLUMNS} FROM cards c WHERE c.seq >= $1 ORDER BY c
 export const BEGIN_LOCK_COUNTER = `BEGIN; SELECT next_seq FROM cards_counter WHERE id = 1 FOR UPDATE`;
 
 /** The chain facts of the stored cards among $1 (ids and previous ids of a batch). */
-export const FACTS_OF = `SELECT c.id, c.identity, c.revoking, c.chain_id, c.chain_seq,
+export const FACTS_OF: Prepared = {
+  name: 'cards_facts_of',
+  text: `SELECT c.id, c.identity, c.revoking, c.chain_id, c.chain_seq,
     EXISTS (SELECT 1 FROM cards s WHERE s.previous_card_id = c.id) AS superseded
-  FROM cards c WHERE c.id = ANY($1::text[])`;
+  FROM cards c WHERE c.id = ANY($1::text[])`,
+};
 
 /**
  * The cards a batch lets in, as parallel arrays ($1-$8, seq given), and the counter ($9), in one
  * statement. The unique id and previous_card_id still refuse a duplicate or a second successor.
  */
-export const APPEND_BATCH = `WITH added AS (
+export const APPEND_BATCH: Prepared = {
+  name: 'cards_append_batch',
+  text: `WITH added AS (
     INSERT INTO cards (id, seq, identity, previous_card_id, revoking, chain_id, chain_seq, wire)
     SELECT * FROM unnest($1::text[], $2::bigint[], $3::text[], $4::text[], $5::boolean[],
       $6::text[], $7::bigint[], $8::text[])
     RETURNING seq)
-  UPDATE cards_counter SET next_seq = $9 WHERE id = 1`;
+  UPDATE cards_counter SET next_seq = $9 WHERE id = 1`,
+};
 
 /** Bulk import (in a transaction): the counter row, locked. */
 export const LOCK_COUNTER = `SELECT next_seq FROM cards_counter WHERE id = 1 FOR UPDATE`;

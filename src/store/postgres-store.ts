@@ -16,6 +16,7 @@ import pg from 'pg';
 import { CardsError, isCardsError } from '../core/errors.js';
 import { insertConflict } from './insert-conflict.js';
 import { GroupCommit } from './postgres-batch.js';
+import { Lookup } from './postgres-lookup.js';
 import {
   checkDatabaseUrl,
   isConnectionLost,
@@ -60,8 +61,9 @@ const LISTENED = new WeakSet<pg.PoolClient>();
 /** Attempts of the log's transaction: serialization failures are retried. */
 const ATTEMPTS = 6;
 
-/** Cards in one transaction of the group commit at most. */
+/** Cards in one transaction of the group commit at most; keys in one lookup at most. */
 const MAX_BATCH = 500;
+const MAX_KEYS = 500;
 
 export class PostgresStore implements CardStore {
   readonly engine = 'postgres';
@@ -71,6 +73,9 @@ export class PostgresStore implements CardStore {
   readonly #pool: pg.Pool;
   readonly #maxWaiting: number;
   readonly #writer: GroupCommit;
+  /** Gets by id and searches by identity asked together share a query (postgres-lookup.ts). */
+  readonly #cards: Lookup<string, CardRow>;
+  readonly #chains: Lookup<string, CardRow>;
   #count = 0;
   #appends = 0;
   #flushes = 0;
@@ -78,6 +83,20 @@ export class PostgresStore implements CardStore {
 
   private constructor(pool: pg.Pool, location: string, migration: MigrationResult, max: number) {
     this.#pool = pool;
+    // A quarter of the pool each for gets and searches: the rest for the writer and the others.
+    const maxInFlight = Math.max(1, Math.ceil(pool.options.max / 4));
+    this.#cards = new Lookup({
+      run: (ids) => this.#rows(SQL.GET_CARDS, [ids]),
+      keyOf: (row) => row.id,
+      maxInFlight,
+      maxKeys: MAX_KEYS,
+    });
+    this.#chains = new Lookup({
+      run: (identities) => this.#rows(SQL.CHAINS_OF, [identities]),
+      keyOf: (row) => row.identity,
+      maxInFlight,
+      maxKeys: MAX_KEYS,
+    });
     this.location = location;
     this.migration = migration;
     this.#maxWaiting = max;
@@ -131,7 +150,7 @@ export class PostgresStore implements CardStore {
   }
 
   async getCard(id: string): Promise<CardEntry | undefined> {
-    const [row] = await this.#rows(SQL.GET_CARD, [id]);
+    const [row] = await this.#cards.rows([id]);
     return row && entryOf(row);
   }
 
@@ -143,7 +162,7 @@ export class PostgresStore implements CardStore {
   async chainsOf(identities: readonly string[]): Promise<CardChain[]> {
     const unique = [...new Set(identities)];
     if (unique.length === 0) return [];
-    return chainsOfRows(await this.#rows(SQL.CHAINS_OF, [unique]), unique);
+    return chainsOfRows(await this.#chains.rows(unique), unique);
   }
 
   async insert(card: StoredCard): Promise<CardEntry> {
@@ -375,7 +394,7 @@ export class PostgresStore implements CardStore {
     return (await insertConflict(this, card)) ?? new CardsError('PREVIOUS_NOT_FOUND');
   }
 
-  async #rows(text: string, values: unknown[]): Promise<CardRow[]> {
+  async #rows(text: string | SQL.Prepared, values: unknown[]): Promise<CardRow[]> {
     for (let attempt = 1; ; attempt++) {
       try {
         return (await this.#query(text, values)).rows as CardRow[];
@@ -387,14 +406,16 @@ export class PostgresStore implements CardStore {
     }
   }
 
-  async #query(text: string, values: unknown[]): Promise<pg.QueryResult> {
+  async #query(text: string | SQL.Prepared, values: unknown[]): Promise<pg.QueryResult> {
     if (this.#pool.waitingCount >= this.#maxWaiting)
       throw new CardsError(
         'STORE_UNAVAILABLE',
         'The card store (PostgreSQL) is busy: every connection is in use. Try again later.',
         { status: 503 },
       );
-    return this.#pool.query(text, values);
+    return typeof text === 'string'
+      ? this.#pool.query(text, values)
+      : this.#pool.query({ ...text, values });
   }
 
   async #connect(): Promise<pg.PoolClient> {
