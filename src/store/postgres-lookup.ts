@@ -40,10 +40,12 @@ export class Lookup<K, R> {
   rows(keys: readonly K[]): Promise<R[]> {
     return new Promise<R[]>((resolve, reject) => {
       this.#waiting.push({ keys, resolve, reject });
-      // Lookups asked in the same turn of the event loop go out together.
+      // Lookups asked in the same turn of the event loop go out together: setImmediate runs
+      // once the requests that arrived in this turn were all handled (a microtask would run
+      // after each one), and waits for no timer.
       if (!this.#scheduled && this.#inFlight < this.#options.maxInFlight) {
         this.#scheduled = true;
-        queueMicrotask(() => {
+        setImmediate(() => {
           this.#scheduled = false;
           this.#send();
         });
