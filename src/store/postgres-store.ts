@@ -21,6 +21,7 @@ import {
   checkDatabaseUrl,
   isConnectionLost,
   isRetryable,
+  isUndefinedTable,
   isUniqueViolation,
   openFailure,
   redactUrl,
@@ -470,3 +471,34 @@ function uniqueMessage(err: unknown): string {
 
 export const openPostgresStore = (options: PostgresStoreOptions): Promise<PostgresStore> =>
   PostgresStore.open(options);
+
+/**
+ * A key kept in the database at `url` (cards_keys; `keptKey` above), read with one connection
+ * and without opening the store, so nothing is migrated or made (`cards jwt --store URL`);
+ * undefined when there is none, or no schema yet. Failing to connect: openFailure's codes.
+ */
+export async function readKeptKey(
+  url: string,
+  name: string,
+  timeoutMs = 5000,
+): Promise<string | undefined> {
+  checkDatabaseUrl(url);
+  const client = new pg.Client({
+    connectionString: url,
+    connectionTimeoutMillis: timeoutMs,
+    statement_timeout: timeoutMs,
+    application_name: 'cards',
+  });
+  // An error on the idle socket after the query (the server going away) is not ours to throw.
+  client.on('error', () => undefined);
+  try {
+    await client.connect();
+    const { rows } = await client.query<{ pem: string }>(SQL.GET_KEY, [name]);
+    return rows[0]?.pem;
+  } catch (err) {
+    if (isUndefinedTable(err)) return undefined;
+    throw openFailure(err, url);
+  } finally {
+    await client.end().catch(() => undefined);
+  }
+}
