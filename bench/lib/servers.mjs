@@ -67,14 +67,15 @@ function spawnLogged(args, dir, name) {
 
 /**
  * `cards serve --port 0` on the store in `dir`; resolves once it prints "listening on", with the
- * milliseconds from spawn to that line. `args` adds flags, `nodeArgs` node's own (--cpu-prof).
+ * milliseconds from spawn to that line. `args` adds flags, `nodeArgs` node's own (--cpu-prof),
+ * `bin` another build's bin/cards.js (an A/B comparison in one run).
  */
-export async function startCards(dir, args = [], nodeArgs = []) {
+export async function startCards(dir, args = [], nodeArgs = [], bin = CARDS_BIN) {
   const started = performance.now();
   const run = spawnLogged(
     [
       ...nodeArgs,
-      CARDS_BIN,
+      bin,
       'serve',
       '--port',
       '0',

@@ -200,16 +200,22 @@ Examples:
   output(identity(connection(program.command('jwt'))))
     .description('Mint an access token for an identity, signed by the app key.')
     .option('--ttl <duration>', 'lifetime: 30s, 20m, 1h, 7d (default 1h)')
+    .option(
+      '--store <url>',
+      'sign with the app key kept in this PostgreSQL store by `cards serve --store URL` (a file: as --db)',
+    )
     .addHelpText(
       'after',
       `
 Signs with --app-key, or the app key of a local \`cards serve\` found through --db. With
---app-config (the vendor CLI's app credentials) it mints the stock VEDS512 format.
+--app-config (the vendor CLI's app credentials) it mints the stock VEDS512 format. With
+--store postgres://… it signs with the app key the servers on that database keep there.
 
 Examples:
   $ cards jwt --identity alice
   $ curl -H 'Content-Type: application/json' -H "Authorization: Service $(cards jwt --identity alice)" http://127.0.0.1:8080/card/v5/ID
-  $ cards jwt --identity alice --compat virgil --app-config app.json --ttl 20m`,
+  $ cards jwt --identity alice --compat virgil --app-config app.json --ttl 20m
+  $ cards jwt --identity alice --store postgres://cards@db:5432/cards`,
     )
     .action(async (opts: JwtOptions & OutputFlags) => {
       const { jwt } = await import('./commands/jwt.js');

@@ -29,7 +29,7 @@ export interface StartInfo {
   /** Where the service key came from (a file, the database, made for this run). */
   keys: string;
   /** The admin API's token and whether the page needs it (null with --no-admin). */
-  admin: { token: string; page: string; loopbackOpen: boolean } | null;
+  admin: { token: string; from: string; page: string; loopbackOpen: boolean } | null;
   seeded: { file: string; created: number; revoked: number; identities: number } | null;
   /** The transparency log: origin, verifier key (C2SP vkey), entries, tiles (null: --no-log). */
   log: { origin: string; vkey: string; size: number; tiles: string } | null;
@@ -57,6 +57,7 @@ export function startInfo(
     admin: running.adminToken
       ? {
           token: running.adminToken.token,
+          from: running.adminToken.from,
           page: `${running.url}/`,
           loopbackOpen: running.loopbackOpen,
         }
@@ -98,6 +99,11 @@ export function bannerLines(info: StartInfo, profile: WireProfile): string[] {
     ...(info.admin
       ? [
           `admin token: ${info.admin.token}`,
+          // Said unless the operator gave it or it is the usual file beside the store (issue 14:
+          // kept in the database, shared by every server on it; or made for this run only).
+          ...(info.admin.from.startsWith('file ') || info.admin.from === '--admin-token'
+            ? []
+            : [`admin token from: ${info.admin.from}`]),
           info.admin.loopbackOpen
             ? `page: ${info.admin.page} (listening on loopback only: the page and /_cards/ need no token)`
             : `page: ${info.admin.page} (not loopback only: the page and /_cards/ need the admin token)`,

@@ -101,7 +101,8 @@ export async function loadServerKeys(
       appKey,
       createdKeyFiles,
       trusted: [{ key: appKey.publicKey }],
-      tokenKeys: 'signed by the app key kept in the database (cards_keys, name "app-key")',
+      tokenKeys:
+        'signed by the app key kept in the database (cards_keys, name "app-key"; mint one with `cards jwt --store URL`)',
     };
   }
   const appKey = generatePrivateKey();

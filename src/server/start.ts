@@ -15,7 +15,13 @@ import { createRegistry, type Registry } from '../registry/registry.js';
 import type { PrivateKey } from '../crypto/keys.js';
 import type { CardStore } from '../store/store.js';
 import type { FileHome } from './file-home.js';
-import { isLoopbackHost, resolveAdminToken, type AdminToken } from './admin-token.js';
+import { PostgresStore } from '../store/postgres-store.js';
+import {
+  ADMIN_TOKEN_NAME,
+  isLoopbackHost,
+  resolveAdminToken,
+  type AdminToken,
+} from './admin-token.js';
 import { openStore } from './open-store.js';
 import { readPrivateKeyFile } from './key-files.js';
 import { loadLogKey, loadServerKeys } from './server-keys.js';
@@ -143,11 +149,19 @@ export async function startServing(
       ...(options.clockSkewSeconds !== undefined && { clockSkewSeconds: options.clockSkewSeconds }),
     });
     const timeoutMs = options.requestTimeoutSeconds * 1000;
-    // A PostgreSQL store has no home on disk: without --admin-token, one is made for this run.
+    // A PostgreSQL store has no home on disk: without --admin-token, the one kept in the
+    // database (made by the first server to start); in memory, one made for this run.
+    const database = store instanceof PostgresStore ? store : undefined;
     const adminToken = options.admin
       ? await resolveAdminToken({
           ...(options.adminToken !== undefined && { given: options.adminToken }),
           path: home?.adminToken,
+          ...(database && {
+            kept: async (make: () => string) => {
+              const { pem, created } = await database.keptKey(ADMIN_TOKEN_NAME, make);
+              return { value: pem, created };
+            },
+          }),
         })
       : undefined;
     if (adminToken?.warning) logger.warn(adminToken.warning);

@@ -18,6 +18,8 @@ const sqlState = (err: unknown): string | undefined => {
 
 export const isRetryable = (err: unknown): boolean => RETRYABLE.has(sqlState(err) ?? '');
 export const isUniqueViolation = (err: unknown): boolean => sqlState(err) === UNIQUE_VIOLATION;
+/** 42P01: the table is not there (a database no server has migrated yet). */
+export const isUndefinedTable = (err: unknown): boolean => sqlState(err) === '42P01';
 
 /** The server ended the session (a restart, an administrator), or the socket broke. */
 export function isConnectionLost(err: unknown): boolean {

@@ -36,12 +36,13 @@ export function storedCardOf(row: CardRow): StoredCard {
 
 export class RowEntry implements CardEntry {
   readonly id: string;
-  readonly card: StoredCard;
   readonly seq: number;
   readonly revoking: boolean;
   readonly successor: string | undefined;
   readonly revokedBy: string | undefined;
   readonly json: string;
+  readonly #row: CardRow;
+  #card: StoredCard | undefined;
 
   /** `card`: the card as inserted (the engines hand back the object they were given). */
   constructor(
@@ -51,12 +52,18 @@ export class RowEntry implements CardEntry {
     card?: StoredCard,
   ) {
     this.id = row.id;
-    this.card = card ?? storedCardOf(row);
+    this.#row = row;
+    this.#card = card;
     this.seq = Number(row.seq);
     this.revoking = row.revoking;
     this.successor = successor;
     this.revokedBy = revokedBy;
     this.json = row.wire;
+  }
+
+  /** Rebuilt from the row on first use: a get or a search answers with `json` alone. */
+  get card(): StoredCard {
+    return (this.#card ??= storedCardOf(this.#row));
   }
 
   get state(): CardState {

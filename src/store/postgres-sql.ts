@@ -3,13 +3,14 @@
  *
  * Kept to what Postgres-wire distributed databases (CockroachDB, YugabyteDB) also run, so that a
  * registry that outgrows one PostgreSQL can move (docs/scaling.md): text primary keys, no
- * advisory locks, no LISTEN/NOTIFY, no triggers or stored procedures, one statement per insert;
- * serialization failures (SQLSTATE 40001) are retried by the caller.
+ * advisory locks, no LISTEN/NOTIFY, no triggers or stored procedures; serialization failures
+ * (SQLSTATE 40001) are retried by the caller.
  *
  * Schema (migration 1):
  * - cards: one row per card. `seq` is the card's 0-based position in insertion order, dense and
- *   in commit order: it comes from the one counter row (cards_counter), updated in the same
- *   statement as the insert, so two inserts never share or skip a number. `chain_id` is the id
+ *   in commit order: it comes from the one counter row (cards_counter), locked first by every
+ *   transaction that inserts and updated in the same statement as the insert, so two inserts
+ *   never share or skip a number. `chain_id` is the id
  *   of the first card of the card's chain and `chain_seq` that card's seq, copied from the
  *   previous card, so a chain and an identity's chains are index hits. `wire` is the wire
  *   object's JSON text (spec 2.1) exactly as the registry made it: export is byte-identical.
@@ -98,15 +99,34 @@ const PLACE = `${COLUMNS},
   (SELECT s.id FROM cards s WHERE s.previous_card_id = c.id) AS successor,
   (SELECT r.id FROM cards r WHERE r.chain_id = c.chain_id AND r.revoking) AS revoked_by`;
 
-export const GET_CARD = `SELECT ${PLACE} FROM cards c WHERE c.id = $1`;
+/**
+ * A statement run often enough to be prepared once per connection (node-postgres `name`): the
+ * server parses and plans it once, not on every request.
+ */
+export interface Prepared {
+  readonly name: string;
+  readonly text: string;
+}
 
-export const LAST_OF_CHAIN = `SELECT ${PLACE} FROM cards c
+/** The cards with these ids ($1, an array: lookups asked together share it). */
+export const GET_CARDS: Prepared = {
+  name: 'cards_get',
+  text: `SELECT ${PLACE} FROM cards c WHERE c.id = ANY($1::text[])`,
+};
+
+export const LAST_OF_CHAIN: Prepared = {
+  name: 'cards_last_of_chain',
+  text: `SELECT ${PLACE} FROM cards c
   WHERE c.chain_id = (SELECT x.chain_id FROM cards x WHERE x.id = $1)
-  ORDER BY c.seq DESC LIMIT 1`;
+  ORDER BY c.seq DESC LIMIT 1`,
+};
 
 /** Every card of the identities asked, each chain in order, chains by their first card. */
-export const CHAINS_OF = `SELECT ${COLUMNS} FROM cards c
-  WHERE c.identity = ANY($1::text[]) ORDER BY c.chain_seq, c.seq`;
+export const CHAINS_OF: Prepared = {
+  name: 'cards_chains_of',
+  text: `SELECT ${COLUMNS} FROM cards c
+  WHERE c.identity = ANY($1::text[]) ORDER BY c.chain_seq, c.seq`,
+};
 
 export const COUNT = `SELECT next_seq FROM cards_counter WHERE id = 1`;
 
@@ -133,8 +153,10 @@ export const LIST_IDENTITIES = `WITH chains AS (
  * rewound: its tiles go and a new log begins (the next epoch, when the old one had begun).
  */
 export const RESET = [
-  // The log's lock first, as its writer takes it before reading cards: no deadlock.
+  // The log's lock first, as its writer takes it before reading cards, then the counter's, as
+  // inserts take it before reading cards: no deadlock.
   `SELECT checkpoint FROM cards_log_state WHERE id = 1 FOR UPDATE`,
+  `SELECT next_seq FROM cards_counter WHERE id = 1 FOR UPDATE`,
   `TRUNCATE cards`,
   `UPDATE cards_counter SET next_seq = 0 WHERE id = 1`,
   `TRUNCATE cards_log_tiles`,
@@ -160,28 +182,36 @@ export const LOG_CLEAR_TILES = `DELETE FROM cards_log_tiles`;
 export const SCAN = `SELECT ${COLUMNS} FROM cards c WHERE c.seq >= $1 ORDER BY c.seq LIMIT $2`;
 
 /**
- * One card, atomically: the counter row gives the seq (and serializes inserts, so seq order is
- * commit order); the previous card must exist, be of the same identity and not be a revoking
- * card; the unique id and previous_card_id refuse a duplicate and a second successor. No row
- * back, or a unique violation (23505): the caller reads why (the same rules, src/core/chain.ts).
- * $1 id, $2 identity, $3 previous_card_id, $4 revoking, $5 wire.
+ * The start of a batch of inserts (postgres-batch.ts), sent as one simple query: the counter row,
+ * locked until COMMIT. Every writer on every server takes it first, so inserts are serialized
+ * there: seq order is commit order, and what the batch reads next cannot change before it
+ * commits (the chain rules are decided on it, in the same transaction).
  */
-export const INSERT_CARD = `WITH prev AS (
-    SELECT p.identity, p.revoking, p.chain_id, p.chain_seq FROM cards p WHERE p.id = $3
-  ), next AS (
-    UPDATE cards_counter SET next_seq = next_seq + 1
-    WHERE id = 1 AND ($3::text IS NULL OR EXISTS (
-      SELECT 1 FROM prev WHERE prev.identity = $2 AND NOT prev.revoking))
-    RETURNING next_seq - 1 AS seq
-  )
-  INSERT INTO cards (id, seq, identity, previous_card_id, revoking, chain_id, chain_seq, wire)
-  SELECT $1, next.seq, $2, $3, $4,
-    COALESCE((SELECT prev.chain_id FROM prev), $1),
-    COALESCE((SELECT prev.chain_seq FROM prev), next.seq), $5
-  FROM next
-  RETURNING seq, chain_id`;
+export const BEGIN_LOCK_COUNTER = `BEGIN; SELECT next_seq FROM cards_counter WHERE id = 1 FOR UPDATE`;
 
-/** Bulk import (an empty store, in a transaction): the counter row, locked. */
+/** The chain facts of the stored cards among $1 (ids and previous ids of a batch). */
+export const FACTS_OF: Prepared = {
+  name: 'cards_facts_of',
+  text: `SELECT c.id, c.identity, c.revoking, c.chain_id, c.chain_seq,
+    EXISTS (SELECT 1 FROM cards s WHERE s.previous_card_id = c.id) AS superseded
+  FROM cards c WHERE c.id = ANY($1::text[])`,
+};
+
+/**
+ * The cards a batch lets in, as parallel arrays ($1-$8, seq given), and the counter ($9), in one
+ * statement. The unique id and previous_card_id still refuse a duplicate or a second successor.
+ */
+export const APPEND_BATCH: Prepared = {
+  name: 'cards_append_batch',
+  text: `WITH added AS (
+    INSERT INTO cards (id, seq, identity, previous_card_id, revoking, chain_id, chain_seq, wire)
+    SELECT * FROM unnest($1::text[], $2::bigint[], $3::text[], $4::text[], $5::boolean[],
+      $6::text[], $7::bigint[], $8::text[])
+    RETURNING seq)
+  UPDATE cards_counter SET next_seq = $9 WHERE id = 1`,
+};
+
+/** Bulk import (in a transaction): the counter row, locked. */
 export const LOCK_COUNTER = `SELECT next_seq FROM cards_counter WHERE id = 1 FOR UPDATE`;
 
 export const SET_COUNTER = `UPDATE cards_counter SET next_seq = $1 WHERE id = 1`;

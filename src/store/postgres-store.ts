@@ -1,10 +1,11 @@
 /**
  * The card store on PostgreSQL (issue 14): any number of `cards serve` processes share one
  * database and behave as one service. The database, not any process's memory, enforces the
- * chain rules: an insert is one statement (postgres-sql.ts INSERT_CARD), unique id and unique
- * previous_card_id give racing inserts one winner on whichever server they arrive, and a loser
- * reads why from the committed state (insert-conflict.ts), so its code and message are the JSON
- * store's (40027, 40037, 40310).
+ * chain rules: inserts go in by group commit (postgres-batch.ts), each batch one transaction that
+ * holds the counter row every writer locks first, so racing inserts have one winner on whichever
+ * server they arrive; unique id and unique previous_card_id back that up; a loser reads why from
+ * the committed state (insert-conflict.ts), so its code and message are the JSON store's (40027,
+ * 40037, 40310).
  *
  * Faults: a bounded pool (`poolSize` connections, at most `maxWaiting` requests waiting, each at
  * most `connectTimeoutMs`), a statement timeout on every connection, and every database failure
@@ -14,17 +15,20 @@
 import pg from 'pg';
 import { CardsError, isCardsError } from '../core/errors.js';
 import { insertConflict } from './insert-conflict.js';
+import { GroupCommit } from './postgres-batch.js';
+import { Lookup } from './postgres-lookup.js';
 import {
   checkDatabaseUrl,
   isConnectionLost,
   isRetryable,
+  isUndefinedTable,
   isUniqueViolation,
   openFailure,
   redactUrl,
   unavailable,
 } from './postgres-errors.js';
 import { migrate, type MigrationResult } from './postgres-migrate.js';
-import { chainsOfRows, entryOf, RowEntry, storedCardOf, type CardRow } from './postgres-rows.js';
+import { chainsOfRows, entryOf, storedCardOf, type CardRow } from './postgres-rows.js';
 import * as SQL from './postgres-sql.js';
 import {
   wireJsonOf,
@@ -55,8 +59,12 @@ export interface PostgresStoreOptions {
 /** Clients given an 'error' listener of their own (see #connect). */
 const LISTENED = new WeakSet<pg.PoolClient>();
 
-/** Attempts of one insert: serialization failures and lost races are retried. */
+/** Attempts of the log's transaction: serialization failures are retried. */
 const ATTEMPTS = 6;
+
+/** Cards in one transaction of the group commit at most; keys in one lookup at most. */
+const MAX_BATCH = 500;
+const MAX_KEYS = 500;
 
 export class PostgresStore implements CardStore {
   readonly engine = 'postgres';
@@ -65,15 +73,47 @@ export class PostgresStore implements CardStore {
   readonly migration: MigrationResult;
   readonly #pool: pg.Pool;
   readonly #maxWaiting: number;
+  readonly #writer: GroupCommit;
+  /** Gets by id and searches by identity asked together share a query (postgres-lookup.ts). */
+  readonly #cards: Lookup<string, CardRow>;
+  readonly #chains: Lookup<string, CardRow>;
   #count = 0;
   #appends = 0;
+  #flushes = 0;
   #closed = false;
 
   private constructor(pool: pg.Pool, location: string, migration: MigrationResult, max: number) {
     this.#pool = pool;
+    // A quarter of the pool each for gets and searches: the rest for the writer and the others.
+    const maxInFlight = Math.max(1, Math.ceil(pool.options.max / 4));
+    this.#cards = new Lookup({
+      run: (ids) => this.#rows(SQL.GET_CARDS, [ids]),
+      keyOf: (row) => row.id,
+      maxInFlight,
+      maxKeys: MAX_KEYS,
+    });
+    this.#chains = new Lookup({
+      run: (identities) => this.#rows(SQL.CHAINS_OF, [identities]),
+      keyOf: (row) => row.identity,
+      maxInFlight,
+      maxKeys: MAX_KEYS,
+    });
     this.location = location;
     this.migration = migration;
     this.#maxWaiting = max;
+    this.#writer = new GroupCommit(
+      {
+        connect: () => this.#connect(),
+        conflict: (card) => insertConflict(this, card),
+        maxQueue: max,
+        maxBatch: MAX_BATCH,
+      },
+      ({ cards, nextSeq }) => {
+        this.#appends += cards;
+        this.#flushes++;
+        this.#count = Math.max(this.#count, nextSeq);
+      },
+    );
   }
 
   /** Connects, migrates the schema (refusing a newer one), and reads the count. */
@@ -111,7 +151,7 @@ export class PostgresStore implements CardStore {
   }
 
   async getCard(id: string): Promise<CardEntry | undefined> {
-    const [row] = await this.#rows(SQL.GET_CARD, [id]);
+    const [row] = await this.#cards.rows([id]);
     return row && entryOf(row);
   }
 
@@ -123,52 +163,12 @@ export class PostgresStore implements CardStore {
   async chainsOf(identities: readonly string[]): Promise<CardChain[]> {
     const unique = [...new Set(identities)];
     if (unique.length === 0) return [];
-    return chainsOfRows(await this.#rows(SQL.CHAINS_OF, [unique]), unique);
+    return chainsOfRows(await this.#chains.rows(unique), unique);
   }
 
   async insert(card: StoredCard): Promise<CardEntry> {
     if (this.#closed) throw new CardsError('STORE_UNAVAILABLE', 'The store is closed.');
-    const values = [
-      card.id,
-      card.identity,
-      card.previous_card_id ?? null,
-      card.revoking === true,
-      wireJsonOf(card),
-    ];
-    for (let attempt = 1; ; attempt++) {
-      let inserted: { seq: string; chain_id: string } | undefined;
-      try {
-        [inserted] = (await this.#query(SQL.INSERT_CARD, values)).rows as {
-          seq: string;
-          chain_id: string;
-        }[];
-      } catch (err) {
-        if (attempt < ATTEMPTS && isRetryable(err)) {
-          await backoff(attempt);
-          continue;
-        }
-        if (!isUniqueViolation(err)) throw unavailable(err);
-      }
-      if (inserted) {
-        this.#appends++;
-        this.#count = Math.max(this.#count, Number(inserted.seq) + 1);
-        const row: CardRow = {
-          id: card.id,
-          seq: inserted.seq,
-          identity: card.identity,
-          previous_card_id: card.previous_card_id ?? null,
-          revoking: card.revoking === true,
-          chain_id: inserted.chain_id,
-          wire: values[4] as string,
-        };
-        return new RowEntry(row, undefined, card.revoking ? card.id : undefined, card);
-      }
-      // Refused: read why from what is committed now (the winner of a race included).
-      const conflict = await insertConflict(this, card);
-      if (conflict) throw conflict;
-      // Nothing in the way any more (a card we raced with was rolled back): try again.
-      if (attempt >= ATTEMPTS) throw unavailable(new Error('insert kept conflicting'));
-    }
+    return this.#writer.insert(card);
   }
 
   /**
@@ -230,6 +230,7 @@ export class PostgresStore implements CardStore {
       await client.query('COMMIT');
       this.#count = seq;
       this.#appends += cards.length;
+      this.#flushes++;
     } catch (err) {
       await client.query('ROLLBACK').catch(() => undefined);
       throw unavailable(err);
@@ -288,7 +289,7 @@ export class PostgresStore implements CardStore {
   }
 
   stats(): StoreStats {
-    return { cards: this.#count, appends: this.#appends, flushes: this.#appends, compactions: 0 };
+    return { cards: this.#count, appends: this.#appends, flushes: this.#flushes, compactions: 0 };
   }
 
   /** A key kept in the database (cards_keys): the one there, or `make()`'s, stored first wins. */
@@ -385,6 +386,7 @@ export class PostgresStore implements CardStore {
   async close(): Promise<void> {
     if (this.#closed) return;
     this.#closed = true;
+    await this.#writer.idle();
     await this.count().catch(() => undefined); // the last count, for stats() after close
     await this.#pool.end();
   }
@@ -393,7 +395,7 @@ export class PostgresStore implements CardStore {
     return (await insertConflict(this, card)) ?? new CardsError('PREVIOUS_NOT_FOUND');
   }
 
-  async #rows(text: string, values: unknown[]): Promise<CardRow[]> {
+  async #rows(text: string | SQL.Prepared, values: unknown[]): Promise<CardRow[]> {
     for (let attempt = 1; ; attempt++) {
       try {
         return (await this.#query(text, values)).rows as CardRow[];
@@ -405,14 +407,16 @@ export class PostgresStore implements CardStore {
     }
   }
 
-  async #query(text: string, values: unknown[]): Promise<pg.QueryResult> {
+  async #query(text: string | SQL.Prepared, values: unknown[]): Promise<pg.QueryResult> {
     if (this.#pool.waitingCount >= this.#maxWaiting)
       throw new CardsError(
         'STORE_UNAVAILABLE',
         'The card store (PostgreSQL) is busy: every connection is in use. Try again later.',
         { status: 503 },
       );
-    return this.#pool.query(text, values);
+    return typeof text === 'string'
+      ? this.#pool.query(text, values)
+      : this.#pool.query({ ...text, values });
   }
 
   async #connect(): Promise<pg.PoolClient> {
@@ -467,3 +471,34 @@ function uniqueMessage(err: unknown): string {
 
 export const openPostgresStore = (options: PostgresStoreOptions): Promise<PostgresStore> =>
   PostgresStore.open(options);
+
+/**
+ * A key kept in the database at `url` (cards_keys; `keptKey` above), read with one connection
+ * and without opening the store, so nothing is migrated or made (`cards jwt --store URL`);
+ * undefined when there is none, or no schema yet. Failing to connect: openFailure's codes.
+ */
+export async function readKeptKey(
+  url: string,
+  name: string,
+  timeoutMs = 5000,
+): Promise<string | undefined> {
+  checkDatabaseUrl(url);
+  const client = new pg.Client({
+    connectionString: url,
+    connectionTimeoutMillis: timeoutMs,
+    statement_timeout: timeoutMs,
+    application_name: 'cards',
+  });
+  // An error on the idle socket after the query (the server going away) is not ours to throw.
+  client.on('error', () => undefined);
+  try {
+    await client.connect();
+    const { rows } = await client.query<{ pem: string }>(SQL.GET_KEY, [name]);
+    return rows[0]?.pem;
+  } catch (err) {
+    if (isUndefinedTable(err)) return undefined;
+    throw openFailure(err, url);
+  } finally {
+    await client.end().catch(() => undefined);
+  }
+}

@@ -622,7 +622,7 @@ describe('concurrency: reservations give exactly one winner; visibility after th
     const results = Array.from({ length: 10 }, () =>
       codeOf(() => r2.createCard(makeCard('alice', { previousCardId: a.id }).raw, 'alice')),
     );
-    // A revocation racing the replacements loses the same way.
+    // A revocation racing the replacements: one winner among all 11, the others lose to it.
     results.push(codeOf(() => r2.revokeCardById(a.id, 'alice')));
     assert.equal(
       (await r2.getCard(a.id)).superseded,
@@ -631,8 +631,12 @@ describe('concurrency: reservations give exactly one winner; visibility after th
     );
     g2.open();
     const codes = await Promise.all(results);
-    assert.equal(codes[0], 'none');
-    assert.deepEqual(new Set(codes.slice(1)), new Set(['PREVIOUS_SUPERSEDED']));
+    assert.equal(codes.filter((code) => code === 'none').length, 1, codes.join());
+    // Which request reaches the store first is the engine's (the PostgreSQL store batches its
+    // lookups, so the revocation, with fewer steps after them, may get there first).
+    const won = codes.indexOf('none');
+    const expected = won === 10 ? 'CHAIN_REVOKED' : 'PREVIOUS_SUPERSEDED';
+    assert.deepEqual(new Set(codes.filter((_, i) => i !== won)), new Set([expected]));
   });
 
   test('a pending revocation makes racing replacements and revocations 40310', async () => {

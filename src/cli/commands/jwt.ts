@@ -1,17 +1,25 @@
 /**
  * `cards jwt`: a token the service accepts for an identity. EdDSA JWT from an app key (or the
  * local `cards serve` app key); with --app-config, a stock VEDS512 token as the vendor's
- * clients make them (wire-facts section 3).
+ * clients make them (wire-facts section 3); with --store postgres://…, the app key the servers
+ * on that database keep there (issue 14; read only: nothing is made or migrated).
  */
 import { CardsError } from '../../core/errors.js';
+import { parsePrivateKey } from '../../crypto/keys.js';
 import { mintToken } from '../../crypto/tokens.js';
-import { appCredentials, missingCredentials } from '../connection.js';
+import { isStoreUrl } from '../../server/defaults.js';
+import { APP_KEY_NAME } from '../../server/server-keys.js';
+import { redactUrl } from '../../store/postgres-errors.js';
+import { readKeptKey } from '../../store/postgres-store.js';
+import { appCredentials, missingCredentials, type AppCredentials } from '../connection.js';
 import type { CommandContext } from '../context.js';
 import { parseDuration } from '../inputs.js';
 import { requireIdentity, resolveSettings, type ConnectionFlags } from '../settings.js';
 
 export interface JwtOptions extends ConnectionFlags {
   ttl?: string;
+  /** A PostgreSQL URL: its kept app key signs; a file: as --db. */
+  store?: string;
 }
 
 export interface JwtResult {
@@ -20,14 +28,35 @@ export interface JwtResult {
   format: 'jwt' | 'stock';
   issuedAt: number;
   expiresAt: number;
+  /** The key's file, or where in a database it is kept. */
   keyFile: string;
 }
 
+/** The app key kept in the database at `url` (cards_keys, name "app-key"). */
+async function keptAppKey(url: string): Promise<AppCredentials> {
+  const where = `${redactUrl(url)} (cards_keys, name "${APP_KEY_NAME}")`;
+  const pem = await readKeptKey(url, APP_KEY_NAME);
+  if (pem === undefined)
+    throw new CardsError('CREDENTIALS_MISSING', `No app key is kept in ${where}.`, {
+      hint: 'start `cards serve --store URL` once without --jwt-key (it makes one and keeps it there), or pass --app-key FILE',
+    });
+  return { key: parsePrivateKey(pem), format: 'jwt', file: where };
+}
+
 export async function jwt(ctx: CommandContext, options: JwtOptions): Promise<JwtResult> {
-  const settings = resolveSettings(ctx, options);
+  const fromDatabase = options.store !== undefined && isStoreUrl(options.store);
+  if (fromDatabase && (options.appKey !== undefined || options.appConfig !== undefined))
+    throw new CardsError(
+      'USAGE',
+      'jwt signs with one key: give --store postgres://… or --app-key / --app-config, not both.',
+    );
+  // A JSON store file given as --store is the store of a local `cards serve`, as --db.
+  const flags =
+    options.store !== undefined && !fromDatabase ? { ...options, db: options.store } : options;
+  const settings = resolveSettings(ctx, flags);
   const identity = requireIdentity(settings, 'jwt');
   const ttlSeconds = parseDuration(options.ttl ?? '1h', '--ttl');
-  if (settings.credential?.kind === 'token')
+  if (!fromDatabase && settings.credential?.kind === 'token')
     throw new CardsError(
       'USAGE',
       'jwt mints a token from an app key; a --token/CARDS_TOKEN is set instead.',
@@ -35,7 +64,9 @@ export async function jwt(ctx: CommandContext, options: JwtOptions): Promise<Jwt
         hint: 'pass --app-key FILE or --app-config FILE, or unset CARDS_TOKEN',
       },
     );
-  const app = appCredentials(ctx, settings);
+  const app = fromDatabase
+    ? await keptAppKey(options.store as string)
+    : appCredentials(ctx, settings);
   if (!app) throw missingCredentials(settings);
   const now = ctx.now();
   const token = mintToken({
