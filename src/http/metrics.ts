@@ -44,14 +44,16 @@ const label = (value: string): string =>
   value.replace(/\\/g, '\\\\').replace(/\n/g, '\\n').replace(/"/g, '\\"');
 
 export class Metrics {
-  readonly #requests = new Map<string, number>();
+  /** Requests by route, then by status (no key string built per request). */
+  readonly #requests = new Map<string, Map<number, number>>();
   readonly #latency = new Map<string, Histogram>();
   readonly #writes = new Histogram();
 
   /** `route`: the route table's name ('' for an unknown path). */
   request(route: string, status: number, ms: number): void {
-    const key = `${route}\u0000${status}`;
-    this.#requests.set(key, (this.#requests.get(key) ?? 0) + 1);
+    let byStatus = this.#requests.get(route);
+    if (!byStatus) this.#requests.set(route, (byStatus = new Map()));
+    byStatus.set(status, (byStatus.get(status) ?? 0) + 1);
     let histogram = this.#latency.get(route);
     if (!histogram) this.#latency.set(route, (histogram = new Histogram()));
     histogram.observe(ms / 1000);
@@ -66,12 +68,11 @@ export class Metrics {
       '# HELP cards_http_requests_total Requests served, by route name and HTTP status.',
       '# TYPE cards_http_requests_total counter',
     ];
-    for (const [key, n] of this.#requests) {
-      const [route, status] = key.split('\u0000') as [string, string];
-      lines.push(
-        `cards_http_requests_total{route="${label(route || 'unknown')}",status="${status}"} ${n}`,
-      );
-    }
+    for (const [route, byStatus] of this.#requests)
+      for (const [status, n] of byStatus)
+        lines.push(
+          `cards_http_requests_total{route="${label(route || 'unknown')}",status="${status}"} ${n}`,
+        );
     lines.push(
       '# HELP cards_http_request_duration_seconds Time to serve a request, by route name.',
       '# TYPE cards_http_request_duration_seconds histogram',
