@@ -4,13 +4,13 @@
  * connection-level errors inject cannot reach (malformed request, huge headers, slow client,
  * too many connections). e2e-postgres.test.ts runs it against `cards serve --store
  * postgres://…` (CARDS_TEST_ENGINE=postgres): what is stored is then read from the database,
- * and the JSON file's own matters (its journal, lock, compaction, a corrupt file) are skipped.
+ * and the JSON file's own matters (its journal, lock, compaction, a corrupt file) are left out.
  */
 import assert from 'node:assert/strict';
 import { connect } from 'node:net';
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { after, describe, test } from 'node:test';
+import { after, describe, test, type TestContext } from 'node:test';
 import { codeForWire } from '../../src/core/errors.js';
 import {
   makeTempDir,
@@ -26,7 +26,10 @@ import { sql } from '../helpers/postgres.js';
 after(removeTempDirs);
 
 const onPostgres = process.env.CARDS_TEST_ENGINE === 'postgres';
-const jsonFileOnly = onPostgres && 'the JSON store file only (journal, lock, compaction)';
+/** The JSON store file's own tests (journal, lock, compaction): not part of the PostgreSQL run. */
+const fileTest = (name: string, fn: (t: TestContext) => Promise<void>): void => {
+  if (!onPostgres) test(name, fn);
+};
 
 /** The ids stored, in insertion order: the store file, or the database the server used. */
 async function storedIds(server: TestServer): Promise<string[]> {
@@ -159,9 +162,8 @@ describe('cards serve end to end', () => {
     if (!onPostgres) assert.ok(!existsSync(server.paths.journal));
   });
 
-  test(
+  fileTest(
     'a second server on the same store is refused; a corrupt store is refused untouched',
-    { skip: jsonFileOnly },
     async (t) => {
       const server = await startServer();
       t.after(() => server.dispose());
@@ -211,32 +213,28 @@ describe('cards serve end to end', () => {
     for (const c of cards) assert.equal((await api(again, 'GET', `/card/v5/${c.id}`)).status, 200);
   });
 
-  test(
-    'background compaction under load, then kill -9: nothing lost',
-    { skip: jsonFileOnly },
-    async (t) => {
-      const server = await startServer({ args: ['--quiet', '--compact-bytes', '3000'] });
-      t.after(() => server.dispose());
-      const cards = Array.from({ length: 40 }, () => makeCard('carol'));
-      for (let i = 0; i < cards.length; i += 8)
-        await Promise.all(
-          cards
-            .slice(i, i + 8)
-            .map((c) => api(server, 'POST', '/card/v5', { body: c.raw, identity: 'carol' })),
-        );
-      const fileCards = (JSON.parse(readFileSync(server.paths.store, 'utf8')) as { cards: [] })
-        .cards.length;
-      assert.ok(fileCards > 0, 'compacted while serving');
-      await server.kill();
-      const again = await startServer({ dir: server.dir, args: ['--quiet'] });
-      t.after(() => again.dispose());
-      const found = await api(again, 'POST', '/card/v5/actions/search', {
-        body: { identity: 'carol' },
-        identity: 'carol',
-      });
-      assert.equal((found.json as unknown[]).length, 40);
-    },
-  );
+  fileTest('background compaction under load, then kill -9: nothing lost', async (t) => {
+    const server = await startServer({ args: ['--quiet', '--compact-bytes', '3000'] });
+    t.after(() => server.dispose());
+    const cards = Array.from({ length: 40 }, () => makeCard('carol'));
+    for (let i = 0; i < cards.length; i += 8)
+      await Promise.all(
+        cards
+          .slice(i, i + 8)
+          .map((c) => api(server, 'POST', '/card/v5', { body: c.raw, identity: 'carol' })),
+      );
+    const fileCards = (JSON.parse(readFileSync(server.paths.store, 'utf8')) as { cards: [] }).cards
+      .length;
+    assert.ok(fileCards > 0, 'compacted while serving');
+    await server.kill();
+    const again = await startServer({ dir: server.dir, args: ['--quiet'] });
+    t.after(() => again.dispose());
+    const found = await api(again, 'POST', '/card/v5/actions/search', {
+      body: { identity: 'carol' },
+      identity: 'carol',
+    });
+    assert.equal((found.json as unknown[]).length, 40);
+  });
 
   test('racing requests over HTTP: one winner', async (t) => {
     const server = await startServer({ args: ['--quiet'] });
