@@ -145,6 +145,11 @@ export class Admin {
    * unless `append`.
    */
   async import(lines: AsyncIterable<string>, append: boolean): Promise<ImportResult> {
+    // The reader first, before any await: a readline interface hands out only the lines that
+    // come after its iterator exists, and a store that answers count() over the network
+    // (PostgreSQL) let the whole body arrive and close meanwhile: the import waited forever.
+    const reader = lines[Symbol.asyncIterator]();
+    const source: AsyncIterable<string> = { [Symbol.asyncIterator]: () => reader };
     if (!append && (await this.#store.count()) > 0) throw new CardsError('IMPORT_NOT_EMPTY');
     let imported = 0;
     let number = 0;
@@ -155,7 +160,7 @@ export class Admin {
       window = [];
       pending = new Set();
     };
-    for await (const line of lines) {
+    for await (const line of source) {
       number++;
       if (line.trim() === '') continue;
       const card = parseImportLine(line, number);
