@@ -11,9 +11,9 @@ import { mkdir, open, readFile, rename, rm } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import { replaceFile } from '../io/fs-durable.js';
 import type { TileData } from './append.js';
-import { prefixOf } from './memory-tiles.js';
+import { readTileAt } from './memory-tiles.js';
 import type { TileStore, TileTransaction } from './tile-store.js';
-import { TILE_WIDTH, tilePath, type TileRef } from './tile-path.js';
+import { tilePath, type TileRef } from './tile-path.js';
 
 export class FileTiles implements TileStore {
   /** One server per store file (its lock): no other writer. */
@@ -101,11 +101,8 @@ export class FileTiles implements TileStore {
     }
   }
 
-  async readTile(tile: TileRef): Promise<Uint8Array | undefined> {
-    const exact = await readOrUndefined(this.pathOf(tile));
-    if (exact || tile.width === TILE_WIDTH) return exact;
-    const full = await readOrUndefined(this.pathOf({ ...tile, width: TILE_WIDTH }));
-    return full && prefixOf(tile, full);
+  readTile(tile: TileRef): Promise<Uint8Array | undefined> {
+    return readTileAt((path) => readOrUndefined(join(this.dir, path)), tile);
   }
 }
 

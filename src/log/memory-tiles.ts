@@ -35,3 +35,17 @@ export function prefixOf(tile: TileRef, full: Uint8Array): Uint8Array | undefine
   const entries = decodeEntryBundle(full);
   return entries && encodeEntryBundle(entries.slice(0, tile.width));
 }
+
+/**
+ * A tile read from storage by its tlog-tiles path: the exact file, or for a partial tile whose
+ * file is gone, the prefix of its full tile (the one rule every engine follows).
+ */
+export async function readTileAt(
+  read: (path: string) => Promise<Uint8Array | undefined>,
+  tile: TileRef,
+): Promise<Uint8Array | undefined> {
+  const exact = await read(tilePath(tile));
+  if (exact || tile.width === TILE_WIDTH) return exact;
+  const full = await read(tilePath({ ...tile, width: TILE_WIDTH }));
+  return full && prefixOf(tile, full);
+}

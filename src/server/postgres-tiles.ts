@@ -5,21 +5,10 @@
  * lock, so whichever server holds it extends the one tree, and the others take it up.
  */
 import type { TileData } from '../log/append.js';
-import { prefixOf } from '../log/memory-tiles.js';
+import { readTileAt } from '../log/memory-tiles.js';
 import type { TileStore, TileTransaction } from '../log/tile-store.js';
-import { TILE_WIDTH, tilePath, type TileRef } from '../log/tile-path.js';
+import { tilePath, type TileRef } from '../log/tile-path.js';
 import type { PostgresStore } from '../store/postgres-store.js';
-
-/** A partial tile missing by its own path is the prefix of the full one (tlog-tiles). */
-async function readTileFrom(
-  read: (path: string) => Promise<Uint8Array | undefined>,
-  tile: TileRef,
-): Promise<Uint8Array | undefined> {
-  const exact = await read(tilePath(tile));
-  if (exact || tile.width === TILE_WIDTH) return exact;
-  const full = await read(tilePath({ ...tile, width: TILE_WIDTH }));
-  return full && prefixOf(tile, full);
-}
 
 const rows = (tiles: readonly TileData[]) =>
   tiles.map(({ tile, data }) => ({ path: tilePath(tile), data }));
@@ -34,7 +23,7 @@ export class PostgresTiles implements TileStore {
   }
 
   readTile(tile: TileRef): Promise<Uint8Array | undefined> {
-    return readTileFrom((path) => this.store.logTile(path), tile);
+    return readTileAt((path) => this.store.logTile(path), tile);
   }
 
   async readCheckpoint(): Promise<string | undefined> {
@@ -46,7 +35,7 @@ export class PostgresTiles implements TileStore {
       fn({
         checkpoint: tx.checkpoint,
         epoch: tx.epoch,
-        readTile: (tile) => readTileFrom((path) => tx.tile(path), tile),
+        readTile: (tile) => readTileAt((path) => tx.tile(path), tile),
         write: (tiles) => tx.putTiles(rows(tiles)),
         writeCheckpoint: (signed) => tx.setCheckpoint(signed),
         clear: () => tx.clearTiles(),

@@ -306,14 +306,14 @@ export class PostgresStore implements CardStore {
 
   /** The transparency log's state (its tables, migration 3): the checkpoint and the epoch. */
   async logState(): Promise<LogStateRow> {
-    const row = await this.#readOne(SQL.LOG_STATE, []);
+    const [row] = await this.#rows<Record<string, unknown>>(SQL.LOG_STATE, []);
     return stateOf(row);
   }
 
   /** A tile or bundle of the transparency log, by tlog-tiles path. */
   async logTile(path: string): Promise<Uint8Array | undefined> {
-    const row = await this.#readOne(SQL.LOG_TILE, [path]);
-    return row ? new Uint8Array(row.data as Buffer) : undefined;
+    const [row] = await this.#rows<{ data: Buffer }>(SQL.LOG_TILE, [path]);
+    return row ? new Uint8Array(row.data) : undefined;
   }
 
   /**
@@ -331,7 +331,7 @@ export class PostgresStore implements CardStore {
           ...state,
           tile: async (path) => {
             const row = (await client.query(SQL.LOG_TILE, [path])).rows[0];
-            return row ? new Uint8Array(row.data as Buffer) : undefined;
+            return row ? new Uint8Array(row.data) : undefined;
           },
           putTiles: async (tiles) => {
             if (tiles.length === 0) return;
@@ -372,17 +372,6 @@ export class PostgresStore implements CardStore {
     }
   }
 
-  async #readOne(text: string, values: unknown[]): Promise<Record<string, unknown> | undefined> {
-    for (let attempt = 1; ; attempt++) {
-      try {
-        return (await this.#query(text, values)).rows[0] as Record<string, unknown> | undefined;
-      } catch (err) {
-        if (attempt < 2 && (isConnectionLost(err) || isRetryable(err))) continue;
-        throw unavailable(err);
-      }
-    }
-  }
-
   async close(): Promise<void> {
     if (this.#closed) return;
     this.#closed = true;
@@ -395,10 +384,10 @@ export class PostgresStore implements CardStore {
     return (await insertConflict(this, card)) ?? new CardsError('PREVIOUS_NOT_FOUND');
   }
 
-  async #rows(text: string | SQL.Prepared, values: unknown[]): Promise<CardRow[]> {
+  async #rows<Row = CardRow>(text: string | SQL.Prepared, values: unknown[]): Promise<Row[]> {
     for (let attempt = 1; ; attempt++) {
       try {
-        return (await this.#query(text, values)).rows as CardRow[];
+        return (await this.#query(text, values)).rows as Row[];
       } catch (err) {
         // A read is safe to repeat: once on a connection the server dropped while it was idle.
         if (attempt < 2 && (isConnectionLost(err) || isRetryable(err))) continue;
