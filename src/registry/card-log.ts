@@ -107,6 +107,11 @@ export class CardLog {
     return this.writer.readTile(tile);
   }
 
+  /** A tile or bundle already in memory (a path served before), else undefined: no I/O. */
+  cachedTile(path: string): { data: Uint8Array; full: boolean } | undefined {
+    return this.#tileCache.get(path);
+  }
+
   /**
    * The tile or bundle at a tlog-tiles path (`tile/0/x001/234.p/5`) of the published tree, and
    * whether it is full (immutable); LOG_TILE_NOT_FOUND for anything else.
@@ -157,9 +162,9 @@ export class CardLog {
 
   /**
    * The tlog-proof of the card with this id; waits up to two intervals for a card acknowledged
-   * but not integrated yet, then LOG_NOT_INTEGRATED.
+   * but not integrated yet (unless `wait` is false), then LOG_NOT_INTEGRATED.
    */
-  async proof(cardId: string): Promise<string> {
+  async proof(cardId: string, { wait = true }: { wait?: boolean } = {}): Promise<string> {
     if (!CARD_ID_PATTERN.test(cardId))
       throw new CardsError(
         'CARD_ID_INVALID',
@@ -167,7 +172,7 @@ export class CardLog {
       );
     const entry = await this.#store.getCard(cardId.toLowerCase());
     if (!entry) throw new CardsError('CARD_NOT_FOUND');
-    if (entry.seq >= this.size) {
+    if (entry.seq >= this.size && wait) {
       this.notify();
       await this.#waitFor(entry.seq + 1, 2 * this.#interval + 1000);
     }
@@ -183,8 +188,12 @@ export class CardLog {
     const known = this.#proofs.get(entry.seq);
     if (known !== undefined) return known;
     const text = await this.writer.proof(entry.seq);
-    if (this.#proofs.size >= PROOF_CACHE) this.#proofs.clear();
-    if (this.#proofsSize === this.size) this.#proofs.set(entry.seq, text);
+    if (this.#proofsSize === this.size) {
+      // The oldest text makes room (Map order is insertion order).
+      if (this.#proofs.size >= PROOF_CACHE)
+        this.#proofs.delete(this.#proofs.keys().next().value as number);
+      this.#proofs.set(entry.seq, text);
+    }
     return text;
   }
 
