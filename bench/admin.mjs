@@ -3,9 +3,12 @@
 // page's first view in headless Chromium, and the card routes (get by id) with and without the
 // admin API and its request journal (--no-admin), measured back to back, alternating, so the
 // ratio is not the machine's drift. `npm run bench -- --admin [--quick]` runs only these.
+// Where Debian's wrk is installed it drives the GET routes, both servers pinned to CPU 0 and wrk
+// to CPU 1 (autocannon's own cost per request is about a get's, on the same two cores), and the
+// admin cost is the median of each round's ratio of server CPU per get.
 import { existsSync } from 'node:fs';
 import { withCpu } from './cards-server.mjs';
-import { blast, median } from './lib/load.mjs';
+import { blast, hasWrk, median, pinToCpu, wrkGet } from './lib/load.mjs';
 import { storeIdentities, mintTokens } from './lib/cards.mjs';
 import { startCards } from './lib/servers.mjs';
 import { appKeyOf, buildStore, copyStore, makeKeysDir } from './lib/stores.mjs';
@@ -49,6 +52,16 @@ export async function runAdminBench({ storeSize, seconds, rounds }) {
   const identities = storeIdentities(storeSize);
   const withAdmin = await startCards(copyStore(storeDir), ['--quiet']);
   const noAdmin = await startCards(copyStore(storeDir), ['--quiet', '--no-admin']);
+  const useWrk = hasWrk();
+  if (useWrk) for (const server of [withAdmin, noAdmin]) pinToCpu(server.proc.pid, 0);
+  const read = (server, pool, seconds) =>
+    useWrk
+      ? wrkGet(
+          server.url,
+          pool.map((r) => r.path),
+          { seconds, headers: pool[0].headers },
+        )
+      : blast(server.url, pool, { seconds });
   try {
     const token = [...(await mintTokens(appKeyOf(keysDir), ['bench'])).values()][0];
     const first = await (await fetch(`${withAdmin.url}/_cards/cards?limit=1000`)).json();
@@ -70,6 +83,7 @@ export async function runAdminBench({ storeSize, seconds, rounds }) {
       headers: { authorization: `Service ${token}` },
     }));
     const out = {
+      loadGenerator: useWrk ? 'wrk, server on CPU 0, wrk on CPU 1' : 'autocannon',
       storeSize,
       cardsPage: [],
       history: [],
@@ -78,20 +92,22 @@ export async function runAdminBench({ storeSize, seconds, rounds }) {
       getNoAdmin: [],
     };
     for (let r = 0; r < rounds; r++) {
-      await blast(withAdmin.url, cardPages, { seconds: 1 });
-      out.cardsPage.push(await blast(withAdmin.url, cardPages, { seconds }));
-      out.history.push(await blast(withAdmin.url, histories, { seconds }));
+      await read(withAdmin, cardPages, 1);
+      out.cardsPage.push(await read(withAdmin, cardPages, seconds));
+      out.history.push(await read(withAdmin, histories, seconds));
       const started = performance.now();
       const text = await (await fetch(`${withAdmin.url}/_cards/export`)).text();
       out.exportSeconds.push((performance.now() - started) / 1000);
       out.exportLines = text.split('\n').length - 1;
-      // Alternating, each warmed: with the admin API and journal, then without.
-      for (const [key, server] of [
+      // Alternating, each warmed, the order swapped every round: with the admin API and
+      // journal, and without.
+      const pair = [
         ['get', withAdmin],
         ['getNoAdmin', noAdmin],
-      ]) {
-        await blast(server.url, gets, { seconds: 1 });
-        out[key].push(await withCpu(server, () => blast(server.url, gets, { seconds })));
+      ];
+      for (const [key, server] of r % 2 === 0 ? pair : pair.reverse()) {
+        await read(server, gets, 1);
+        out[key].push(await withCpu(server, () => read(server, gets, seconds)));
       }
     }
     out.pageFirstViewMs = await pageFirstView(withAdmin.url);
@@ -109,15 +125,17 @@ export function formatAdmin(out) {
   // The server's CPU per answered request: what the admin hook costs, whatever else limits
   // requests/s on a shared host (the load generator runs on the same two cores).
   const us = (list) => med(list, 'cpuUsPerRequest');
-  const cpuCost = us(out.get) / us(out.getNoAdmin) - 1;
+  // Each round's ratio first (the host drifts between rounds more than within one).
+  const cpuCost =
+    median(out.get.map((x, i) => x.cpuUsPerRequest / out.getNoAdmin[i].cpuUsPerRequest)) - 1;
   return [
-    `admin API at ${out.storeSize.toLocaleString('en')} cards (medians of ${out.get.length} rounds)`,
+    `admin API at ${out.storeSize.toLocaleString('en')} cards (medians of ${out.get.length} rounds; ${out.loadGenerator})`,
     `  /_cards/cards, 100-card page   ${rps(out.cardsPage)} req/s, p99 ${med(out.cardsPage, 'p99')} ms`,
     `  /_cards/identities/{identity}  ${rps(out.history)} req/s, p99 ${med(out.history, 'p99')} ms`,
     `  /_cards/export                 ${median(out.exportSeconds).toFixed(2)} s for ${out.exportLines.toLocaleString('en')} cards`,
     `  page first view (Chromium)     ${out.pageFirstViewMs === undefined ? 'skipped: no /usr/bin/chromium' : `${Math.round(out.pageFirstViewMs)} ms`}`,
     `  GET /card/v5/:id with admin    ${rps(out.get)} req/s`,
     `  GET /card/v5/:id --no-admin    ${rps(out.getNoAdmin)} req/s (admin API and journal cost ${(cost * 100).toFixed(1)}%)`,
-    `  server CPU per get             ${Math.round(us(out.get))} µs with admin, ${Math.round(us(out.getNoAdmin))} µs without (${(cpuCost * 100).toFixed(1)}%)`,
+    `  server CPU per get             ${Math.round(us(out.get))} µs with admin, ${Math.round(us(out.getNoAdmin))} µs without (${(cpuCost * 100).toFixed(1)}%, median of the rounds' ratios)`,
   ].join('\n');
 }

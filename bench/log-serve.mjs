@@ -92,7 +92,7 @@ export async function runLogBench(N) {
   const getRun = async (paths, seconds) => {
     const cpu = cpuMsOf(on.proc.pid);
     const r = useWrk
-      ? wrkGet(on.url, paths, { seconds, cpu: 1 })
+      ? await wrkGet(on.url, paths, { seconds, cpu: 1 })
       : await blast(
           on.url,
           paths.map((path) => ({ method: 'GET', path, headers: {} })),
@@ -110,7 +110,7 @@ export async function runLogBench(N) {
       `reads round ${round + 1}: proof, tile, /health${useWrk ? ', node http (wrk, pinned)' : ''}`,
     );
     for (const [name, paths] of Object.entries(reads)) got[name].push(await getRun(paths, 5));
-    if (nodeHttp) got.node.push(wrkGet(nodeHttp.url, tilePaths, { seconds: 5, cpu: 1 }));
+    if (nodeHttp) got.node.push(await wrkGet(nodeHttp.url, tilePaths, { seconds: 5, cpu: 1 }));
   }
   nodeHttp?.stop();
   const mid = (name, key) => median(got[name].map((r) => r[key]));

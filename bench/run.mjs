@@ -3,7 +3,7 @@
 // code (the root script builds first) and prints one table. Never part of `npm test`.
 //   --quick      a smaller, shorter pass (20,000 stored cards, 1 s runs): about two minutes
 //   --json FILE  also write every round's raw figures to FILE
-//   --admin      only the admin API and page rows (admin.mjs)
+//   --admin      only the admin API and page rows (admin.mjs; 5 rounds, --quick 3)
 //   --log        only the transparency log's rows (log-serve.mjs; 10^6 logged cards, --quick 10^5)
 // BENCH_CARDS_BIN=/other/checkout/bin/cards.js measures another build's server and CLI.
 import { execFileSync } from 'node:child_process';
@@ -44,8 +44,8 @@ if (values.admin) {
   const { removeTempDirs } = await import('./lib/stores.mjs');
   const out = await runAdminBench(
     values.quick
-      ? { storeSize: 20_000, seconds: 2, rounds: 2 }
-      : { storeSize: 100_000, seconds: 5, rounds: 3 },
+      ? { storeSize: 20_000, seconds: 2, rounds: 3 }
+      : { storeSize: 100_000, seconds: 5, rounds: 5 },
   ).finally(removeTempDirs);
   console.log(formatAdmin(out));
   if (values.json) writeFileSync(values.json, `${JSON.stringify(out, null, 2)}\n`);

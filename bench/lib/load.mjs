@@ -3,11 +3,12 @@
 // at a time and timing each with the high-resolution clock (autocannon's histogram keeps whole
 // milliseconds, too coarse for one fdatasync'ed create); `wrkGet` drives GETs with wrk, where
 // installed, for routes cheaper than autocannon's own cost per request.
-import { spawnSync } from 'node:child_process';
+import { execFile, spawnSync } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { Agent, request } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { promisify } from 'node:util';
 import autocannon from 'autocannon';
 
 /**
@@ -100,7 +101,7 @@ export function pinToCpu(pid, cpu) {
  * taking the next path of `paths` in turn (with `headers`), on CPU `cpu`. Returns requests/s counting 2xx only,
  * p50/p99 in ms, and the count of anything else.
  */
-export function wrkGet(url, paths, { seconds, connections = 16, cpu = 1, headers = {} }) {
+export async function wrkGet(url, paths, { seconds, connections = 16, cpu = 1, headers = {} }) {
   const dir = mkdtempSync(join(tmpdir(), 'cards-wrk-'));
   try {
     writeFileSync(join(dir, 'paths'), `${paths.join('\n')}\n`);
@@ -127,8 +128,12 @@ end
       join(dir, 'rotate.lua'),
       url,
     ];
-    const run = spawnSync('taskset', ['-c', String(cpu), 'wrk', ...args], { encoding: 'utf8' });
-    const out = run.error ? spawnSync('wrk', args, { encoding: 'utf8' }).stdout : run.stdout;
+    // Not spawnSync: this process's own connections (kept alive by fetch) must see the server
+    // close them meanwhile, or the next fetch reuses a closed one.
+    const run = promisify(execFile);
+    const { stdout: out } = await run('taskset', ['-c', String(cpu), 'wrk', ...args]).catch(() =>
+      run('wrk', args),
+    );
     const number = (re) => Number(re.exec(out)?.[1] ?? NaN);
     const ms = (p) => {
       const [, value, unit] = new RegExp(`^\\s+${p}%\\s+([\\d.]+)(us|ms|s)$`, 'm').exec(out) ?? [];
