@@ -3,9 +3,12 @@
 // page's first view in headless Chromium, and the card routes (get by id) with and without the
 // admin API and its request journal (--no-admin), measured back to back, alternating, so the
 // ratio is not the machine's drift. `npm run bench -- --admin [--quick]` runs only these.
+// Where Debian's wrk is installed it drives the GET routes, both servers pinned to CPU 0 and wrk
+// to CPU 1 (autocannon's own cost per request is about a get's, on the same two cores), and the
+// admin cost is the median of each round's ratio of server CPU per get.
 import { existsSync } from 'node:fs';
 import { withCpu } from './cards-server.mjs';
-import { blast, median } from './lib/load.mjs';
+import { blast, hasWrk, median, pinToCpu, wrkGet } from './lib/load.mjs';
 import { storeIdentities, mintTokens } from './lib/cards.mjs';
 import { startCards } from './lib/servers.mjs';
 import { appKeyOf, buildStore, copyStore, makeKeysDir } from './lib/stores.mjs';
@@ -47,8 +50,23 @@ export async function runAdminBench({ storeSize, seconds, rounds }) {
   process.stderr.write(`building a store of ${storeSize} cards…\n`);
   const storeDir = await buildStore(keysDir, storeSize);
   const identities = storeIdentities(storeSize);
+  // The admin API's figures come from withAdmin; the card routes' cost of the admin API is read
+  // on gets from withAdmin (after it served the admin API), fresh (admin API on, journal and
+  // metrics recording, but no admin route served: the per-request cost alone) and noAdmin.
   const withAdmin = await startCards(copyStore(storeDir), ['--quiet']);
+  const fresh = await startCards(copyStore(storeDir), ['--quiet']);
   const noAdmin = await startCards(copyStore(storeDir), ['--quiet', '--no-admin']);
+  const servers = [withAdmin, fresh, noAdmin];
+  const useWrk = hasWrk();
+  if (useWrk) for (const server of servers) pinToCpu(server.proc.pid, 0);
+  const read = (server, pool, seconds) =>
+    useWrk
+      ? wrkGet(
+          server.url,
+          pool.map((r) => r.path),
+          { seconds, headers: pool[0].headers },
+        )
+      : blast(server.url, pool, { seconds });
   try {
     const token = [...(await mintTokens(appKeyOf(keysDir), ['bench'])).values()][0];
     const first = await (await fetch(`${withAdmin.url}/_cards/cards?limit=1000`)).json();
@@ -64,41 +82,54 @@ export async function runAdminBench({ storeSize, seconds, rounds }) {
       headers: {},
       path: `/_cards/identities/${encodeURIComponent(pick(identities))}`,
     }));
+    // Any identity of the store, each once a pass: mostly histories not kept from before.
+    const coldHistories = [...identities]
+      .sort(() => Math.random() - 0.5)
+      .map((identity) => ({
+        method: 'GET',
+        headers: {},
+        path: `/_cards/identities/${encodeURIComponent(identity)}`,
+      }));
     const gets = Array.from({ length: 10_000 }, () => ({
       method: 'GET',
       path: `/card/v5/${pick(ids)}`,
       headers: { authorization: `Service ${token}` },
     }));
     const out = {
+      loadGenerator: useWrk ? 'wrk, server on CPU 0, wrk on CPU 1' : 'autocannon',
       storeSize,
       cardsPage: [],
       history: [],
+      historyCold: [],
       exportSeconds: [],
       get: [],
+      getFresh: [],
       getNoAdmin: [],
     };
     for (let r = 0; r < rounds; r++) {
-      await blast(withAdmin.url, cardPages, { seconds: 1 });
-      out.cardsPage.push(await blast(withAdmin.url, cardPages, { seconds }));
-      out.history.push(await blast(withAdmin.url, histories, { seconds }));
+      await read(withAdmin, cardPages, 1);
+      out.cardsPage.push(await read(withAdmin, cardPages, seconds));
+      out.history.push(await read(withAdmin, histories, seconds));
+      out.historyCold.push(await read(withAdmin, coldHistories, seconds));
       const started = performance.now();
       const text = await (await fetch(`${withAdmin.url}/_cards/export`)).text();
       out.exportSeconds.push((performance.now() - started) / 1000);
       out.exportLines = text.split('\n').length - 1;
-      // Alternating, each warmed: with the admin API and journal, then without.
-      for (const [key, server] of [
+      // Alternating, each warmed, the order turned every round.
+      const trio = [
         ['get', withAdmin],
+        ['getFresh', fresh],
         ['getNoAdmin', noAdmin],
-      ]) {
-        await blast(server.url, gets, { seconds: 1 });
-        out[key].push(await withCpu(server, () => blast(server.url, gets, { seconds })));
+      ];
+      for (const [key, server] of [...trio.slice(r % 3), ...trio.slice(0, r % 3)]) {
+        await read(server, gets, 1);
+        out[key].push(await withCpu(server, () => read(server, gets, seconds)));
       }
     }
     out.pageFirstViewMs = await pageFirstView(withAdmin.url);
     return out;
   } finally {
-    await withAdmin.stop();
-    await noAdmin.stop();
+    for (const server of servers) await server.stop();
   }
 }
 
@@ -109,15 +140,19 @@ export function formatAdmin(out) {
   // The server's CPU per answered request: what the admin hook costs, whatever else limits
   // requests/s on a shared host (the load generator runs on the same two cores).
   const us = (list) => med(list, 'cpuUsPerRequest');
-  const cpuCost = us(out.get) / us(out.getNoAdmin) - 1;
+  // Each round's ratio first (the host drifts between rounds more than within one).
+  const cpuCost = (list) =>
+    median(list.map((x, i) => x.cpuUsPerRequest / out.getNoAdmin[i].cpuUsPerRequest)) - 1;
+  const pct = (x) => `${(x * 100).toFixed(1)}%`;
   return [
-    `admin API at ${out.storeSize.toLocaleString('en')} cards (medians of ${out.get.length} rounds)`,
+    `admin API at ${out.storeSize.toLocaleString('en')} cards (medians of ${out.get.length} rounds; ${out.loadGenerator})`,
     `  /_cards/cards, 100-card page   ${rps(out.cardsPage)} req/s, p99 ${med(out.cardsPage, 'p99')} ms`,
-    `  /_cards/identities/{identity}  ${rps(out.history)} req/s, p99 ${med(out.history, 'p99')} ms`,
+    `  /_cards/identities/{identity}  ${rps(out.history)} req/s, p99 ${med(out.history, 'p99')} ms (5,000 identities over and over)`,
+    `    any identity, each once       ${rps(out.historyCold)} req/s, p99 ${med(out.historyCold, 'p99')} ms (mostly not kept from before)`,
     `  /_cards/export                 ${median(out.exportSeconds).toFixed(2)} s for ${out.exportLines.toLocaleString('en')} cards`,
     `  page first view (Chromium)     ${out.pageFirstViewMs === undefined ? 'skipped: no /usr/bin/chromium' : `${Math.round(out.pageFirstViewMs)} ms`}`,
-    `  GET /card/v5/:id with admin    ${rps(out.get)} req/s`,
-    `  GET /card/v5/:id --no-admin    ${rps(out.getNoAdmin)} req/s (admin API and journal cost ${(cost * 100).toFixed(1)}%)`,
-    `  server CPU per get             ${Math.round(us(out.get))} µs with admin, ${Math.round(us(out.getNoAdmin))} µs without (${(cpuCost * 100).toFixed(1)}%)`,
+    `  GET /card/v5/:id with admin    ${rps(out.get)} req/s, ${rps(out.getFresh)} req/s on a server that served no admin route`,
+    `  GET /card/v5/:id --no-admin    ${rps(out.getNoAdmin)} req/s (admin API and journal cost ${pct(cost)})`,
+    `  server CPU per get             ${Math.round(us(out.get))} µs with admin (${pct(cpuCost(out.get))}), ${Math.round(us(out.getFresh))} µs with admin but no admin route served (${pct(cpuCost(out.getFresh))}), ${Math.round(us(out.getNoAdmin))} µs without (medians of the rounds' ratios)`,
   ].join('\n');
 }

@@ -3,7 +3,8 @@
 // code (the root script builds first) and prints one table. Never part of `npm test`.
 //   --quick      a smaller, shorter pass (20,000 stored cards, 1 s runs): about two minutes
 //   --json FILE  also write every round's raw figures to FILE
-//   --admin      only the admin API and page rows (admin.mjs)
+//   --admin      only the admin API and page rows (admin.mjs; 5 rounds, --quick 3)
+//   --log        only the transparency log's rows (log-serve.mjs; 10^6 logged cards, --quick 10^5)
 // BENCH_CARDS_BIN=/other/checkout/bin/cards.js measures another build's server and CLI.
 import { execFileSync } from 'node:child_process';
 import { existsSync, lstatSync, symlinkSync, writeFileSync } from 'node:fs';
@@ -15,6 +16,7 @@ const { values } = parseArgs({
     quick: { type: 'boolean', default: false },
     json: { type: 'string' },
     admin: { type: 'boolean', default: false },
+    log: { type: 'boolean', default: false },
   },
 });
 
@@ -42,11 +44,24 @@ if (values.admin) {
   const { removeTempDirs } = await import('./lib/stores.mjs');
   const out = await runAdminBench(
     values.quick
-      ? { storeSize: 20_000, seconds: 2, rounds: 2 }
-      : { storeSize: 100_000, seconds: 5, rounds: 3 },
+      ? { storeSize: 20_000, seconds: 2, rounds: 3 }
+      : { storeSize: 100_000, seconds: 5, rounds: 5 },
   ).finally(removeTempDirs);
   console.log(formatAdmin(out));
   if (values.json) writeFileSync(values.json, `${JSON.stringify(out, null, 2)}\n`);
+  process.exit(0);
+}
+
+const logRows = async () => {
+  const { formatLog, runLogBench } = await import('./log-serve.mjs');
+  const rows = await runLogBench(values.quick ? 100_000 : 1_000_000);
+  return { rows, text: `transparency log (issue 16)\n${formatLog(rows)}` };
+};
+if (values.log) {
+  const { removeTempDirs } = await import('./lib/stores.mjs');
+  const { rows, text } = await logRows().finally(removeTempDirs);
+  console.log(text);
+  if (values.json) writeFileSync(values.json, `${JSON.stringify(rows, null, 2)}\n`);
   process.exit(0);
 }
 
@@ -84,5 +99,9 @@ result.postgres = await runPostgresBench(
   values.quick ? { storeSize: 20_000, seconds: 2 } : { storeSize: 100_000, seconds: 3 },
 );
 console.log(`\n${formatPostgres(result.postgres)}`);
+// The transparency log's rows (issue 16), last.
+const log = await logRows();
+result.log = log.rows;
+console.log(`\n${log.text}`);
 removeTempDirs();
 if (values.json) writeFileSync(values.json, `${JSON.stringify(result, null, 2)}\n`);

@@ -1,8 +1,14 @@
 // Load generators. `blast` drives a server with autocannon (keep-alive connections over
 // loopback) from requests made before the run; `sequential` is one client sending one request
 // at a time and timing each with the high-resolution clock (autocannon's histogram keeps whole
-// milliseconds, too coarse for one fdatasync'ed create).
+// milliseconds, too coarse for one fdatasync'ed create); `wrkGet` drives GETs with wrk, where
+// installed, for routes cheaper than autocannon's own cost per request.
+import { execFile, spawnSync } from 'node:child_process';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { Agent, request } from 'node:http';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
 import autocannon from 'autocannon';
 
 /**
@@ -75,3 +81,78 @@ export const median = (xs) => {
   const mid = Math.floor(sorted.length / 2);
   return sorted.length % 2 ? sorted[mid] : (sorted[mid - 1] + sorted[mid]) / 2;
 };
+
+/** Whether Debian's `wrk` is on PATH (`apt-get install wrk`). */
+export function hasWrk() {
+  return spawnSync('wrk', ['--version']).error === undefined;
+}
+
+/**
+ * Pins a running process (all its threads) to one CPU, so a load generator pinned to another
+ * one never takes the server's core (Linux `taskset`; a no-op where it is missing).
+ */
+export function pinToCpu(pid, cpu) {
+  spawnSync('taskset', ['-a', '-pc', String(cpu), String(pid)], { stdio: 'ignore' });
+}
+
+/**
+ * GET requests from wrk (C, event-driven: a small fraction of autocannon's CPU per request, so
+ * on a 2-core machine the figure is the server's, not the load generator's), each connection
+ * taking the next path of `paths` in turn (with `headers`), on CPU `cpu`. Returns requests/s counting 2xx only,
+ * p50/p99 in ms, and the count of anything else.
+ */
+export async function wrkGet(url, paths, { seconds, connections = 16, cpu = 1, headers = {} }) {
+  const dir = mkdtempSync(join(tmpdir(), 'cards-wrk-'));
+  try {
+    writeFileSync(join(dir, 'paths'), `${paths.join('\n')}\n`);
+    writeFileSync(
+      join(dir, 'rotate.lua'),
+      `local paths = {}
+for line in io.lines("${join(dir, 'paths')}") do paths[#paths + 1] = line end
+local i = 0
+local headers = { ${Object.entries(headers)
+        .map(([name, value]) => `[${JSON.stringify(name)}] = ${JSON.stringify(value)}`)
+        .join(', ')} }
+request = function()
+  i = i % #paths + 1
+  return wrk.format("GET", paths[i], headers)
+end
+`,
+    );
+    const args = [
+      '-t1',
+      `-c${connections}`,
+      `-d${seconds}s`,
+      '--latency',
+      '-s',
+      join(dir, 'rotate.lua'),
+      url,
+    ];
+    // Not spawnSync: this process's own connections (kept alive by fetch) must see the server
+    // close them meanwhile, or the next fetch reuses a closed one.
+    const run = promisify(execFile);
+    const { stdout: out } = await run('taskset', ['-c', String(cpu), 'wrk', ...args]).catch(() =>
+      run('wrk', args),
+    );
+    const number = (re) => Number(re.exec(out)?.[1] ?? NaN);
+    const ms = (p) => {
+      const [, value, unit] = new RegExp(`^\\s+${p}%\\s+([\\d.]+)(us|ms|s)$`, 'm').exec(out) ?? [];
+      return Number(value) * { us: 0.001, ms: 1, s: 1000 }[unit];
+    };
+    const total = number(/(\d+) requests in/);
+    const failed =
+      (number(/Non-2xx or 3xx responses: (\d+)/) || 0) +
+      (number(/Socket errors: connect (\d+)/) || 0);
+    const duration = number(/requests in ([\d.]+)s/);
+    return {
+      rps: (total - failed) / duration,
+      answered: total - failed,
+      seconds: duration,
+      p50: ms(50),
+      p99: ms(99),
+      failed,
+    };
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+}

@@ -7,10 +7,12 @@
  * bad JSON 30001, malformed requests 400, fastify's own errors translated (error-reply.ts).
  */
 import cors from '@fastify/cors';
+import { createServer } from 'node:http';
+import type { Socket } from 'node:net';
 import Fastify, { type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
 import { CardsError, ERRORS, type ErrorCode } from '../core/errors.js';
 import { LIMITS } from '../core/limits.js';
-import { routePaths, type RouteSpec } from '../core/routes.js';
+import { routePaths, type RouteName, type RouteSpec } from '../core/routes.js';
 import type { WireProfile } from '../core/profile.js';
 import { Admin } from '../registry/admin.js';
 import type { CardLog } from '../registry/card-log.js';
@@ -25,6 +27,7 @@ import {
   type ServerLimits,
 } from './connections.js';
 import { errorBody, rawErrorResponse, toCardsError } from './error-reply.js';
+import { logFastPath } from './log-fast-path.js';
 import { Metrics } from './metrics.js';
 import { RequestJournal } from './request-journal.js';
 import { silentLogger, type RequestLogger } from './request-log.js';
@@ -66,9 +69,12 @@ export interface AdminAppOptions {
 }
 
 /** Not journaled: the page's own polling and files (they would push out what matters). */
-const UNJOURNALED = new Set(['adminRequests', 'pageAsset', 'metrics']);
+const UNJOURNALED = new Set<RouteName | ''>(['adminRequests', 'pageAsset', 'metrics']);
 
-const pathOf = (url: string): string => url.split('?', 1)[0] ?? url;
+const pathOf = (url: string): string => {
+  const query = url.indexOf('?');
+  return query < 0 ? url : url.slice(0, query);
+};
 const logPath = (url: string): string => {
   const path = pathOf(url);
   return path.length > 200 ? `${path.slice(0, 200)}…` : path;
@@ -80,27 +86,85 @@ export async function createApp(options: AppOptions): Promise<FastifyInstance> {
   const limits: ServerLimits = { ...DEFAULT_LIMITS, ...options.limits };
   const corsOn = options.cors ?? true;
 
-  // The code of each refusal, for its request line.
-  const refusals = new WeakMap<FastifyReply, ErrorCode>();
   const sendError = (reply: FastifyReply, err: CardsError): FastifyReply => {
-    refusals.set(reply, err.code);
+    // The refusal's code, for its request line and the journal.
+    reply.request.refusal = err.code;
     // A server-side failure is told in full to the operator, and to the client only by its code
     // and the generic message (errorBody): no file path or library message leaves the server.
     if (err.code === 'INTERNAL') logger.warn(`internal error: ${describe(err.cause ?? err)}`);
-    reply.request.errorCode = String(ERRORS[err.code].wire);
     if (err.code !== 'INTERNAL' && err.status >= 500)
       logger.warn(`${err.code}: ${err.message}${err.cause ? ` (${describe(err.cause)})` : ''}`);
     return reply.code(err.status).type(JSON_TYPE).send(errorBody(profile, err));
   };
 
+  // Every request answered, by fastify or by the log's fast path: its request line, and for the
+  // admin API its metrics and journal entry.
+  const admin = options.admin && adminDeps(options, options.admin, profile);
+  const record = (served: {
+    method: string;
+    url: string;
+    status: number;
+    code: ErrorCode | '';
+    ms: number;
+    route: RouteName | '';
+    identity: string;
+  }): void => {
+    const { method, status, code, ms, route } = served;
+    const path = logPath(served.url);
+    logger.request({ method, path, status, ...(code !== '' && { code }), ms });
+    if (!admin) return;
+    admin.metrics.request(route, status, ms);
+    if (!UNJOURNALED.has(route))
+      admin.journal.push({
+        at: Date.now(),
+        method,
+        path,
+        status,
+        code: code === '' ? null : String(ERRORS[code].wire),
+        identity: served.identity,
+        ms: Math.round(ms * 100) / 100,
+      });
+  };
+
+  const corsOptions = {
+    origin: '*',
+    methods: ['GET', 'HEAD', 'POST', 'OPTIONS'],
+    allowedHeaders: ['Authorization', 'Content-Type', 'Virgil-Agent'],
+    exposedHeaders: [profile.supersededHeader],
+    maxAge: 600,
+  };
+  let closing = false;
+  let isOverCap = (_socket: Socket): boolean => false;
+  const fastPath =
+    options.log &&
+    logFastPath({
+      log: options.log,
+      // What @fastify/cors sends on a GET with corsOptions (a test compares the two paths).
+      headers: corsOn
+        ? {
+            'access-control-allow-origin': corsOptions.origin,
+            'access-control-expose-headers': corsOptions.exposedHeaders.join(', '),
+          }
+        : {},
+      passOn: (request) => closing || isOverCap(request.socket),
+      served: (route, url, ms) =>
+        record({ method: 'GET', url, status: 200, code: '', ms, route, identity: '' }),
+    });
+
   const app = Fastify({
     logger: false,
     bodyLimit: LIMITS.bodyMax,
     return503OnClosing: false,
-    keepAliveTimeout: limits.keepAliveTimeoutMs,
-    requestTimeout: limits.requestTimeoutMs,
-    connectionTimeout: Math.max(limits.requestTimeoutMs * 2, 60_000),
-    http: httpServerOptions(limits),
+    serverFactory: (handler) => {
+      const server = createServer(
+        httpServerOptions(limits),
+        fastPath ? fastPath(handler) : handler,
+      );
+      server.keepAliveTimeout = limits.keepAliveTimeoutMs;
+      server.requestTimeout = limits.requestTimeoutMs;
+      server.setTimeout(Math.max(limits.requestTimeoutMs * 2, 60_000));
+      return server;
+    },
     // An identity (admin history) is up to 1024 bytes, percent-encoded up to 3 characters each.
     routerOptions: { maxParamLength: 3200 },
     frameworkErrors: (err, request, reply) => {
@@ -137,8 +201,7 @@ export async function createApp(options: AppOptions): Promise<FastifyInstance> {
   });
 
   // Connections over the cap get 503 on their first request, then are closed.
-  const isOverCap = trackConnections(app.server, limits.maxConnections);
-  let closing = false;
+  isOverCap = trackConnections(app.server, limits.maxConnections);
   app.addHook('preClose', async () => {
     closing = true;
   });
@@ -163,58 +226,56 @@ export async function createApp(options: AppOptions): Promise<FastifyInstance> {
       ),
     );
   };
-  app.addHook('onRequest', async (request, reply) => {
+  // The hooks every request passes through are callbacks, not async functions: no promise and
+  // no microtask turn per hook on the cheapest routes (a tile, /health).
+  app.addHook('onRequest', (request, reply, done) => {
     if (isOverCap(request.raw.socket)) {
       reply.header('connection', 'close');
-      return sendError(reply, new CardsError('SERVER_BUSY'));
+      sendError(reply, new CardsError('SERVER_BUSY'));
+      return;
     }
     // RFC 9112 section 3.2: an HTTP/1.1 request without Host is a 400.
     if (request.raw.httpVersion === '1.1' && request.headers.host === undefined) {
       reply.header('connection', 'close');
-      return sendError(reply, new CardsError('HTTP_MALFORMED', 'The Host header is missing.'));
+      sendError(reply, new CardsError('HTTP_MALFORMED', 'The Host header is missing.'));
+      return;
     }
-    if (request.is404) return notFound(request, reply);
+    if (request.is404) {
+      notFound(request, reply);
+      return;
+    }
     // @fastify/cors answers every OPTIONS itself: unknown paths included, and a plain OPTIONS
     // (no Origin / Access-Control-Request-Method) with a text/plain 400. Keep those ours.
     if (corsOn && request.method === 'OPTIONS') {
       const allowed = allowedMethods(served, pathOf(request.url), corsOn);
-      if (allowed.length === 0) return sendError(reply, new CardsError('ROUTE_NOT_FOUND'));
-      if (!request.headers.origin || !request.headers['access-control-request-method'])
-        return reply.code(204).header('allow', allowed.join(', ')).send();
+      if (allowed.length === 0) {
+        sendError(reply, new CardsError('ROUTE_NOT_FOUND'));
+        return;
+      }
+      if (!request.headers.origin || !request.headers['access-control-request-method']) {
+        reply.code(204).header('allow', allowed.join(', ')).send();
+        return;
+      }
     }
-    return undefined;
+    done();
   });
   // While closing, every response (in flight ones too) ends its connection, so close() does not
   // wait for keep-alive connections to time out.
-  app.addHook('onSend', async (_request, reply, payload) => {
+  app.addHook('onSend', (_request, reply, payload, done) => {
     if (closing) reply.header('connection', 'close');
-    return payload;
+    done(null, payload);
   });
-  const admin = options.admin && adminDeps(options, options.admin, profile);
-  app.addHook('onResponse', async (request: FastifyRequest, reply: FastifyReply) => {
-    const path = logPath(request.url);
-    const ms = reply.elapsedTime;
-    const code = refusals.get(reply);
-    logger.request({
+  app.addHook('onResponse', (request, reply, done) => {
+    record({
       method: request.method,
-      path,
+      url: request.url,
       status: reply.statusCode,
-      ...(code !== undefined && { code }),
-      ms,
+      code: request.refusal,
+      ms: reply.elapsedTime,
+      route: admin ? (request.routeOptions.config.routeName ?? '') : '',
+      identity: request.identity,
     });
-    if (!admin) return;
-    const route = request.routeOptions.config.routeName ?? '';
-    admin.metrics.request(route, reply.statusCode, ms);
-    if (!UNJOURNALED.has(route))
-      admin.journal.push({
-        at: Date.now(),
-        method: request.method,
-        path,
-        status: reply.statusCode,
-        code: request.errorCode === '' ? null : request.errorCode,
-        identity: request.identity,
-        ms: Math.round(ms * 100) / 100,
-      });
+    done();
   });
 
   // JSON only; an empty body is no body (revoke by id sends none, or `{}`).
@@ -229,14 +290,7 @@ export async function createApp(options: AppOptions): Promise<FastifyInstance> {
     }
   });
 
-  if (corsOn)
-    await app.register(cors, {
-      origin: '*',
-      methods: ['GET', 'HEAD', 'POST', 'OPTIONS'],
-      allowedHeaders: ['Authorization', 'Content-Type', 'Virgil-Agent'],
-      exposedHeaders: [profile.supersededHeader],
-      maxAge: 600,
-    });
+  if (corsOn) await app.register(cors, corsOptions);
 
   app.setErrorHandler((err, _request, reply) => sendError(reply, toCardsError(err)));
   app.setNotFoundHandler((request, reply) => notFound(request, reply));

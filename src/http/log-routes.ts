@@ -3,6 +3,9 @@
  * Caching as tlog-tiles asks: the checkpoint is mutable ("SHOULD prevent caching beyond a few
  * seconds"), tiles and bundles are immutable ("caching headers SHOULD be long-lived"); a partial
  * tile gets a shorter life, since a log MAY delete it once its full tile exists.
+ *
+ * What each answer is (type, caching, body) is said once, in `LogAnswer`s, and sent by the
+ * fastify handlers here and by the raw fast path (log-fast-path.ts) alike.
  */
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { CardsError } from '../core/errors.js';
@@ -11,9 +14,38 @@ import type { CardLog } from '../registry/card-log.js';
 type Handler = (request: FastifyRequest, reply: FastifyReply) => Promise<FastifyReply>;
 
 const TEXT = 'text/plain; charset=utf-8';
+const OCTETS = 'application/octet-stream';
 const SHORT = 'public, max-age=2';
 const IMMUTABLE = 'public, max-age=31536000, immutable';
 const PARTIAL = 'public, max-age=300';
+
+/** A successful answer of a log route (200). */
+export interface LogAnswer {
+  readonly type: string;
+  readonly cacheControl: string;
+  readonly body: string | Buffer;
+}
+
+export const checkpointAnswer = (log: CardLog): LogAnswer => ({
+  type: TEXT,
+  cacheControl: SHORT,
+  body: log.checkpoint(),
+});
+
+export const tileAnswer = (tile: { data: Uint8Array; full: boolean }): LogAnswer => ({
+  type: OCTETS,
+  cacheControl: tile.full ? IMMUTABLE : PARTIAL,
+  body: Buffer.from(tile.data.buffer, tile.data.byteOffset, tile.data.byteLength),
+});
+
+export const proofAnswer = (proof: string): LogAnswer => ({
+  type: TEXT,
+  cacheControl: SHORT,
+  body: proof,
+});
+
+const send = (reply: FastifyReply, answer: LogAnswer): FastifyReply =>
+  reply.header('cache-control', answer.cacheControl).type(answer.type).send(answer.body);
 
 export function logHandlers(
   log: CardLog | undefined,
@@ -27,19 +59,12 @@ export function logHandlers(
     return log;
   };
   return {
-    logCheckpoint: async (_request, reply) =>
-      reply.header('cache-control', SHORT).type(TEXT).send(need().checkpoint()),
+    logCheckpoint: async (_request, reply) => send(reply, checkpointAnswer(need())),
     logTile: async (request, reply) => {
       const path = `tile/${(request.params as { '*': string })['*']}`;
-      const { data, full } = await need().readTilePath(path);
-      return reply
-        .header('cache-control', full ? IMMUTABLE : PARTIAL)
-        .type('application/octet-stream')
-        .send(Buffer.from(data.buffer, data.byteOffset, data.byteLength));
+      return send(reply, tileAnswer(await need().readTilePath(path)));
     },
-    logProof: async (request, reply) => {
-      const proof = await need().proof((request.params as { id: string }).id);
-      return reply.header('cache-control', SHORT).type(TEXT).send(proof);
-    },
+    logProof: async (request, reply) =>
+      send(reply, proofAnswer(await need().proof((request.params as { id: string }).id))),
   };
 }

@@ -5,7 +5,7 @@
  */
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { WireProfile } from '../core/profile.js';
-import { CardsError, isCardsError } from '../core/errors.js';
+import { CardsError, isCardsError, type ErrorCode } from '../core/errors.js';
 import {
   isAdminRoute,
   methodsFor,
@@ -27,8 +27,8 @@ declare module 'fastify' {
   interface FastifyRequest {
     /** The identity of the request's verified token ('' before authentication; 'admin'). */
     identity: string;
-    /** The wire code of the Error object sent, '' when none (for the request journal). */
-    errorCode: string;
+    /** The code of the Error object sent, '' when none (request line, journal). */
+    refusal: ErrorCode | '';
   }
   interface FastifyContextConfig {
     /** The route table's name of the route (metrics, journal). */
@@ -98,7 +98,7 @@ function handlers(deps: RouteDeps): Record<CardRouteName, Handler> {
 export function registerRoutes(app: FastifyInstance, deps: RouteDeps): readonly RouteSpec[] {
   const { auth, admin } = deps;
   app.decorateRequest('identity', '');
-  app.decorateRequest('errorCode', '');
+  app.decorateRequest('refusal', '');
   const authenticate = async (request: FastifyRequest): Promise<void> => {
     const header = request.headers.authorization;
     try {

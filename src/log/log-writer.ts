@@ -95,6 +95,8 @@ export class LogWriter {
   readonly #warn: (message: string) => void;
   #state: LogState;
   #published: Published;
+  /** The right edge's range hashes of the published tree (inclusionProof's `edge`). */
+  #edge: { of: Published; hashes: Map<number, Uint8Array> } | undefined;
 
   private constructor(options: LogWriterOptions, state: LogState) {
     this.baseOrigin = options.origin;
@@ -330,9 +332,11 @@ export class LogWriter {
 
   /** The tlog-proof (c2sp.org/tlog-proof@v1) of entry `index` in the published tree. */
   async proof(index: number): Promise<string> {
-    const { size, checkpoint } = this.#published;
+    const published = this.#published;
+    const { size, checkpoint } = published;
     if (index >= size) throw new RangeError(`entry ${index} is not in the published tree`);
-    const proof = await inclusionProof(index, size, this.reader.at(size));
+    if (this.#edge?.of !== published) this.#edge = { of: published, hashes: new Map() };
+    const proof = await inclusionProof(index, size, this.reader.at(size), this.#edge.hashes);
     return formatTlogProof({ index, proof, checkpoint });
   }
 

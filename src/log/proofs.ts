@@ -28,14 +28,28 @@ export async function treeHash(size: number, reader: HashReader): Promise<Uint8A
   return foldHashes(await reader.readHashes(frontierIds(size)));
 }
 
-/** PATH(index, D[0:size]): the inclusion proof, leaf's sibling first. */
+/**
+ * PATH(index, D[0:size]): the inclusion proof, leaf's sibling first. `edge` (optional) keeps the
+ * hashes of ranges that end at `size`, by their start, for proofs in the same tree: those ranges
+ * are the right edge of the tree, shared by every proof and the only ones that need hashing
+ * (the others are single stored subtrees), so a proof after the first few hashes nothing.
+ */
 export async function inclusionProof(
   index: number,
   size: number,
   reader: HashReader,
+  edge?: Map<number, Uint8Array>,
 ): Promise<Uint8Array[]> {
-  const { ids, starts } = planRanges(inclusionRanges(index, size));
-  return foldPlan(await reader.readHashes(ids), starts);
+  const ranges = inclusionRanges(index, size);
+  const known = ranges.map((range) => (range.hi === size ? edge?.get(range.lo) : undefined));
+  const { ids, starts } = planRanges(ranges.filter((_, i) => known[i] === undefined));
+  const read = foldPlan(await reader.readHashes(ids), starts);
+  let next = 0;
+  return ranges.map((range, i) => {
+    const hash = known[i] ?? (read[next++] as Uint8Array);
+    if (range.hi === size) edge?.set(range.lo, hash);
+    return hash;
+  });
 }
 
 /** PROOF(oldSize, D[0:newSize]): the consistency proof; empty for oldSize 0 or newSize. */

@@ -6,6 +6,7 @@
  * tile's inner levels are computed once and kept in a small LRU cache: a proof then costs map
  * look-ups, not hashing.
  */
+import { LRUCache } from 'lru-cache';
 import { CardsError } from '../core/errors.js';
 import { HASH_SIZE, nodeHash } from './hash.js';
 import type { HashReader } from './proofs.js';
@@ -82,14 +83,13 @@ export interface TileHashReaderOptions {
 }
 
 export class TileHashReader {
-  private readonly cache = new Map<string, TileLevels>();
-  private readonly capacity: number;
+  private readonly cache: LRUCache<string, TileLevels>;
 
   constructor(
     private readonly tiles: TileReader,
     options: TileHashReaderOptions = {},
   ) {
-    this.capacity = Math.max(1, options.cacheTiles ?? 4096);
+    this.cache = new LRUCache({ max: Math.max(1, options.cacheTiles ?? 4096) });
   }
 
   /** A reader of the stored hashes of the tree of `size` leaves. */
@@ -99,12 +99,18 @@ export class TileHashReader {
 
   private async read(size: number, ids: readonly SubtreeId[]): Promise<Uint8Array[]> {
     const wanted = ids.map((id) => locate(id, size));
-    const distinct = new Map<string, TileRef>();
-    for (const w of wanted) distinct.set(w.key, w.tile);
+    // Tiles not in memory are read together; a proof over a warm tree reads none.
     const loaded = new Map<string, TileLevels>();
-    await Promise.all(
-      [...distinct].map(async ([key, tile]) => loaded.set(key, await this.levels(key, tile))),
-    );
+    const missing = new Map<string, TileRef>();
+    for (const w of wanted) {
+      const hit = loaded.get(w.key) ?? this.cache.get(w.key);
+      if (hit) loaded.set(w.key, hit);
+      else missing.set(w.key, w.tile);
+    }
+    if (missing.size > 0)
+      await Promise.all(
+        [...missing].map(async ([key, tile]) => loaded.set(key, await this.levels(key, tile))),
+      );
     return wanted.map((w) => {
       const hash = loaded.get(w.key)?.hash(w.sublevel, w.position);
       if (!hash) throw new RangeError(`stored hash ${w.key}: not in its tile`);
@@ -113,12 +119,6 @@ export class TileHashReader {
   }
 
   private async levels(key: string, tile: TileRef): Promise<TileLevels> {
-    const hit = this.cache.get(key);
-    if (hit) {
-      this.cache.delete(key); // re-insert: Map order is the LRU order
-      this.cache.set(key, hit);
-      return hit;
-    }
     const data = await this.tiles.readTile(tile);
     if (!data || data.byteLength !== tile.width * HASH_SIZE) {
       throw new CardsError(
@@ -128,10 +128,6 @@ export class TileHashReader {
     }
     const levels = new TileLevels(data);
     this.cache.set(key, levels);
-    if (this.cache.size > this.capacity) {
-      const oldest = this.cache.keys().next().value;
-      if (oldest !== undefined) this.cache.delete(oldest);
-    }
     return levels;
   }
 }

@@ -21,8 +21,6 @@ export interface Range {
   readonly hi: number;
 }
 
-const pow2 = (level: number): number => 2 ** level;
-
 /** The largest power of two strictly below n (n ≥ 2): the split point k of RFC 9162 2.1.1. */
 export function splitPoint(n: number): number {
   let k = 1;
@@ -36,10 +34,14 @@ export function decompose(range: Range): SubtreeId[] {
   let lo = range.lo;
   while (lo < range.hi) {
     let level = 0;
+    let width = 1;
     // Grow while the subtree stays aligned at lo and inside the range.
-    while (lo % pow2(level + 1) === 0 && lo + pow2(level + 1) <= range.hi) level++;
-    ids.push({ level, index: lo / pow2(level) });
-    lo += pow2(level);
+    while (lo % (width * 2) === 0 && lo + width * 2 <= range.hi) {
+      level++;
+      width *= 2;
+    }
+    ids.push({ level, index: lo / width });
+    lo += width;
   }
   return ids;
 }

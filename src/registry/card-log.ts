@@ -12,6 +12,7 @@
  * fewer cards than the log, or other cards at the log's last positions, is a rewound store and
  * is refused (STORE_CORRUPT) rather than signed over.
  */
+import { LRUCache } from 'lru-cache';
 import { CardsError } from '../core/errors.js';
 import { cardIdOf } from '../core/card-id.js';
 import { decodeBase64 } from '../core/encoding.js';
@@ -61,11 +62,13 @@ export class CardLog {
   #lastRun = 0;
   #closed = false;
   #waiters: { size: number; resolve: () => void }[] = [];
-  /** Served tiles by path (a path's bytes never change), least recently used first. */
-  readonly #tileCache = new Map<string, { data: Uint8Array; full: boolean }>();
-  #tileBytes = 0;
+  /** Served tiles by path (a path's bytes never change in one log), the most used kept. */
+  readonly #tileCache = new LRUCache<string, { data: Uint8Array; full: boolean }>({
+    maxSize: TILE_CACHE_BYTES,
+    sizeCalculation: (tile) => Math.max(1, tile.data.byteLength),
+  });
   /** Proof texts of the published size, by index; emptied when the size changes. */
-  #proofs = new Map<number, string>();
+  readonly #proofs = new LRUCache<number, string>({ max: PROOF_CACHE });
   #proofsSize = -1;
 
   private constructor(options: CardLogOptions) {
@@ -107,6 +110,11 @@ export class CardLog {
     return this.writer.readTile(tile);
   }
 
+  /** A tile or bundle already in memory (a path served before), else undefined: no I/O. */
+  cachedTile(path: string): { data: Uint8Array; full: boolean } | undefined {
+    return this.#tileCache.get(path);
+  }
+
   /**
    * The tile or bundle at a tlog-tiles path (`tile/0/x001/234.p/5`) of the published tree, and
    * whether it is full (immutable); LOG_TILE_NOT_FOUND for anything else.
@@ -125,12 +133,6 @@ export class CardLog {
       throw new CardsError('LOG_TILE_NOT_FOUND', `The log (size ${this.size}) has no ${path}.`);
     const found = { data, full: tile.width === TILE_WIDTH };
     this.#tileCache.set(path, found);
-    this.#tileBytes += data.byteLength;
-    for (const [key, old] of this.#tileCache) {
-      if (this.#tileBytes <= TILE_CACHE_BYTES) break;
-      this.#tileCache.delete(key);
-      this.#tileBytes -= old.data.byteLength;
-    }
     return found;
   }
 
@@ -157,9 +159,9 @@ export class CardLog {
 
   /**
    * The tlog-proof of the card with this id; waits up to two intervals for a card acknowledged
-   * but not integrated yet, then LOG_NOT_INTEGRATED.
+   * but not integrated yet (unless `wait` is false), then LOG_NOT_INTEGRATED.
    */
-  async proof(cardId: string): Promise<string> {
+  async proof(cardId: string, { wait = true }: { wait?: boolean } = {}): Promise<string> {
     if (!CARD_ID_PATTERN.test(cardId))
       throw new CardsError(
         'CARD_ID_INVALID',
@@ -167,7 +169,7 @@ export class CardLog {
       );
     const entry = await this.#store.getCard(cardId.toLowerCase());
     if (!entry) throw new CardsError('CARD_NOT_FOUND');
-    if (entry.seq >= this.size) {
+    if (entry.seq >= this.size && wait) {
       this.notify();
       await this.#waitFor(entry.seq + 1, 2 * this.#interval + 1000);
     }
@@ -177,13 +179,12 @@ export class CardLog {
         `Card ${entry.id} (log index ${entry.seq}) is not in a signed checkpoint yet; the log holds ${this.size} entries. Retry in a second.`,
       );
     if (this.#proofsSize !== this.size) {
-      this.#proofs = new Map();
+      this.#proofs.clear();
       this.#proofsSize = this.size;
     }
     const known = this.#proofs.get(entry.seq);
     if (known !== undefined) return known;
     const text = await this.writer.proof(entry.seq);
-    if (this.#proofs.size >= PROOF_CACHE) this.#proofs.clear();
     if (this.#proofsSize === this.size) this.#proofs.set(entry.seq, text);
     return text;
   }
@@ -264,8 +265,7 @@ export class CardLog {
   /** Drops what was cached of an older log (tile paths repeat in a new one). */
   #forget(): void {
     this.#tileCache.clear();
-    this.#tileBytes = 0;
-    this.#proofs = new Map();
+    this.#proofs.clear();
     this.#proofsSize = -1;
   }
 

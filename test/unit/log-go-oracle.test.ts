@@ -123,8 +123,14 @@ test('inclusion and consistency proofs agree with ProveRecord/ProveTree and pass
   for (const m of [255, 256, 257, 65_535, 65_536, 65_537]) {
     consistency.push([m, 100_000], [1, m], [m - 1, m + 1]);
   }
+  // Proofs in one tree share its right edge's hashes, as the server's do (LogWriter.proof).
+  const edges = new Map<number, Map<number, Uint8Array>>();
+  const edgeOf = (n: number): Map<number, Uint8Array> =>
+    edges.get(n) ?? edges.set(n, new Map()).get(n)!;
   const ours = {
-    inclusion: await Promise.all(inclusion.map(([i, n]) => inclusionProof(i, n, log.reader.at(n)))),
+    inclusion: await Promise.all(
+      inclusion.map(([i, n]) => inclusionProof(i, n, log.reader.at(n), edgeOf(n))),
+    ),
     consistency: await Promise.all(
       consistency.map(([m, n]) => consistencyProof(m, n, log.reader.at(n))),
     ),
