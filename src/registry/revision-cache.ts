@@ -1,50 +1,61 @@
 /**
  * Texts kept by key under the revision they were made from (store.ts `revisionOf`), within a
- * budget of characters: the oldest entries leave first. A text is handed back only for the very
- * revision it was stored under; it never decides whether a revision is current (the caller reads
- * the store's). Knows nothing of what the texts are.
+ * budget of characters. A text is handed back only for the very revision it was stored under; it
+ * never decides whether a revision is current (the caller reads the store's). Knows nothing of
+ * what the texts are.
+ *
+ * Two generations of half the budget each (the scheme of the quick-lru package): texts go into
+ * the young one; when it is full it becomes the old one and the previous old one is dropped
+ * whole; a text found in the old one moves to the young one. O(1) each: evicting one entry at a
+ * time from a Map's oldest end costs a walk over every entry deleted before it (V8 keeps them
+ * as holes until it rehashes): 7 to 10 µs a miss at 15,000 entries.
  */
+interface Kept {
+  readonly revision: number;
+  readonly text: string;
+}
+
 export class RevisionCache {
-  readonly #entries = new Map<string, { readonly revision: number; readonly text: string }>();
-  readonly #budget: number;
-  #chars = 0;
+  readonly #half: number;
+  #young = new Map<string, Kept>();
+  #old = new Map<string, Kept>();
+  #youngChars = 0;
+  #oldChars = 0;
 
   /** `budget`: characters of text kept at most; a text above a quarter of it is not kept. */
   constructor(budget: number) {
-    this.#budget = budget;
+    this.#half = budget / 2;
   }
 
-  /** Characters of text kept now. */
+  /** Characters of text kept now (a text kept in both generations counts twice). */
   get chars(): number {
-    return this.#chars;
-  }
-
-  get size(): number {
-    return this.#entries.size;
+    return this.#youngChars + this.#oldChars;
   }
 
   /** The text kept for `key` under exactly `revision`, else undefined. */
   get(key: string, revision: number): string | undefined {
-    const entry = this.#entries.get(key);
-    return entry?.revision === revision ? entry.text : undefined;
+    const young = this.#young.get(key);
+    if (young) return young.revision === revision ? young.text : undefined;
+    const old = this.#old.get(key);
+    if (old?.revision !== revision) return undefined;
+    this.set(key, revision, old.text);
+    return old.text;
   }
 
   set(key: string, revision: number, text: string): void {
-    this.delete(key);
-    if (text.length > this.#budget / 4) return;
-    this.#entries.set(key, { revision, text });
-    this.#chars += text.length;
-    for (const [oldest, entry] of this.#entries) {
-      if (this.#chars <= this.#budget) break;
-      this.#entries.delete(oldest);
-      this.#chars -= entry.text.length;
+    const replaced = this.#young.get(key);
+    if (replaced) {
+      this.#young.delete(key);
+      this.#youngChars -= replaced.text.length;
     }
-  }
-
-  delete(key: string): void {
-    const entry = this.#entries.get(key);
-    if (!entry) return;
-    this.#entries.delete(key);
-    this.#chars -= entry.text.length;
+    if (text.length > this.#half / 2) return;
+    if (this.#youngChars + text.length > this.#half) {
+      this.#old = this.#young;
+      this.#oldChars = this.#youngChars;
+      this.#young = new Map();
+      this.#youngChars = 0;
+    }
+    this.#young.set(key, { revision, text });
+    this.#youngChars += text.length;
   }
 }
