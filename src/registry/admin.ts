@@ -52,8 +52,8 @@ const EXPORT_PAGE = 1000;
 /** Inserts in flight at once when importing (they share the JSON store's group commit). */
 const IMPORT_WINDOW = 256;
 /**
- * Characters of history JSON kept (about 12,000 identities of two cards): an identity's history
- * costs, made anew, about as much again as the whole request for it.
+ * Characters of history JSON kept (about 9,000 identities of two cards, 1.8 KB each): an
+ * identity's history costs, made anew, about as much again as the whole request for it.
  */
 const HISTORY_CACHE_CHARS = 16 * 1024 * 1024;
 
