@@ -117,7 +117,9 @@ export function adminHandlers(deps: AdminDeps): Record<AdminRouteName, Handler> 
       });
     },
     adminIdentity: async (request, reply) =>
-      json(reply, await admin.history((request.params as { identity: string }).identity)),
+      reply
+        .type(JSON_TYPE)
+        .send(await admin.historyJson((request.params as { identity: string }).identity)),
     adminExport: async (_request, reply) =>
       reply
         .type(NDJSON_TYPE)

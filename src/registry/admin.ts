@@ -12,6 +12,7 @@ import { decodeSnapshot } from '../core/snapshot.js';
 import { readStoredCard, serializeCard } from '../store/record.js';
 import type { CardEntry, CardStore, IdentitySummary, StoredCard } from '../store/store.js';
 import type { CardLog } from './card-log.js';
+import { RevisionCache } from './revision-cache.js';
 
 /** A card as the admin API lists it (snake_case, like the wire). */
 export interface CardRow {
@@ -50,6 +51,11 @@ export interface ImportResult {
 const EXPORT_PAGE = 1000;
 /** Inserts in flight at once when importing (they share the JSON store's group commit). */
 const IMPORT_WINDOW = 256;
+/**
+ * Characters of history JSON kept (about 9,000 identities of two cards, 1.8 KB each): an
+ * identity's history costs, made anew, about as much again as the whole request for it.
+ */
+const HISTORY_CACHE_CHARS = 16 * 1024 * 1024;
 
 export const cardRow = (entry: CardEntry): CardRow => ({
   seq: entry.seq,
@@ -81,6 +87,7 @@ function createdAt(contentSnapshot: string): number | null {
 export class Admin {
   readonly #store: CardStore;
   readonly #log: CardLog | undefined;
+  readonly #histories = new RevisionCache(HISTORY_CACHE_CHARS);
 
   /** `log`: the registry's transparency log, begun anew on reset (never rewound). */
   constructor(store: CardStore, log?: CardLog) {
@@ -123,6 +130,22 @@ export class Admin {
         })),
       })),
     };
+  }
+
+  /**
+   * history() as JSON text. Kept under the store's revision of the identity when the store has
+   * one (store.ts `revisionOf`), read before the chains: a kept text is served only while the
+   * revision is unchanged, so never after a create, replace, revoke, import or reset touched the
+   * identity. A store without revisions (PostgreSQL, written by other servers too) is asked
+   * every time.
+   */
+  async historyJson(identity: string): Promise<string> {
+    const revision = this.#store.revisionOf?.(identity);
+    const kept = revision === undefined ? undefined : this.#histories.get(identity, revision);
+    if (kept !== undefined) return kept;
+    const text = JSON.stringify(await this.history(identity));
+    if (revision !== undefined) this.#histories.set(identity, revision, text);
+    return text;
   }
 
   /** Every card as an NDJSON line, in insertion order, a store page at a time. */

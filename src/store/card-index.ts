@@ -22,9 +22,17 @@ import {
   type StoredCard,
 } from './store.js';
 
+/**
+ * The last revision given (store.ts `revisionOf`). Counted for the whole process rather than
+ * per index, so the new index of a reset never gives an identity a revision it had before.
+ */
+let lastRevision = 0;
+
 export class Chain implements CardChain {
   readonly identity: string;
   readonly cards: IndexedCard[] = [];
+  /** Given anew each time a card joins the chain (the chain's cards only ever grow). */
+  revision = 0;
 
   constructor(identity: string) {
     this.identity = identity;
@@ -127,6 +135,20 @@ export class CardIndex {
   /** The chains of an identity, oldest first (by when their first card was stored). */
   chainsOf(identity: string): readonly Chain[] {
     return this.#byIdentity.get(identity) ?? [];
+  }
+
+  /**
+   * store.ts `revisionOf`: the newest revision among the identity's chains. A card joining the
+   * identity gives its chain a revision above every earlier one, so the maximum changes; nothing
+   * else changes a chain (cards are immutable; states, successors and revoked_by follow from the
+   * order of the chain's cards).
+   */
+  revisionOf(identity: string): number | undefined {
+    const chains = this.#byIdentity.get(identity);
+    if (!chains) return undefined;
+    let revision = 0;
+    for (const chain of chains) if (chain.revision > revision) revision = chain.revision;
+    return revision;
   }
 
   /** Cards after sequence number `afterSeq` (seq = position), at most `limit`. */
@@ -233,6 +255,7 @@ export class CardIndex {
     }
     const entry = new IndexedCard(card, chain, this.#entries.length);
     chain.cards.push(entry);
+    chain.revision = ++lastRevision;
     if (previous) previous.next = entry;
     this.#byId.set(card.id, entry);
     this.#entries.push(entry);

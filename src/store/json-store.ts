@@ -172,6 +172,10 @@ export class JsonStore implements CardStore {
     return chains;
   }
 
+  revisionOf(identity: string): number | undefined {
+    return this.#index.revisionOf(identity);
+  }
+
   /**
    * A card read from disk is served only once its id is recomputed from its snapshot (a bit
    * flipped on disk must not be served under an id it no longer matches): checked on first

@@ -56,6 +56,10 @@ export class MemoryStore implements CardStore {
     return [...new Set(identities)].flatMap((identity) => this.#index.chainsOf(identity));
   }
 
+  revisionOf(identity: string): number | undefined {
+    return this.#index.revisionOf(identity);
+  }
+
   async insert(card: StoredCard): Promise<CardEntry> {
     if (this.#closed) throw new CardsError('STORE_UNAVAILABLE', 'The store is closed.');
     if (this.#resetting) await this.#resetting;

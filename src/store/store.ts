@@ -106,6 +106,15 @@ export interface CardStore {
    */
   chainsOf(identities: readonly string[]): Promise<CardChain[]>;
   /**
+   * A number that changes whenever what chainsOf answers for this identity changes (a card added
+   * to one of its chains, a reset), undefined while it has no card; a number once given is never
+   * given again in this process, so an answer derived from chainsOf and kept under the revision
+   * read before asking is current exactly while the revision is the same. Only an engine that
+   * sees every write has it (memory, JSON file); one shared by several servers (PostgreSQL) has
+   * none, and its callers ask chainsOf every time.
+   */
+  revisionOf?(identity: string): number | undefined;
+  /**
    * Stores one card atomically (see above) and resolves with its entry, sequence number
    * included, once it is durable. Rejects a conflict with its CardsError; any other failure
    * leaves nothing of the card stored, now or after a restart.

@@ -262,6 +262,78 @@ describe('listing and history', () => {
   });
 });
 
+describe('history kept between requests (JSON and memory stores), never stale', () => {
+  type History = { chains: { revoked: boolean; cards: { id: string; state: string }[] }[] };
+  const shape = (body: string): [boolean, string[]][] =>
+    (JSON.parse(body) as History).chains.map((c) => [c.revoked, c.cards.map((card) => card.id)]);
+
+  test('after a create, a replacement, a revocation, a reset and an import', async () => {
+    const h = await harness();
+    const history = async (): Promise<string> => {
+      const response = await h.call('GET', '/_cards/identities/alice');
+      assert.equal(response.statusCode, 200);
+      return response.body;
+    };
+    const a1 = makeCard('alice');
+    await h.create(a1, 'alice');
+    const first = await history();
+    assert.equal(await history(), first, 'the same bytes again');
+    assert.deepEqual(shape(first), [[false, [a1.id]]]);
+    await h.create(makeCard('bob'), 'bob');
+    assert.equal(await history(), first, 'another identity changes nothing');
+    const a2 = makeCard('alice', { previousCardId: a1.id });
+    await h.create(a2, 'alice');
+    assert.deepEqual(shape(await history()), [[false, [a1.id, a2.id]]]);
+    const b1 = makeCard('alice');
+    await h.create(b1, 'alice');
+    assert.deepEqual(shape(await history()), [
+      [false, [a1.id, a2.id]],
+      [false, [b1.id]],
+    ]);
+    const revocation = makeRevocation('alice', a2.id);
+    await h.create(revocation, 'alice');
+    const before = await history();
+    assert.deepEqual(shape(before), [
+      [true, [a1.id, a2.id, revocation.id]],
+      [false, [b1.id]],
+    ]);
+    assert.deepEqual(
+      (JSON.parse(before) as History).chains[0]?.cards.map((card) => card.state),
+      ['revoked', 'revoked', 'revocation'],
+    );
+    const exported = (await h.call('GET', '/_cards/export')).body;
+    await h.call('POST', '/_cards/reset', {
+      body: '{"confirm":"reset"}',
+      type: 'application/json',
+    });
+    assert.equal(codeOf(await h.call('GET', '/_cards/identities/alice')), 'IDENTITY_NOT_FOUND');
+    const imported = await h.call('POST', '/_cards/import', {
+      body: exported,
+      type: 'application/x-ndjson',
+    });
+    assert.equal(imported.statusCode, 200, imported.body);
+    assert.equal(await history(), before, 'the imported registry answers the same bytes');
+  });
+
+  test('after a reset, the first card of the identity again is the new one', async () => {
+    const h = await harness();
+    const old = makeCard('alice');
+    await h.create(old, 'alice');
+    assert.deepEqual(shape((await h.call('GET', '/_cards/identities/alice')).body), [
+      [false, [old.id]],
+    ]);
+    await h.call('POST', '/_cards/reset', {
+      body: '{"confirm":"reset"}',
+      type: 'application/json',
+    });
+    const fresh = makeCard('alice');
+    await h.create(fresh, 'alice');
+    assert.deepEqual(shape((await h.call('GET', '/_cards/identities/alice')).body), [
+      [false, [fresh.id]],
+    ]);
+  });
+});
+
 describe('export, import, reset', () => {
   test('export → reset → import gives the same registry; refusals name the line', async () => {
     const h = await harness();

@@ -110,6 +110,37 @@ export function describeStoreContract(engineName: string, engine: EngineFactory)
       assert.equal(await store.count(), 6);
     });
 
+    test('revisionOf: changes with every card the identity gains, a reset, never repeats', async () => {
+      const { store } = await fresh();
+      if (store.engine === 'postgres') {
+        // Written by other servers too: no server can tell when an identity changed.
+        assert.equal(store.revisionOf, undefined);
+        return;
+      }
+      const revision = (identity: string): number | undefined => store.revisionOf?.(identity);
+      assert.equal(revision('alice'), undefined);
+      const a1 = record('alice');
+      await store.insert(a1);
+      const seen = [revision('alice')];
+      await store.insert(record('bob'));
+      assert.equal(revision('alice'), seen[0], 'another identity leaves it alone');
+      const a2 = record('alice', a1); // a replacement
+      await store.insert(a2);
+      seen.push(revision('alice'));
+      await store.insert(record('alice')); // a second chain
+      seen.push(revision('alice'));
+      await store.insert(record('alice', a2, true)); // a revocation of the first chain
+      seen.push(revision('alice'));
+      await assert.rejects(store.insert(record('alice', a1))); // refused: nothing changes
+      assert.equal(revision('alice'), seen.at(-1));
+      await store.reset();
+      assert.equal(revision('alice'), undefined);
+      await store.insert(a1);
+      seen.push(revision('alice'));
+      for (const r of seen) assert.equal(typeof r, 'number');
+      assert.equal(new Set(seen).size, seen.length, `revisions repeat: ${seen.join(' ')}`);
+    });
+
     test('sequence numbers: 0, 1, 2… in insertion order; refusals take none', async () => {
       const { store } = await fresh();
       const a = record('alice');
