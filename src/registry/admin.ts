@@ -4,6 +4,7 @@
  * record per line, exactly as record.ts `serializeCard` writes it: the format of `cards
  * export`), and reset. Knows nothing of HTTP. Every query costs its page, never the store.
  */
+import { LRUCache } from 'lru-cache';
 import { cardIdOf } from '../core/card-id.js';
 import type { CardState } from '../core/chain.js';
 import { decodeBase64 } from '../core/encoding.js';
@@ -12,7 +13,6 @@ import { decodeSnapshot } from '../core/snapshot.js';
 import { readStoredCard, serializeCard } from '../store/record.js';
 import type { CardEntry, CardStore, IdentitySummary, StoredCard } from '../store/store.js';
 import type { CardLog } from './card-log.js';
-import { RevisionCache } from './revision-cache.js';
 
 /** A card as the admin API lists it (snake_case, like the wire). */
 export interface CardRow {
@@ -87,7 +87,12 @@ function createdAt(contentSnapshot: string): number | null {
 export class Admin {
   readonly #store: CardStore;
   readonly #log: CardLog | undefined;
-  readonly #histories = new RevisionCache(HISTORY_CACHE_CHARS);
+  /** History texts by identity, each with the store's revision it was made from. */
+  readonly #histories = new LRUCache<string, { revision: number; text: string }>({
+    maxSize: HISTORY_CACHE_CHARS,
+    maxEntrySize: HISTORY_CACHE_CHARS / 4,
+    sizeCalculation: (kept) => Math.max(1, kept.text.length),
+  });
 
   /** `log`: the registry's transparency log, begun anew on reset (never rewound). */
   constructor(store: CardStore, log?: CardLog) {
@@ -141,10 +146,11 @@ export class Admin {
    */
   async historyJson(identity: string): Promise<string> {
     const revision = this.#store.revisionOf?.(identity);
-    const kept = revision === undefined ? undefined : this.#histories.get(identity, revision);
-    if (kept !== undefined) return kept;
+    if (revision === undefined) return JSON.stringify(await this.history(identity));
+    const kept = this.#histories.get(identity);
+    if (kept?.revision === revision) return kept.text;
     const text = JSON.stringify(await this.history(identity));
-    if (revision !== undefined) this.#histories.set(identity, revision, text);
+    this.#histories.set(identity, { revision, text });
     return text;
   }
 
