@@ -52,11 +52,15 @@ export async function runAdminBench({ storeSize, seconds, rounds }) {
   const identities = storeIdentities(storeSize);
   // The admin API's figures come from withAdmin; the card routes' cost of the admin API is read
   // on gets from withAdmin (after it served the admin API), fresh (admin API on, journal and
-  // metrics recording, but no admin route served: the per-request cost alone) and noAdmin.
+  // metrics recording, but no admin route served: the per-request cost alone), noAdmin, and
+  // noAdminUsed (no admin API, having served as many other requests: /health, the log, unknown
+  // paths), which tells a cost of the admin API from that of a server having served other kinds
+  // of requests before the gets.
   const withAdmin = await startCards(copyStore(storeDir), ['--quiet']);
   const fresh = await startCards(copyStore(storeDir), ['--quiet']);
   const noAdmin = await startCards(copyStore(storeDir), ['--quiet', '--no-admin']);
-  const servers = [withAdmin, fresh, noAdmin];
+  const noAdminUsed = await startCards(copyStore(storeDir), ['--quiet', '--no-admin']);
+  const servers = [withAdmin, fresh, noAdmin, noAdminUsed];
   const useWrk = hasWrk();
   if (useWrk) for (const server of servers) pinToCpu(server.proc.pid, 0);
   const read = (server, pool, seconds) =>
@@ -82,6 +86,16 @@ export async function runAdminBench({ storeSize, seconds, rounds }) {
       headers: {},
       path: `/_cards/identities/${encodeURIComponent(pick(identities))}`,
     }));
+    const others = ['/health', '/log/checkpoint', '/log/tile/entries/000'].map((path) => ({
+      method: 'GET',
+      headers: {},
+      path,
+    }));
+    const unknown = identities.slice(0, 2000).map((identity) => ({
+      method: 'GET',
+      headers: {},
+      path: `/nope/${encodeURIComponent(identity)}`,
+    }));
     // Any identity of the store, each once a pass: mostly histories not kept from before.
     const coldHistories = [...identities]
       .sort(() => Math.random() - 0.5)
@@ -105,23 +119,26 @@ export async function runAdminBench({ storeSize, seconds, rounds }) {
       get: [],
       getFresh: [],
       getNoAdmin: [],
+      getNoAdminUsed: [],
     };
     for (let r = 0; r < rounds; r++) {
       await read(withAdmin, cardPages, 1);
       out.cardsPage.push(await read(withAdmin, cardPages, seconds));
       out.history.push(await read(withAdmin, histories, seconds));
       out.historyCold.push(await read(withAdmin, coldHistories, seconds));
+      for (const pool of [others, unknown, others]) await read(noAdminUsed, pool, seconds);
       const started = performance.now();
       const text = await (await fetch(`${withAdmin.url}/_cards/export`)).text();
       out.exportSeconds.push((performance.now() - started) / 1000);
       out.exportLines = text.split('\n').length - 1;
       // Alternating, each warmed, the order turned every round.
-      const trio = [
+      const order = [
         ['get', withAdmin],
         ['getFresh', fresh],
         ['getNoAdmin', noAdmin],
+        ['getNoAdminUsed', noAdminUsed],
       ];
-      for (const [key, server] of [...trio.slice(r % 3), ...trio.slice(0, r % 3)]) {
+      for (const [key, server] of [...order.slice(r % 4), ...order.slice(0, r % 4)]) {
         await read(server, gets, 1);
         out[key].push(await withCpu(server, () => read(server, gets, seconds)));
       }
@@ -153,6 +170,9 @@ export function formatAdmin(out) {
     `  page first view (Chromium)     ${out.pageFirstViewMs === undefined ? 'skipped: no /usr/bin/chromium' : `${Math.round(out.pageFirstViewMs)} ms`}`,
     `  GET /card/v5/:id with admin    ${rps(out.get)} req/s, ${rps(out.getFresh)} req/s on a server that served no admin route`,
     `  GET /card/v5/:id --no-admin    ${rps(out.getNoAdmin)} req/s (admin API and journal cost ${pct(cost)})`,
-    `  server CPU per get             ${Math.round(us(out.get))} µs with admin (${pct(cpuCost(out.get))}), ${Math.round(us(out.getFresh))} µs with admin but no admin route served (${pct(cpuCost(out.getFresh))}), ${Math.round(us(out.getNoAdmin))} µs without (medians of the rounds' ratios)`,
+    `  server CPU per get             ${Math.round(us(out.getNoAdmin))} µs without the admin API; against it (medians of the rounds' ratios):`,
+    `    with, no admin route served   ${Math.round(us(out.getFresh))} µs (${pct(cpuCost(out.getFresh))}): the journal and metrics per request`,
+    `    with, admin API served        ${Math.round(us(out.get))} µs (${pct(cpuCost(out.get))})`,
+    `    without, other routes served  ${Math.round(us(out.getNoAdminUsed))} µs (${pct(cpuCost(out.getNoAdminUsed))}): a server that served other requests first`,
   ].join('\n');
 }

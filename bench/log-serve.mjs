@@ -6,7 +6,8 @@
 //   create   creates/s with the log on and with --no-log, alternating 3 × 5 s runs each on
 //            two fresh stores in the same run; the ratio is the log's cost (issue: ≥ 90%)
 //   proof    GET /log/proof/<id> requests/s, 16 connections (issue: ≥ 10,000/s)
-//   tile     GET /log/tile/... requests/s, full hash tiles and bundles (issue: ≥ 20,000/s)
+//   tile     GET /log/tile/0/N requests/s, full hash tiles (issue: ≥ 20,000/s)
+//   bundle   GET /log/tile/entries/N requests/s, full entry bundles (about 40 KiB here)
 //   health   GET /health on the same server, same run: a route that does almost nothing
 //            (wrk from Debian's package is used where installed, the server pinned to CPU 0 and
 //            wrk to CPU 1; else autocannon, whose own cost per request is about a tile's)
@@ -83,9 +84,10 @@ export async function runLogBench(N) {
       (r) => `/log/proof/${cardIdOf(Buffer.from(JSON.parse(r.body).content_snapshot, 'base64'))}`,
     );
   const tilePaths = [];
+  const bundlePaths = [];
   for (let i = 0; (i + 1) * 256 <= size; i++) {
     tilePaths.push(`/log/${tilePath({ level: 0, index: i, width: 256 })}`);
-    tilePaths.push(`/log/${tilePath({ level: 'entries', index: i, width: 256 })}`);
+    bundlePaths.push(`/log/${tilePath({ level: 'entries', index: i, width: 256 })}`);
   }
   const useWrk = hasWrk();
   if (useWrk) pinToCpu(on.proc.pid, 0);
@@ -100,14 +102,14 @@ export async function runLogBench(N) {
         );
     return { ...r, cpuUs: ((cpuMsOf(on.proc.pid) - cpu) * 1000) / Math.max(1, r.answered) };
   };
-  const reads = { proof: proofPaths, tile: tilePaths, health: ['/health'] };
-  const got = { proof: [], tile: [], health: [], node: [] };
+  const reads = { proof: proofPaths, tile: tilePaths, bundle: bundlePaths, health: ['/health'] };
+  const got = { proof: [], tile: [], bundle: [], health: [], node: [] };
   const nodeHttp = useWrk ? await startNodeHttp(8192) : undefined;
   if (nodeHttp) pinToCpu(nodeHttp.proc.pid, 0);
   for (const paths of Object.values(reads)) await getRun(paths, 1);
   for (let round = 0; round < 3; round++) {
     say(
-      `reads round ${round + 1}: proof, tile, /health${useWrk ? ', node http (wrk, pinned)' : ''}`,
+      `reads round ${round + 1}: proof, tile, bundle, /health${useWrk ? ', node http (wrk, pinned)' : ''}`,
     );
     for (const [name, paths] of Object.entries(reads)) got[name].push(await getRun(paths, 5));
     if (nodeHttp) got.node.push(await wrkGet(nodeHttp.url, tilePaths, { seconds: 5, cpu: 1 }));
@@ -120,6 +122,11 @@ export async function runLogBench(N) {
     cpuUs: mid('proof', 'cpuUs'),
   };
   const tile = { rps: mid('tile', 'rps'), p99: mid('tile', 'p99'), cpuUs: mid('tile', 'cpuUs') };
+  const bundle = {
+    rps: mid('bundle', 'rps'),
+    p99: mid('bundle', 'p99'),
+    cpuUs: mid('bundle', 'cpuUs'),
+  };
   const health = {
     rps: mid('health', 'rps'),
     p99: mid('health', 'p99'),
@@ -192,9 +199,14 @@ export async function runLogBench(N) {
       `p99 ${proof.p99} ms; server ${fmt(proof.cpuUs)} µs CPU each (${fmt(1e6 / proof.cpuUs)}/s a core); tree of ${fmt(size)}; issue ≥ 10,000/s`,
     ],
     [
-      'tile GET /log/tile/…',
+      'tile GET /log/tile/0/N',
       `${fmt(tile.rps)}/s`,
-      `p99 ${tile.p99} ms; server ${fmt(tile.cpuUs)} µs CPU each (${fmt(1e6 / tile.cpuUs)}/s a core); issue ≥ 20,000/s`,
+      `p99 ${tile.p99} ms; full hash tiles (8 KiB); server ${fmt(tile.cpuUs)} µs CPU each (${fmt(1e6 / tile.cpuUs)}/s a core); issue ≥ 20,000/s`,
+    ],
+    [
+      'bundle GET /log/tile/entries/N',
+      `${fmt(bundle.rps)}/s`,
+      `p99 ${bundle.p99} ms; full entry bundles (256 cards); server ${fmt(bundle.cpuUs)} µs CPU each`,
     ],
     [
       'reference GET /health',

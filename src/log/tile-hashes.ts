@@ -83,13 +83,17 @@ export interface TileHashReaderOptions {
 }
 
 export class TileHashReader {
-  private readonly cache: LRUCache<string, TileLevels>;
+  /** Tile levels by `level/index/width`; a tile asked for by several proofs is read once. */
+  private readonly cache: LRUCache<string, TileLevels, TileRef>;
 
   constructor(
     private readonly tiles: TileReader,
     options: TileHashReaderOptions = {},
   ) {
-    this.cache = new LRUCache({ max: Math.max(1, options.cacheTiles ?? 4096) });
+    this.cache = new LRUCache({
+      max: Math.max(1, options.cacheTiles ?? 4096),
+      fetchMethod: (_key, _stale, { context }) => this.levels(context),
+    });
   }
 
   /** A reader of the stored hashes of the tree of `size` leaves. */
@@ -109,7 +113,9 @@ export class TileHashReader {
     }
     if (missing.size > 0)
       await Promise.all(
-        [...missing].map(async ([key, tile]) => loaded.set(key, await this.levels(key, tile))),
+        [...missing].map(async ([key, tile]) =>
+          loaded.set(key, (await this.cache.fetch(key, { context: tile })) as TileLevels),
+        ),
       );
     return wanted.map((w) => {
       const hash = loaded.get(w.key)?.hash(w.sublevel, w.position);
@@ -118,7 +124,7 @@ export class TileHashReader {
     });
   }
 
-  private async levels(key: string, tile: TileRef): Promise<TileLevels> {
+  private async levels(tile: TileRef): Promise<TileLevels> {
     const data = await this.tiles.readTile(tile);
     if (!data || data.byteLength !== tile.width * HASH_SIZE) {
       throw new CardsError(
@@ -126,9 +132,7 @@ export class TileHashReader {
         `log tile ${String(tile.level)}/${tile.index} (width ${tile.width}): ${data ? `${data.byteLength} bytes, expected ${tile.width * HASH_SIZE}` : 'missing'}`,
       );
     }
-    const levels = new TileLevels(data);
-    this.cache.set(key, levels);
-    return levels;
+    return new TileLevels(data);
   }
 }
 
