@@ -32,15 +32,22 @@ test('engines, README and the production dependencies agree on the Node.js versi
   assert.ok(checked > 0, 'no production dependency declares engines: the check ran on nothing');
 });
 
-/** Whether `version` meets an npm range made of `>=X.Y.Z`, `^X.Y.Z` and `*` joined by `||`. */
+/**
+ * Whether `version` meets an npm range made of `>=X.Y.Z`, `^X.Y.Z`, a bare `X[.Y[.Z]]` (npm's
+ * X-range: `20` is any 20.x, as lru-cache's `20 || >=22` says) and `*`, joined by `||`.
+ */
 function satisfies(version: number[], range: string): boolean {
   const cmp = (a: number[], b: number[]): number =>
     (a[0]! - b[0]!) * 1e6 + (a[1]! - b[1]!) * 1e3 + (a[2]! - b[2]!);
   return range.split('||').some((alternative) => {
     const text = alternative.trim().replace(/\.x/g, '');
     if (text === '*' || text === '') return true;
-    const m = /^(>=|\^)\s*(\d+)(?:\.(\d+))?(?:\.(\d+))?$/.exec(text);
+    const m = /^(>=|\^)?\s*(\d+)(?:\.(\d+))?(?:\.(\d+))?$/.exec(text);
     if (!m) return false;
+    if (m[1] === undefined)
+      return [m[2], m[3], m[4]].every(
+        (part, i) => part === undefined || Number(part) === version[i],
+      );
     const floor = [Number(m[2]), Number(m[3] ?? 0), Number(m[4] ?? 0)];
     return cmp(version, floor) >= 0 && (m[1] === '>=' || version[0] === floor[0]);
   });
