@@ -7,7 +7,7 @@
  * bad JSON 30001, malformed requests 400, fastify's own errors translated (error-reply.ts).
  */
 import cors from '@fastify/cors';
-import { createServer } from 'node:http';
+import { createServer, type IncomingMessage } from 'node:http';
 import type { Socket } from 'node:net';
 import Fastify, { type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
 import { CardsError, ERRORS, type ErrorCode } from '../core/errors.js';
@@ -70,6 +70,10 @@ export interface AdminAppOptions {
 
 /** Not journaled: the page's own polling and files (they would push out what matters). */
 const UNJOURNALED = new Set<RouteName | ''>(['adminRequests', 'pageAsset', 'metrics']);
+
+/** RFC 9112 section 3.2: an HTTP/1.1 request without Host is a 400. */
+const missingHost = (request: IncomingMessage): boolean =>
+  request.httpVersion === '1.1' && request.headers.host === undefined;
 
 const pathOf = (url: string): string => {
   const query = url.indexOf('?');
@@ -146,7 +150,7 @@ export async function createApp(options: AppOptions): Promise<FastifyInstance> {
             'access-control-expose-headers': corsOptions.exposedHeaders.join(', '),
           }
         : {},
-      passOn: (request) => closing || isOverCap(request.socket),
+      passOn: (request) => closing || isOverCap(request.socket) || missingHost(request),
       served: (route, url, ms) =>
         record({ method: 'GET', url, status: 200, code: '', ms, route, identity: '' }),
     });
@@ -160,8 +164,6 @@ export async function createApp(options: AppOptions): Promise<FastifyInstance> {
         httpServerOptions(limits),
         fastPath ? fastPath(handler) : handler,
       );
-      server.keepAliveTimeout = limits.keepAliveTimeoutMs;
-      server.requestTimeout = limits.requestTimeoutMs;
       server.setTimeout(Math.max(limits.requestTimeoutMs * 2, 60_000));
       return server;
     },
@@ -234,8 +236,7 @@ export async function createApp(options: AppOptions): Promise<FastifyInstance> {
       sendError(reply, new CardsError('SERVER_BUSY'));
       return;
     }
-    // RFC 9112 section 3.2: an HTTP/1.1 request without Host is a 400.
-    if (request.raw.httpVersion === '1.1' && request.headers.host === undefined) {
+    if (missingHost(request.raw)) {
       reply.header('connection', 'close');
       sendError(reply, new CardsError('HTTP_MALFORMED', 'The Host header is missing.'));
       return;

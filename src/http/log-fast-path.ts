@@ -10,7 +10,7 @@
  * Everything else goes the normal way, which then gives the answer: another method, a query
  * string, a tile not read yet (fastify's handler reads it, and the next request finds it here),
  * any refusal (a proof that fails is asked again through fastify, which sends the Error
- * object), and the requests app.ts refuses before routing (over the connection cap, no Host).
+ * object), and what app.ts's `passOn` names (closing, over the connection cap, no Host).
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { routePath, type RouteName } from '../core/routes.js';
@@ -21,7 +21,7 @@ export interface LogFastPathOptions {
   readonly log: CardLog;
   /** Headers every answer carries besides its own (CORS). */
   readonly headers: Readonly<Record<string, string>>;
-  /** Not for the fast path: answered by fastify (over the cap, closing). */
+  /** Not for the fast path: answered by fastify (closing, over the cap, no Host). */
   readonly passOn: (request: IncomingMessage) => boolean;
   /** Records an answered request as the onResponse hook does. */
   readonly served: (route: RouteName, path: string, ms: number) => void;
@@ -58,7 +58,6 @@ export function logFastPath(options: LogFastPathOptions): (next: RawHandler) => 
       request.method !== 'GET' ||
       !url.startsWith('/log/') ||
       url.includes('?') ||
-      (request.httpVersion === '1.1' && request.headers.host === undefined) ||
       options.passOn(request)
     )
       return next(request, response);

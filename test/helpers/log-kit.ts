@@ -1,4 +1,7 @@
-/** Builds test logs with the real appender and tiles, and runs the Go oracle (test/oracle). */
+/**
+ * Builds test logs with the real appender and tiles, runs the Go oracle (test/oracle), and makes a
+ * logged memory registry for apps under test.
+ */
 import { execFileSync, spawnSync } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -6,6 +9,14 @@ import { join } from 'node:path';
 import { EMPTY_EDGE, appendEntries, edgeRoot, type LogEdge } from '../../src/log/append.js';
 import { MemoryTiles } from '../../src/log/memory-tiles.js';
 import { TileHashReader } from '../../src/log/tile-hashes.js';
+import { PROFILES } from '../../src/core/profile.js';
+import { generatePrivateKey } from '../../src/crypto/keys.js';
+import { createAuthenticator } from '../../src/http/auth.js';
+import { LogWriter } from '../../src/log/log-writer.js';
+import { MemoryTileStore } from '../../src/log/tile-store.js';
+import { CardLog } from '../../src/registry/card-log.js';
+import { createRegistry } from '../../src/registry/registry.js';
+import { MemoryStore } from '../../src/store/memory-store.js';
 
 /** Entry i: "cards log entry <i>" repeated (i mod 7)+1 times, as tlog-oracle.go builds it. */
 export const entry = (i: number): Uint8Array =>
@@ -74,4 +85,26 @@ export function buildGoOracle():
       ) as unknown,
     dispose: () => rmSync(dir, { recursive: true, force: true }),
   };
+}
+
+/**
+ * A registry on the memory engine whose log (memory tiles, a fresh log key) follows it, with an
+ * authenticator trusting `appKey` under the service profile: what an app over a logged memory
+ * registry needs (createApp({ registry, profile, auth, log })).
+ */
+export async function loggedMemoryRegistry(origin: string, intervalMs: number) {
+  const profile = PROFILES.service;
+  const appKey = generatePrivateKey();
+  const store = new MemoryStore();
+  const tiles = new MemoryTileStore();
+  const writer = await LogWriter.open({ tiles, origin, key: generatePrivateKey() });
+  const log = await CardLog.open({ store, writer, intervalMs });
+  const registry = createRegistry({
+    store,
+    serviceKey: generatePrivateKey(),
+    signer: profile.signer,
+    onInsert: () => log.notify(),
+  });
+  const auth = createAuthenticator({ keys: [{ key: appKey.publicKey }], scheme: profile.scheme });
+  return { profile, appKey, store, tiles, writer, log, registry, auth };
 }

@@ -11,18 +11,11 @@ import type { AddressInfo } from 'node:net';
 import { after, describe, test } from 'node:test';
 import { cardIdOf } from '../../src/core/card-id.js';
 import { decodeBase64 } from '../../src/core/encoding.js';
-import { PROFILES } from '../../src/core/profile.js';
-import { generatePrivateKey } from '../../src/crypto/keys.js';
 import { mintToken } from '../../src/crypto/tokens.js';
 import { createApp } from '../../src/http/app.js';
-import { createAuthenticator } from '../../src/http/auth.js';
 import { logFastPath } from '../../src/http/log-fast-path.js';
-import { LogWriter } from '../../src/log/log-writer.js';
 import { tilePath } from '../../src/log/tile-path.js';
-import { MemoryTileStore } from '../../src/log/tile-store.js';
-import { CardLog } from '../../src/registry/card-log.js';
-import { createRegistry } from '../../src/registry/registry.js';
-import { MemoryStore } from '../../src/store/memory-store.js';
+import { loggedMemoryRegistry } from '../helpers/log-kit.js';
 import { makeCard } from './card-kit.js';
 
 const TOKEN = 'cards_admin_0123456789abcdef0123456789';
@@ -33,22 +26,10 @@ after(async () => {
 
 /** A served registry with a log of `n` cards, listening on a loopback port. */
 async function served(n: number, cors: boolean) {
-  const profile = PROFILES.service;
-  const appKey = generatePrivateKey();
-  const store = new MemoryStore();
-  const writer = await LogWriter.open({
-    tiles: new MemoryTileStore(),
-    origin: 'test.local/fast',
-    key: generatePrivateKey(),
-  });
-  const log = await CardLog.open({ store, writer, intervalMs: 10 });
-  const registry = createRegistry({
-    store,
-    serviceKey: generatePrivateKey(),
-    signer: profile.signer,
-    onInsert: () => log.notify(),
-  });
-  const auth = createAuthenticator({ keys: [{ key: appKey.publicKey }], scheme: profile.scheme });
+  const { profile, appKey, log, registry, auth } = await loggedMemoryRegistry(
+    'test.local/fast',
+    10,
+  );
   const app = await createApp({
     registry,
     profile,

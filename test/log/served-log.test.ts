@@ -20,21 +20,14 @@ import {
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { decodeBase64 } from '../../src/core/encoding.js';
-import { PROFILES } from '../../src/core/profile.js';
-import { generatePrivateKey } from '../../src/crypto/keys.js';
 import { mintToken } from '../../src/crypto/tokens.js';
 import { createApp } from '../../src/http/app.js';
-import { createAuthenticator } from '../../src/http/auth.js';
 import { openCheckpoint } from '../../src/log/checkpoint.js';
 import { decodeEntryBundle } from '../../src/log/entry-bundle.js';
-import { epochOrigin, LogWriter } from '../../src/log/log-writer.js';
+import { epochOrigin } from '../../src/log/log-writer.js';
 import { ed25519Verifier, formatVerifierKey, KEY_TYPE_ED25519 } from '../../src/log/note-keys.js';
 import { tilePath } from '../../src/log/tile-path.js';
-import { MemoryTileStore } from '../../src/log/tile-store.js';
 import { verifyTlogProof } from '../../src/log/tlog-proof.js';
-import { CardLog } from '../../src/registry/card-log.js';
-import { createRegistry } from '../../src/registry/registry.js';
-import { MemoryStore } from '../../src/store/memory-store.js';
 import {
   makeTempDir,
   removeTempDirs,
@@ -42,6 +35,7 @@ import {
   startServer,
   type TestServer,
 } from '../helpers/server.js';
+import { loggedMemoryRegistry } from '../helpers/log-kit.js';
 import { freshStoreUrl, testPostgres, type TestPostgres } from '../helpers/postgres.js';
 import { makeCard, makeRevocation } from '../http/card-kit.js';
 import { call } from '../reliability/kit.js';
@@ -144,23 +138,10 @@ async function checkServedLog(http: Getter, vkey: string, jsons: readonly string
 
 describe('the log on the memory engine', () => {
   test('300 cards (a tile boundary crossed): proofs verify, bundles are the cards', async () => {
-    const profile = PROFILES.service;
-    const appKey = generatePrivateKey();
-    const store = new MemoryStore();
-    const tiles = new MemoryTileStore();
-    const writer = await LogWriter.open({
-      tiles,
-      origin: 'test.local/log',
-      key: generatePrivateKey(),
-    });
-    const log = await CardLog.open({ store, writer, intervalMs: 20 });
-    const registry = createRegistry({
-      store,
-      serviceKey: generatePrivateKey(),
-      signer: profile.signer,
-      onInsert: () => log.notify(),
-    });
-    const auth = createAuthenticator({ keys: [{ key: appKey.publicKey }], scheme: profile.scheme });
+    const { profile, appKey, tiles, writer, log, registry, auth } = await loggedMemoryRegistry(
+      'test.local/log',
+      20,
+    );
     const app = await createApp({ registry, profile, auth, version: 't', log });
     const post = async (url: string, body: unknown, identity: string) => {
       const token = await mintToken({ key: appKey, identity, now: Date.now(), ttlSeconds: 60 });
