@@ -4,7 +4,7 @@
  * variable of the machine leaks in. Tests are hermetic: temp dirs, loopback, port 0.
  */
 import { spawn } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 
@@ -60,15 +60,25 @@ export function sandbox(extraEnv: Record<string, string> = {}): Sandbox {
 
 /** The longest one CLI command may run in a test (each takes seconds even on a loaded host). */
 const COMMAND_LIMIT_MS = 90_000;
+/** How long a hung command gets to write its diagnostic report before it is killed. */
+const REPORT_WAIT_MS = 3_000;
 
 export function runCards(
   args: readonly string[],
-  options: { cwd: string; env: Record<string, string>; input?: string },
+  options: { cwd: string; env: Record<string, string>; input?: string; limitMs?: number },
 ): Promise<CliResult> {
+  const limitMs = options.limitMs ?? COMMAND_LIMIT_MS;
   return new Promise((resolve, reject) => {
+    // A command still running at the limit is asked (SIGUSR2) for node's diagnostic report:
+    // its JavaScript stack and open handles say where it hung, in the failing test's output.
+    const reports = mkdtempSync(join(tmpdir(), 'cards-report-'));
+    const report = join(reports, 'report.json');
     const child = spawn(process.execPath, [BIN, ...args], {
       cwd: options.cwd,
-      env: options.env,
+      env: {
+        ...options.env,
+        NODE_OPTIONS: `--report-on-signal --report-signal=SIGUSR2 --report-filename=${report}`,
+      },
       stdio: ['pipe', 'pipe', 'pipe'],
     });
     let stdout = '';
@@ -76,14 +86,20 @@ export function runCards(
     child.stdout.setEncoding('utf8').on('data', (d: string) => (stdout += d));
     child.stderr.setEncoding('utf8').on('data', (d: string) => (stderr += d));
     child.on('error', reject);
-    // A command that hangs fails its test by name, with what it printed, instead of the whole
-    // file running into node:test's timeout with nothing said.
+    // A command that hangs fails its test by name, with what it printed and where it was,
+    // instead of the whole file running into node:test's timeout with nothing said.
+    let kill: NodeJS.Timeout | undefined;
     const limit = setTimeout(() => {
-      stderr += `\n[harness] cards ${args.join(' ').slice(0, 200)} still running after ${COMMAND_LIMIT_MS / 1000} s: killed`;
-      child.kill('SIGKILL');
-    }, COMMAND_LIMIT_MS);
+      child.kill('SIGUSR2');
+      kill = setTimeout(() => {
+        stderr += `\n[harness] cards ${args.join(' ').slice(0, 200)} still running after ${limitMs / 1000} s: killed\n${whereItWas(report)}`;
+        child.kill('SIGKILL');
+      }, REPORT_WAIT_MS);
+    }, limitMs);
     child.on('close', (status) => {
       clearTimeout(limit);
+      clearTimeout(kill);
+      rmSync(reports, { recursive: true, force: true });
       resolve({
         status,
         stdout,
@@ -101,6 +117,43 @@ export function runCards(
     });
     child.stdin.end(options.input ?? '');
   });
+}
+
+/** The JavaScript stack and the open handles of a node diagnostic report, for a hung command. */
+function whereItWas(file: string): string {
+  type Endpoint = { host: string; ip4?: string; ip6?: string; port: number } | null | undefined;
+  let report: {
+    javascriptStack?: { stack?: string[] };
+    libuv?: {
+      type: string;
+      is_active: boolean;
+      is_referenced?: boolean;
+      localEndpoint?: Endpoint;
+      remoteEndpoint?: Endpoint;
+      firesInMsFromNow?: number;
+    }[];
+  };
+  try {
+    report = JSON.parse(readFileSync(file, 'utf8')) as typeof report;
+  } catch (err) {
+    return `[harness] no diagnostic report (${(err as Error).message})`;
+  }
+  const stack = (report.javascriptStack?.stack ?? []).filter((line) => /^\s*at /.test(line));
+  const at = (e: Endpoint): string => (e ? `${e.ip4 ?? e.ip6 ?? e.host}:${e.port}` : '-');
+  const handles = (report.libuv ?? []).filter(
+    (h) => h.is_active && h.is_referenced === true && h.type !== 'loop',
+  );
+  return [
+    stack.length > 0
+      ? `[harness] JavaScript stack:\n${stack.map((line) => `  ${line.trim()}`).join('\n')}`
+      : '[harness] JavaScript stack: none (waiting in the event loop)',
+    '[harness] handles keeping it alive:',
+    ...handles.map(
+      (h) =>
+        `  ${h.type}${h.localEndpoint !== undefined ? ` ${at(h.localEndpoint)} -> ${at(h.remoteEndpoint)}` : ''}` +
+        `${h.firesInMsFromNow !== undefined ? ` fires in ${h.firesInMsFromNow} ms` : ''}`,
+    ),
+  ].join('\n');
 }
 
 /** For assertion messages: what the command printed. */

@@ -71,7 +71,12 @@ async function served(n: number, cors: boolean) {
 type Answer = { status: number; body: string; headers: Record<string, string> };
 
 const overSocket = async (url: string, init: RequestInit = {}): Promise<Answer> => {
-  const r = await fetch(url, init);
+  // A request the server never answers fails here by its path, not as the file's timeout.
+  const r = await fetch(url, { ...init, signal: AbortSignal.timeout(20_000) }).catch(
+    (err: Error) => {
+      throw new Error(`${init.method ?? 'GET'} ${url}: ${err.message}`, { cause: err });
+    },
+  );
   const body = Buffer.from(await r.arrayBuffer()).toString('base64');
   const headers = Object.fromEntries([...r.headers].filter(([name]) => !SOCKET_ONLY.has(name)));
   return { status: r.status, body, headers };
@@ -94,7 +99,7 @@ const throughFastify = async (
 };
 
 for (const cors of [true, false])
-  describe(`the log's fast path (CORS ${cors ? 'on' : 'off'})`, () => {
+  describe(`the log's fast path (CORS ${cors ? 'on' : 'off'})`, { timeout: 60_000 }, () => {
     test('checkpoint, a tile read before, a bundle and a proof: the answers fastify gives', async () => {
       const { app, url, ids } = await served(300, cors);
       const tile = `/log/${tilePath({ level: 0, index: 0, width: 256 })}`;
@@ -112,7 +117,7 @@ for (const cors of [true, false])
     });
   });
 
-describe("what the log's fast path passes on", () => {
+describe("what the log's fast path passes on", { timeout: 60_000 }, () => {
   test('a tile not read yet, HEAD, a query string, an unknown card, a bad id', async () => {
     const { app, url, ids } = await served(20, true);
     const tile = `/log/${tilePath({ level: 0, index: 0, width: 20 })}`;

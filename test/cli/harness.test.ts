@@ -1,0 +1,30 @@
+/**
+ * The CLI harness itself: a command still running at its limit is killed, and the failing
+ * test's output says where it was (node's diagnostic report: the JavaScript stack and the open
+ * handles), so a hang on a CI machine can be read, not only seen.
+ */
+import assert from 'node:assert/strict';
+import { join } from 'node:path';
+import { test } from 'node:test';
+import { runCards, sandbox } from './harness.js';
+
+test('a command past its limit is killed with its stack and open handles in stderr', async () => {
+  const box = sandbox();
+  try {
+    // `cards serve` never ends by itself: the stand-in for a hung command.
+    const served = await runCards(
+      ['serve', '--port', '0', '--host', '127.0.0.1', '--db', join(box.dir, 'cards.json')],
+      { cwd: box.dir, env: box.env, limitMs: 2_000 },
+    );
+    assert.equal(served.status, null, 'killed by the harness');
+    assert.match(served.stderr, /still running after 2 s: killed/);
+    assert.match(served.stderr, /\[harness\] JavaScript stack: none \(waiting in the event loop\)/);
+    // The listening socket is what keeps it alive.
+    assert.match(
+      served.stderr,
+      /\[harness\] handles keeping it alive:\n(.*\n)*\s+tcp 127\.0\.0\.1:\d+ -> -/,
+    );
+  } finally {
+    box.cleanup();
+  }
+});
