@@ -145,13 +145,20 @@ export class Admin {
    * every time.
    */
   async historyJson(identity: string): Promise<string> {
+    const kept = this.keptHistoryJson(identity);
+    if (kept !== undefined) return kept;
     const revision = this.#store.revisionOf?.(identity);
-    if (revision === undefined) return JSON.stringify(await this.history(identity));
-    const kept = this.#histories.get(identity);
-    if (kept?.revision === revision) return kept.text;
     const text = JSON.stringify(await this.history(identity));
-    this.#histories.set(identity, { revision, text });
+    if (revision !== undefined) this.#histories.set(identity, { revision, text });
     return text;
+  }
+
+  /** historyJson's kept text while it is current, else undefined: no store read (the fast path). */
+  keptHistoryJson(identity: string): string | undefined {
+    const revision = this.#store.revisionOf?.(identity);
+    if (revision === undefined) return undefined;
+    const kept = this.#histories.get(identity);
+    return kept?.revision === revision ? kept.text : undefined;
   }
 
   /** Every card as an NDJSON line, in insertion order, a store page at a time. */
