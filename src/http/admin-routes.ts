@@ -77,10 +77,10 @@ function parseSeqCursor(query: Query): number | undefined {
 const json = (reply: FastifyReply, body: unknown, status = 200): FastifyReply =>
   reply.code(status).type(JSON_TYPE).send(JSON.stringify(body));
 
-/** An identity's history (its JSON text), as fastify's handler and the fast path send it. */
-const historyAnswer = (text: string, identity?: string): ReadAnswer => ({
+/** An identity's history (its JSON), as fastify's handler and the fast path send it. */
+const historyAnswer = (json: Buffer, identity?: string): ReadAnswer => ({
   type: JSON_TYPE,
-  body: text,
+  body: json,
   ...(identity !== undefined && { identity }),
 });
 
@@ -185,8 +185,8 @@ export const adminFastReads = (deps: Pick<AdminDeps, 'admin' | 'guard'>): FastRe
       const segment = url.slice(HISTORY.length);
       if (segment === '' || segment.length > MAX_PARAM_LENGTH || segment.includes('/')) return;
       const who = deps.guard.admit(request.headers);
-      const text = deps.admin.keptHistoryJson(decodeURIComponent(segment));
-      return text === undefined ? undefined : historyAnswer(text, who);
+      const json = deps.admin.keptHistoryJson(decodeURIComponent(segment));
+      return json && historyAnswer(json, who);
     },
   },
 ];
