@@ -270,6 +270,12 @@ export type CardRouteName = Exclude<RouteName, AdminRouteName>;
 export const isAdminRoute = (route: Pick<RouteSpec, 'tag'>): boolean =>
   route.tag === 'admin' || route.tag === 'page';
 
+/**
+ * The longest path parameter routed: an identity (admin history) is up to 1024 bytes,
+ * percent-encoded up to 3 characters each.
+ */
+export const MAX_PARAM_LENGTH = 3200;
+
 /** Every spelling of a route's path, in the router's syntax (`:id` for a parameter). */
 export function routePaths(route: Pick<RouteSpec, 'path' | 'prefixed'>): string[] {
   return route.prefixed ? CARD_PREFIXES.map((prefix) => `${prefix}${route.path}`) : [route.path];

@@ -21,12 +21,15 @@ export interface AdminAuthOptions {
 
 export interface AdminGuard {
   readonly loopbackOpen: boolean;
-  /** Throws a 401 CardsError unless the request may use the admin API. */
-  check(headers: {
+  /**
+   * Throws a 401 CardsError unless the request may use the admin API; else who it is, for the
+   * request journal: `admin` (the token) or `loopback` (let in without one).
+   */
+  admit(headers: {
     authorization?: string | undefined;
     host?: string | undefined;
     origin?: string | undefined;
-  }): void;
+  }): 'admin' | 'loopback';
   /** The header carries the admin token (under any scheme word). */
   isAdminToken(header: string): boolean;
 }
@@ -46,7 +49,7 @@ export function createAdminGuard(options: AdminAuthOptions): AdminGuard {
   };
   return {
     loopbackOpen: options.loopbackOpen,
-    check({ authorization, host, origin }) {
+    admit({ authorization, host, origin }) {
       if (authorization === undefined || authorization.trim() === '') {
         if (
           options.loopbackOpen &&
@@ -54,11 +57,11 @@ export function createAdminGuard(options: AdminAuthOptions): AdminGuard {
           LOOPBACK_HOST.test(host) &&
           (origin === undefined || origin === `http://${host}`)
         )
-          return;
+          return 'loopback';
         throw new CardsError('ADMIN_AUTH_MISSING');
       }
       const { scheme, token } = tokenOf(authorization);
-      if (scheme.toLowerCase() === 'bearer' && matches(token)) return;
+      if (scheme.toLowerCase() === 'bearer' && matches(token)) return 'admin';
       if (scheme.toLowerCase() === options.cardScheme.toLowerCase())
         throw new CardsError(
           'ADMIN_TOKEN_INVALID',

@@ -8,11 +8,12 @@ import { Readable } from 'node:stream';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { CardsError } from '../core/errors.js';
 import type { WireProfile } from '../core/profile.js';
-import type { AdminRouteName } from '../core/routes.js';
+import { MAX_PARAM_LENGTH, routePath, type AdminRouteName } from '../core/routes.js';
 import type { Admin } from '../registry/admin.js';
 import type { CardLog } from '../registry/card-log.js';
 import type { Registry } from '../registry/registry.js';
 import type { AdminGuard } from './admin-auth.js';
+import type { FastRead, ReadAnswer } from './fast-path.js';
 import type { Metrics } from './metrics.js';
 import { buildOpenApi } from './openapi.js';
 import { servePageAsset, servePageFile } from './page.js';
@@ -76,6 +77,13 @@ function parseSeqCursor(query: Query): number | undefined {
 const json = (reply: FastifyReply, body: unknown, status = 200): FastifyReply =>
   reply.code(status).type(JSON_TYPE).send(JSON.stringify(body));
 
+/** An identity's history (its JSON), as fastify's handler and the fast path send it. */
+const historyAnswer = (json: Buffer, identity?: string): ReadAnswer => ({
+  type: JSON_TYPE,
+  body: json,
+  ...(identity !== undefined && { identity }),
+});
+
 export function adminHandlers(deps: AdminDeps): Record<AdminRouteName, Handler> {
   const { admin } = deps;
   let openApi: string | undefined;
@@ -116,10 +124,12 @@ export function adminHandlers(deps: AdminDeps): Record<AdminRouteName, Handler> 
         next_cursor: page.next,
       });
     },
-    adminIdentity: async (request, reply) =>
-      reply
-        .type(JSON_TYPE)
-        .send(await admin.historyJson((request.params as { identity: string }).identity)),
+    adminIdentity: async (request, reply) => {
+      const { type, body } = historyAnswer(
+        await admin.historyJson((request.params as { identity: string }).identity),
+      );
+      return reply.type(type).send(body);
+    },
     adminExport: async (_request, reply) =>
       reply
         .type(NDJSON_TYPE)
@@ -158,3 +168,25 @@ export function adminHandlers(deps: AdminDeps): Record<AdminRouteName, Handler> 
     docs: async (_request, reply) => servePageFile(reply, 'docs.html'),
   };
 }
+
+const HISTORY = routePath('adminIdentity', { identity: '' });
+
+/**
+ * The admin API's reads for the fast path: an identity's history while its text is kept
+ * (Admin.keptHistoryJson), to a request the guard admits. The identity is the path segment
+ * decoded as fastify decodes a parameter; anything else (a malformed escape, a segment too long
+ * or with a slash, a refused token) is passed on, and fastify answers it.
+ */
+export const adminFastReads = (deps: Pick<AdminDeps, 'admin' | 'guard'>): FastRead[] => [
+  {
+    route: 'adminIdentity',
+    path: HISTORY,
+    answer: (url, request) => {
+      const segment = url.slice(HISTORY.length);
+      if (segment === '' || segment.length > MAX_PARAM_LENGTH || segment.includes('/')) return;
+      const who = deps.guard.admit(request.headers);
+      const json = deps.admin.keptHistoryJson(decodeURIComponent(segment));
+      return json && historyAnswer(json, who);
+    },
+  },
+];

@@ -12,13 +12,13 @@ import type { Socket } from 'node:net';
 import Fastify, { type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
 import { CardsError, ERRORS, type ErrorCode } from '../core/errors.js';
 import { LIMITS } from '../core/limits.js';
-import { routePaths, type RouteName, type RouteSpec } from '../core/routes.js';
+import { MAX_PARAM_LENGTH, routePaths, type RouteName, type RouteSpec } from '../core/routes.js';
 import type { WireProfile } from '../core/profile.js';
 import { Admin } from '../registry/admin.js';
 import type { CardLog } from '../registry/card-log.js';
 import type { Registry } from '../registry/registry.js';
 import { createAdminGuard } from './admin-auth.js';
-import type { AdminDeps } from './admin-routes.js';
+import { adminFastReads, type AdminDeps } from './admin-routes.js';
 import type { Authenticator } from './auth.js';
 import {
   DEFAULT_LIMITS,
@@ -27,7 +27,8 @@ import {
   type ServerLimits,
 } from './connections.js';
 import { errorBody, rawErrorResponse, toCardsError } from './error-reply.js';
-import { logFastPath } from './log-fast-path.js';
+import { fastPath, type FastRead } from './fast-path.js';
+import { logFastReads } from './log-routes.js';
 import { Metrics } from './metrics.js';
 import { RequestJournal } from './request-journal.js';
 import { silentLogger, type RequestLogger } from './request-log.js';
@@ -101,8 +102,8 @@ export async function createApp(options: AppOptions): Promise<FastifyInstance> {
     return reply.code(err.status).type(JSON_TYPE).send(errorBody(profile, err));
   };
 
-  // Every request answered, by fastify or by the log's fast path: its request line, and for the
-  // admin API its metrics and journal entry.
+  // Every request answered, by fastify or by the fast path (fast-path.ts): its request line,
+  // and for the admin API its metrics and journal entry.
   const admin = options.admin && adminDeps(options, options.admin, profile);
   const record = (served: {
     method: string;
@@ -139,10 +140,15 @@ export async function createApp(options: AppOptions): Promise<FastifyInstance> {
   };
   let closing = false;
   let isOverCap = (_socket: Socket): boolean => false;
-  const fastPath =
-    options.log &&
-    logFastPath({
-      log: options.log,
+  // Cached reads answered before fastify (fast-path.ts): the log's, and the admin API's.
+  const fastReads: FastRead[] = [
+    ...(options.log ? logFastReads(options.log) : []),
+    ...(admin ? adminFastReads(admin) : []),
+  ];
+  const fast =
+    fastReads.length > 0 &&
+    fastPath({
+      reads: fastReads,
       // What @fastify/cors sends on a GET with corsOptions (a test compares the two paths).
       headers: corsOn
         ? {
@@ -151,8 +157,8 @@ export async function createApp(options: AppOptions): Promise<FastifyInstance> {
           }
         : {},
       passOn: (request) => closing || isOverCap(request.socket) || missingHost(request),
-      served: (route, url, ms) =>
-        record({ method: 'GET', url, status: 200, code: '', ms, route, identity: '' }),
+      served: (route, url, ms, identity) =>
+        record({ method: 'GET', url, status: 200, code: '', ms, route, identity }),
     });
 
   const app = Fastify({
@@ -160,15 +166,11 @@ export async function createApp(options: AppOptions): Promise<FastifyInstance> {
     bodyLimit: LIMITS.bodyMax,
     return503OnClosing: false,
     serverFactory: (handler) => {
-      const server = createServer(
-        httpServerOptions(limits),
-        fastPath ? fastPath(handler) : handler,
-      );
+      const server = createServer(httpServerOptions(limits), fast ? fast(handler) : handler);
       server.setTimeout(Math.max(limits.requestTimeoutMs * 2, 60_000));
       return server;
     },
-    // An identity (admin history) is up to 1024 bytes, percent-encoded up to 3 characters each.
-    routerOptions: { maxParamLength: 3200 },
+    routerOptions: { maxParamLength: MAX_PARAM_LENGTH },
     frameworkErrors: (err, request, reply) => {
       const error = toCardsError(err);
       sendError(reply, error);

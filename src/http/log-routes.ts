@@ -4,12 +4,14 @@
  * seconds"), tiles and bundles are immutable ("caching headers SHOULD be long-lived"); a partial
  * tile gets a shorter life, since a log MAY delete it once its full tile exists.
  *
- * What each answer is (type, caching, body) is said once, in `LogAnswer`s, and sent by the
- * fastify handlers here and by the raw fast path (log-fast-path.ts) alike.
+ * What each answer is (type, caching, body) is said once, in `ReadAnswer`s, and sent by the
+ * fastify handlers here and by the raw fast path (fast-path.ts, through `logFastReads`) alike.
  */
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { CardsError } from '../core/errors.js';
+import { routePath } from '../core/routes.js';
 import type { CardLog } from '../registry/card-log.js';
+import type { FastRead, ReadAnswer } from './fast-path.js';
 
 type Handler = (request: FastifyRequest, reply: FastifyReply) => Promise<FastifyReply>;
 
@@ -19,26 +21,22 @@ const SHORT = 'public, max-age=2';
 const IMMUTABLE = 'public, max-age=31536000, immutable';
 const PARTIAL = 'public, max-age=300';
 
-/** A successful answer of a log route (200). */
-export interface LogAnswer {
-  readonly type: string;
-  readonly cacheControl: string;
-  readonly body: string | Buffer;
-}
+/** A successful answer of a log route (200): always with its caching. */
+type LogAnswer = ReadAnswer & { readonly cacheControl: string };
 
-export const checkpointAnswer = (log: CardLog): LogAnswer => ({
+const checkpointAnswer = (log: CardLog): LogAnswer => ({
   type: TEXT,
   cacheControl: SHORT,
   body: log.checkpoint(),
 });
 
-export const tileAnswer = (tile: { data: Uint8Array; full: boolean }): LogAnswer => ({
+const tileAnswer = (tile: { data: Uint8Array; full: boolean }): LogAnswer => ({
   type: OCTETS,
   cacheControl: tile.full ? IMMUTABLE : PARTIAL,
   body: Buffer.from(tile.data.buffer, tile.data.byteOffset, tile.data.byteLength),
 });
 
-export const proofAnswer = (proof: string): LogAnswer => ({
+const proofAnswer = (proof: string): LogAnswer => ({
   type: TEXT,
   cacheControl: SHORT,
   body: proof,
@@ -68,3 +66,29 @@ export function logHandlers(
       send(reply, proofAnswer(await need().proof((request.params as { id: string }).id))),
   };
 }
+
+const CHECKPOINT = routePath('logCheckpoint');
+const TILE = routePath('logTile', { '*': '' });
+const PROOF = routePath('logProof', { id: '' });
+
+/**
+ * The log's reads for the fast path: the checkpoint, a tile or bundle already in memory, a
+ * card's proof (no wait for a card not integrated yet: fastify's handler waits, and refuses in
+ * time).
+ */
+export const logFastReads = (log: CardLog): FastRead[] => [
+  { route: 'logCheckpoint', path: CHECKPOINT, exact: true, answer: () => checkpointAnswer(log) },
+  {
+    route: 'logTile',
+    path: TILE,
+    answer: (url) => {
+      const tile = log.cachedTile(`tile/${url.slice(TILE.length)}`);
+      return tile && tileAnswer(tile);
+    },
+  },
+  {
+    route: 'logProof',
+    path: PROOF,
+    answer: (url) => log.proof(url.slice(PROOF.length), { wait: false }).then(proofAnswer),
+  },
+];

@@ -111,9 +111,7 @@ export function registerRoutes(app: FastifyInstance, deps: RouteDeps): readonly 
     }
   };
   const authenticateAdmin = async (request: FastifyRequest): Promise<void> => {
-    const { authorization, host, origin } = request.headers;
-    admin?.guard.check({ authorization, host, origin });
-    request.identity = authorization === undefined ? 'loopback' : 'admin';
+    if (admin) request.identity = admin.guard.admit(request.headers);
   };
   const handler: Partial<Record<RouteName, Handler>> = {
     ...handlers(deps),

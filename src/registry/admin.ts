@@ -52,10 +52,10 @@ const EXPORT_PAGE = 1000;
 /** Inserts in flight at once when importing (they share the JSON store's group commit). */
 const IMPORT_WINDOW = 256;
 /**
- * Characters of history JSON kept (about 9,000 identities of two cards, 1.8 KB each): an
- * identity's history costs, made anew, about as much again as the whole request for it.
+ * Bytes of history JSON kept (about 9,000 identities of two cards, 1.8 KB each): an identity's
+ * history costs, made anew, about as much again as the whole request for it.
  */
-const HISTORY_CACHE_CHARS = 16 * 1024 * 1024;
+const HISTORY_CACHE_BYTES = 16 * 1024 * 1024;
 
 export const cardRow = (entry: CardEntry): CardRow => ({
   seq: entry.seq,
@@ -87,11 +87,14 @@ function createdAt(contentSnapshot: string): number | null {
 export class Admin {
   readonly #store: CardStore;
   readonly #log: CardLog | undefined;
-  /** History texts by identity, each with the store's revision it was made from. */
-  readonly #histories = new LRUCache<string, { revision: number; text: string }>({
-    maxSize: HISTORY_CACHE_CHARS,
-    maxEntrySize: HISTORY_CACHE_CHARS / 4,
-    sizeCalculation: (kept) => Math.max(1, kept.text.length),
+  /**
+   * History JSON by identity, UTF-8 encoded once (an answer is then sent as it is), each with
+   * the store's revision it was made from.
+   */
+  readonly #histories = new LRUCache<string, { revision: number; json: Buffer }>({
+    maxSize: HISTORY_CACHE_BYTES,
+    maxEntrySize: HISTORY_CACHE_BYTES / 4,
+    sizeCalculation: (kept) => Math.max(1, kept.json.byteLength),
   });
 
   /** `log`: the registry's transparency log, begun anew on reset (never rewound). */
@@ -138,20 +141,27 @@ export class Admin {
   }
 
   /**
-   * history() as JSON text. Kept under the store's revision of the identity when the store has
-   * one (store.ts `revisionOf`), read before the chains: a kept text is served only while the
+   * history() as UTF-8 JSON. Kept under the store's revision of the identity when the store has
+   * one (store.ts `revisionOf`), read before the chains: a kept one is served only while the
    * revision is unchanged, so never after a create, replace, revoke, import or reset touched the
    * identity. A store without revisions (PostgreSQL, written by other servers too) is asked
    * every time.
    */
-  async historyJson(identity: string): Promise<string> {
+  async historyJson(identity: string): Promise<Buffer> {
+    const kept = this.keptHistoryJson(identity);
+    if (kept !== undefined) return kept;
     const revision = this.#store.revisionOf?.(identity);
-    if (revision === undefined) return JSON.stringify(await this.history(identity));
+    const json = Buffer.from(JSON.stringify(await this.history(identity)));
+    if (revision !== undefined) this.#histories.set(identity, { revision, json });
+    return json;
+  }
+
+  /** historyJson's kept answer while it is current, else undefined: no store read (the fast path). */
+  keptHistoryJson(identity: string): Buffer | undefined {
+    const revision = this.#store.revisionOf?.(identity);
+    if (revision === undefined) return undefined;
     const kept = this.#histories.get(identity);
-    if (kept?.revision === revision) return kept.text;
-    const text = JSON.stringify(await this.history(identity));
-    this.#histories.set(identity, { revision, text });
-    return text;
+    return kept?.revision === revision ? kept.json : undefined;
   }
 
   /** Every card as an NDJSON line, in insertion order, a store page at a time. */
