@@ -172,7 +172,7 @@ export function adminHandlers(deps: AdminDeps): Record<AdminRouteName, Handler> 
 const HISTORY = routePath('adminIdentity', { identity: '' });
 
 /**
- * The admin API's reads for the fast path: an identity's history while its text is kept
+ * The admin API's reads for the fast path: an identity's history while it is kept and current
  * (Admin.keptHistoryJson), to a request the guard admits. The identity is the path segment
  * decoded as fastify decodes a parameter; anything else (a malformed escape, a segment too long
  * or with a slash, a refused token) is passed on, and fastify answers it.
