@@ -171,15 +171,18 @@ export async function createApp(options: AppOptions): Promise<FastifyInstance> {
       return server;
     },
     routerOptions: { maxParamLength: MAX_PARAM_LENGTH },
+    // A request the router refuses (a malformed escape) passes no hook: recorded here, once.
     frameworkErrors: (err, request, reply) => {
       const error = toCardsError(err);
       sendError(reply, error);
-      logger.request({
+      record({
         method: request.raw.method ?? '-',
-        path: logPath(request.raw.url ?? '-'),
+        url: request.raw.url ?? '-',
         status: reply.statusCode,
         code: error.code,
         ms: 0,
+        route: '',
+        identity: '',
       });
     },
     clientErrorHandler: (err, socket) => {

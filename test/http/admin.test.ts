@@ -445,6 +445,21 @@ describe('request journal and metrics', () => {
     assert.equal(bounded.total, 10);
   });
 
+  test('a path the router refuses (a malformed escape) is journaled and counted once', async () => {
+    const h = await harness();
+    const refused = await h.app.inject({ method: 'GET', url: '/card/v5/%E0%A4%A' });
+    assert.equal(refused.statusCode, 400);
+    const { requests } = (await h.call('GET', '/_cards/requests?limit=5')).json<{
+      requests: { method: string; path: string; status: number; code: string | null }[];
+    }>();
+    assert.deepEqual(
+      requests.map((r) => [r.method, r.path, r.status, r.code]),
+      [['GET', '/card/v5/%E0%A4%A', 400, '10008']],
+    );
+    const text = (await h.call('GET', '/metrics')).body;
+    assert.match(text, /^cards_http_requests_total\{route="unknown",status="400"\} 1$/m);
+  });
+
   test('/metrics: requests by route and status, latency histogram, cards by state, writes', async () => {
     const h = await harness();
     const a = makeCard('alice');
