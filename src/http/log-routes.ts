@@ -42,6 +42,9 @@ const proofAnswer = (proof: string): LogAnswer => ({
   body: proof,
 });
 
+/** The log's path of a tile (`tile/0/x001/234.p/5`) from what follows the route's `/log/tile/`. */
+const tilePathOf = (rest: string): string => `tile/${rest}`;
+
 const send = (reply: FastifyReply, answer: LogAnswer): FastifyReply =>
   reply.header('cache-control', answer.cacheControl).type(answer.type).send(answer.body);
 
@@ -59,8 +62,8 @@ export function logHandlers(
   return {
     logCheckpoint: async (_request, reply) => send(reply, checkpointAnswer(need())),
     logTile: async (request, reply) => {
-      const path = `tile/${(request.params as { '*': string })['*']}`;
-      return send(reply, tileAnswer(await need().readTilePath(path)));
+      const rest = (request.params as { '*': string })['*'];
+      return send(reply, tileAnswer(await need().readTilePath(tilePathOf(rest))));
     },
     logProof: async (request, reply) =>
       send(reply, proofAnswer(await need().proof((request.params as { id: string }).id))),
@@ -82,7 +85,7 @@ export const logFastReads = (log: CardLog): FastRead[] => [
     route: 'logTile',
     path: TILE,
     answer: (url) => {
-      const tile = log.cachedTile(`tile/${url.slice(TILE.length)}`);
+      const tile = log.cachedTile(tilePathOf(url.slice(TILE.length)));
       return tile && tileAnswer(tile);
     },
   },
