@@ -84,7 +84,7 @@ export interface TileHashReaderOptions {
 
 export class TileHashReader {
   /** Tile levels by `level/index/width`; a tile asked for by several proofs is read once. */
-  private readonly cache: LRUCache<string, TileLevels, TileRef>;
+  private readonly cache: LRUCache<number, TileLevels, TileRef>;
 
   constructor(
     private readonly tiles: TileReader,
@@ -98,14 +98,16 @@ export class TileHashReader {
 
   /** A reader of the stored hashes of the tree of `size` leaves. */
   at(size: number): HashReader {
+    if (size >= MAX_SIZE)
+      throw new RangeError(`a tree of ${size} entries is over this reader's ${MAX_SIZE}`);
     return { readHashes: (ids) => this.read(size, ids) };
   }
 
   private async read(size: number, ids: readonly SubtreeId[]): Promise<Uint8Array[]> {
     const wanted = ids.map((id) => locate(id, size));
     // Tiles not in memory are read together; a proof over a warm tree reads none.
-    const loaded = new Map<string, TileLevels>();
-    const missing = new Map<string, TileRef>();
+    const loaded = new Map<number, TileLevels>();
+    const missing = new Map<number, TileRef>();
     for (const w of wanted) {
       const hit = loaded.get(w.key) ?? this.cache.get(w.key);
       if (hit) loaded.set(w.key, hit);
@@ -119,7 +121,10 @@ export class TileHashReader {
       );
     return wanted.map((w) => {
       const hash = loaded.get(w.key)?.hash(w.sublevel, w.position);
-      if (!hash) throw new RangeError(`stored hash ${w.key}: not in its tile`);
+      if (!hash)
+        throw new RangeError(
+          `stored hash at ${w.sublevel}/${w.position} of tile ${w.tile.level}/${w.tile.index}: not in it`,
+        );
       return hash;
     });
   }
@@ -136,6 +141,14 @@ export class TileHashReader {
   }
 }
 
+/**
+ * A tile's cache key: level, index and width in one number (a string built per hash cost a
+ * proof more than its look-ups), exact while index < 2^41, so for trees under 2^49 entries.
+ */
+const tileKey = (level: number, index: number, width: number): number =>
+  (index * 8 + level) * 512 + width;
+const MAX_SIZE = 2 ** 49;
+
 /** Which tile (at the width the tree of `size` has) holds stored hash `id`, and where. */
 function locate(id: SubtreeId, size: number) {
   const level = Math.floor(id.level / TILE_HEIGHT);
@@ -147,6 +160,5 @@ function locate(id: SubtreeId, size: number) {
   if (Math.floor(width / 2 ** sublevel) <= position) {
     throw new RangeError(`stored hash ${id.level}/${id.index}: not in a tree of size ${size}`);
   }
-  const tile: TileRef = { level, index, width };
-  return { key: `${level}/${index}/${width}`, tile, sublevel, position };
+  return { key: tileKey(level, index, width), tile: { level, index, width }, sublevel, position };
 }

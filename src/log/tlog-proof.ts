@@ -7,7 +7,7 @@
  */
 import { CardsError } from '../core/errors.js';
 import { decodeCanonicalBase64 } from './base64.js';
-import { encodeBase64 } from '../core/encoding.js';
+import { encodeBase64, encodeBase64Each } from '../core/encoding.js';
 import { openCheckpoint, type Checkpoint } from './checkpoint.js';
 import { HASH_SIZE, leafHash } from './hash.js';
 import { parseNote } from './note.js';
@@ -30,7 +30,7 @@ const malformed = (why: string): CardsError =>
 export function formatTlogProof(p: TlogProof): string {
   const lines = [TLOG_PROOF_HEADER];
   if (p.extra) lines.push(`extra ${encodeBase64(p.extra)}`);
-  lines.push(`index ${p.index}`, ...p.proof.map(encodeBase64));
+  lines.push(`index ${p.index}`, ...encodeBase64Each(p.proof));
   return `${lines.join('\n')}\n\n${p.checkpoint}`;
 }
 

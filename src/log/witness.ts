@@ -9,7 +9,7 @@
  */
 import { CardsError } from '../core/errors.js';
 import { decodeCanonicalBase64 } from './base64.js';
-import { decodeUtf8, encodeBase64 } from '../core/encoding.js';
+import { decodeUtf8, encodeBase64Each } from '../core/encoding.js';
 import { openCheckpoint, parseCheckpoint, type Checkpoint } from './checkpoint.js';
 import type { Cosigner } from './cosignature.js';
 import { HASH_SIZE, equalHashes } from './hash.js';
@@ -56,7 +56,9 @@ export function formatAddCheckpoint(
   proof: readonly Uint8Array[],
   signedCheckpoint: string,
 ): string {
-  return `old ${oldSize}\n${proof.map((h) => `${encodeBase64(h)}\n`).join('')}\n${signedCheckpoint}`;
+  return `old ${oldSize}\n${encodeBase64Each(proof)
+    .map((h) => `${h}\n`)
+    .join('')}\n${signedCheckpoint}`;
 }
 
 /** The latest checkpoint a witness cosigned for one origin. */

@@ -6,6 +6,7 @@ import {
   decodeBase64Url,
   decodeHex,
   encodeBase64,
+  encodeBase64Each,
   encodeBase64Url,
   encodeHex,
 } from '../../src/core/encoding.js';
@@ -16,6 +17,20 @@ test('base64 round-trips any bytes', () => {
       assert.deepEqual(decodeBase64(encodeBase64(bytes)), bytes);
       assert.deepEqual(decodeBase64Url(encodeBase64Url(bytes)), bytes);
       assert.deepEqual(decodeHex(encodeHex(bytes)), bytes);
+    }),
+  );
+});
+
+test('base64 of several items at once is each one encoded alone', () => {
+  fc.assert(
+    fc.property(fc.array(fc.uint8Array({ maxLength: 40 }), { maxLength: 20 }), (items) => {
+      // Views into a larger buffer too, as a proof's hashes are.
+      const views = items.map((item) => {
+        const wider = new Uint8Array(item.byteLength + 5);
+        wider.set(item, 3);
+        return wider.subarray(3, 3 + item.byteLength);
+      });
+      assert.deepEqual(encodeBase64Each(views), items.map(encodeBase64));
     }),
   );
 });
