@@ -2,28 +2,47 @@
  * The admin commands (issue 15) against a real `cards serve`: list, history, requests, reset
  * --yes, export --out and import (a round trip), with --json; the admin token read from the
  * token file beside --db, and a wrong one from the environment refused (exit 7).
+ *
+ * With CARDS_TEST_ENGINE=postgres (admin-postgres.test.ts) the server serves from a fresh
+ * PostgreSQL database: its admin token and app key are kept there, so the commands get the
+ * token from the banner (CARDS_ADMIN_TOKEN) and the cards are made with tokens signed by the
+ * database's app key.
  */
 import assert from 'node:assert/strict';
-import { readFileSync } from 'node:fs';
+import { existsSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { startServer, type TestServer } from '../helpers/server.js';
 import { said, sandbox, type Sandbox } from './harness.js';
 
-describe('admin commands against cards serve', () => {
+const onPostgres = process.env.CARDS_TEST_ENGINE === 'postgres';
+const bannerToken = (server: TestServer): string =>
+  /^admin token: (\S+)$/m.exec(server.stdout())?.[1] ?? '';
+
+describe(`admin commands against cards serve${onPostgres ? ' on PostgreSQL' : ''}`, () => {
   let server: TestServer;
   let box: Sandbox;
   before(async () => {
     server = await startServer({ args: ['--quiet'] });
-    box = sandbox({ CARDS_URL: server.url, CARDS_DB: server.paths.store });
+    box = sandbox(
+      onPostgres
+        ? { CARDS_URL: server.url, CARDS_ADMIN_TOKEN: bannerToken(server) }
+        : { CARDS_URL: server.url, CARDS_DB: server.paths.store },
+    );
+    // On PostgreSQL the app key is in the database: a token per identity, as a client sends.
+    const tokenFor = async (identity: string) =>
+      onPostgres ? { env: { CARDS_TOKEN: await server.token(identity) } } : {};
     const ids: string[] = [];
     for (const identity of ['alice', 'bob']) {
-      const made = await box.cards(['create', '--identity', identity, '--new-key', '--json']);
+      const made = await box.cards(
+        ['create', '--identity', identity, '--new-key', '--json'],
+        await tokenFor(identity),
+      );
       assert.equal(made.status, 0, said(made));
       ids.push(made.json<{ id: string }>().id);
     }
     const id = ids[0] as string;
-    const revoked = await box.cards(['revoke', id, '--yes']);
+    const revoked = await box.cards(['revoke', id, '--yes'], await tokenFor('alice'));
     assert.equal(revoked.status, 0, said(revoked));
   });
   after(async () => {
@@ -31,10 +50,16 @@ describe('admin commands against cards serve', () => {
     await server.dispose();
   });
 
-  test('the admin token file is beside the store, mode 0600, printed in the banner', () => {
+  test('the admin token is kept (beside the store, or in the database) and printed in the banner', () => {
     const file = server.paths.adminToken;
-    const token = readFileSync(file, 'utf8').trim();
-    assert.match(server.stdout(), new RegExp(`^admin token: ${token}$`, 'm'));
+    assert.equal(server.store?.startsWith('postgres://') ?? false, onPostgres);
+    if (onPostgres) {
+      assert.match(bannerToken(server), /^cards_admin_/);
+      assert.equal(existsSync(file), false, 'no token file beside a PostgreSQL store');
+    } else {
+      assert.equal(bannerToken(server), readFileSync(file, 'utf8').trim());
+      assert.equal(statSync(file).mode & 0o777, 0o600);
+    }
     assert.match(server.stdout(), /^page: .*loopback only/m);
   });
 
