@@ -7,6 +7,7 @@ import { spawn } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { awakeTimer } from '../helpers/awake.js';
 
 export const BIN = new URL('../../../bin/cards.js', import.meta.url).pathname;
 
@@ -88,16 +89,18 @@ export function runCards(
     child.on('error', reject);
     // A command that hangs fails its test by name, with what it printed and where it was,
     // instead of the whole file running into node:test's timeout with nothing said.
+    // The limit counts running time only (helpers/awake.ts): a host that stops this machine for
+    // minutes does not make a command that was about to finish look hung.
     let kill: NodeJS.Timeout | undefined;
-    const limit = setTimeout(() => {
+    const limit = awakeTimer(limitMs, () => {
       child.kill('SIGUSR2');
       kill = setTimeout(() => {
         stderr += `\n[harness] cards ${args.join(' ').slice(0, 200)} still running after ${limitMs / 1000} s: killed\n${whereItWas(report)}`;
         child.kill('SIGKILL');
       }, REPORT_WAIT_MS);
-    }, limitMs);
+    });
     child.on('close', (status) => {
-      clearTimeout(limit);
+      limit.clear();
       clearTimeout(kill);
       rmSync(reports, { recursive: true, force: true });
       resolve({

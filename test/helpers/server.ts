@@ -25,6 +25,7 @@ import { APP_KEY_NAME } from '../../src/server/server-keys.js';
 import { mintToken, type TokenFormat } from '../../src/crypto/tokens.js';
 import { fileHome, type FileHome } from '../../src/server/file-home.js';
 import { storePaths, type StorePaths } from '../../src/store/paths.js';
+import { awakeTimer } from './awake.js';
 import { freshStoreUrl, sql } from './postgres.js';
 import { checkFetchesTo } from './contract.js';
 
@@ -160,24 +161,24 @@ export async function startServer(options: StartServerOptions = {}): Promise<Tes
 
   const { url, serviceKey } = await new Promise<{ url: string; serviceKey: string }>(
     (resolve, reject) => {
-      const timer = setTimeout(() => {
+      const timer = awakeTimer(options.timeoutMs ?? 15_000, () => {
         proc.kill('SIGKILL');
         reject(
           new Error(`cards serve did not start in time.\nstdout:\n${stdout}\nstderr:\n${stderr}`),
         );
-      }, options.timeoutMs ?? 15_000);
+      });
       const check = (): void => {
         const url = /^listening on (\S+)$/m.exec(stdout)?.[1];
         const key = /^service key: (\S+)$/m.exec(stdout)?.[1];
         // "tokens:" is the last start-up line; the lines may arrive in separate chunks.
         if (url && key && /^tokens: .*$/m.test(stdout)) {
-          clearTimeout(timer);
+          timer.clear();
           resolve({ url, serviceKey: key });
         }
       };
       proc.stdout?.on('data', check);
       void exited.then((result) => {
-        clearTimeout(timer);
+        timer.clear();
         reject(
           Object.assign(
             new Error(
@@ -259,10 +260,10 @@ export function runServeToExit(
     let stderr = '';
     proc.stdout.setEncoding('utf8').on('data', (chunk: string) => (stdout += chunk));
     proc.stderr.setEncoding('utf8').on('data', (chunk: string) => (stderr += chunk));
-    const timer = setTimeout(() => proc.kill('SIGKILL'), options.timeoutMs ?? 15_000);
+    const timer = awakeTimer(options.timeoutMs ?? 15_000, () => proc.kill('SIGKILL'));
     proc.on('error', reject);
     proc.on('close', (code, signal) => {
-      clearTimeout(timer);
+      timer.clear();
       resolve({ code, signal, stdout, stderr });
     });
   });

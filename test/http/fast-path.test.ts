@@ -20,6 +20,7 @@ import { fastPath } from '../../src/http/fast-path.js';
 import { logFastReads } from '../../src/http/log-routes.js';
 import { tilePath } from '../../src/log/tile-path.js';
 import { Admin } from '../../src/registry/admin.js';
+import { awakeSignal } from '../helpers/awake.js';
 import { loggedMemoryRegistry } from '../helpers/log-kit.js';
 import { makeCard } from './card-kit.js';
 
@@ -75,7 +76,7 @@ type Answer = { status: number; body: string; headers: Record<string, string> };
 
 const overSocket = async (url: string, init: RequestInit = {}): Promise<Answer> => {
   // A request the server never answers fails here by its path, not as the file's timeout.
-  const r = await fetch(url, { ...init, signal: AbortSignal.timeout(20_000) }).catch(
+  const r = await fetch(url, { ...init, signal: awakeSignal(20_000, 'no answer in 20 s') }).catch(
     (err: Error) => {
       throw new Error(`${init.method ?? 'GET'} ${url}: ${err.message}`, { cause: err });
     },
@@ -103,7 +104,7 @@ const throughFastify = async (
 };
 
 for (const cors of [true, false])
-  describe(`the log's fast path (CORS ${cors ? 'on' : 'off'})`, { timeout: 60_000 }, () => {
+  describe(`the log's fast path (CORS ${cors ? 'on' : 'off'})`, () => {
     test('checkpoint, a tile read before, a bundle and a proof: the answers fastify gives', async () => {
       const { app, url, ids } = await served(300, cors);
       const tile = `/log/${tilePath({ level: 0, index: 0, width: 256 })}`;
@@ -151,7 +152,7 @@ for (const cors of [true, false])
     });
   });
 
-describe('what the fast path passes on', { timeout: 60_000 }, () => {
+describe('what the fast path passes on', () => {
   test('a tile not read yet, HEAD, a query string, an unknown card, a bad id', async () => {
     const { app, url, ids } = await served(20, true);
     const tile = `/log/${tilePath({ level: 0, index: 0, width: 20 })}`;
