@@ -19,6 +19,11 @@ test('a command past its limit is killed with its stack and open handles in stde
     assert.equal(served.status, null, 'killed by the harness');
     assert.match(served.stderr, /still running after 2 s: killed/);
     assert.match(served.stderr, /\[harness\] JavaScript stack: none \(waiting in the event loop\)/);
+    // Each thread as the kernel sees it: the main one waits in epoll (a system call number).
+    assert.match(
+      served.stderr,
+      /\[harness\] threads \(id, name, state, system call\):\n\s+\d+ node [RSD] syscall \d+/,
+    );
     // The listening socket is what keeps it alive.
     assert.match(
       served.stderr,

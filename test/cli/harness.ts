@@ -4,7 +4,7 @@
  * variable of the machine leaks in. Tests are hermetic: temp dirs, loopback, port 0.
  */
 import { spawn } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { awakeTimer } from '../helpers/awake.js';
@@ -93,9 +93,12 @@ export function runCards(
     // minutes does not make a command that was about to finish look hung.
     let kill: NodeJS.Timeout | undefined;
     const limit = awakeTimer(limitMs, () => {
+      // What the kernel says first: a process blocked in a system call or spinning never
+      // answers SIGUSR2 (the report is written by its JavaScript thread).
+      const kernel = kernelView(child.pid);
       child.kill('SIGUSR2');
       kill = setTimeout(() => {
-        stderr += `\n[harness] cards ${args.join(' ').slice(0, 200)} still running after ${limitMs / 1000} s: killed\n${whereItWas(report)}`;
+        stderr += `\n[harness] cards ${args.join(' ').slice(0, 200)} still running after ${limitMs / 1000} s: killed\n${kernel}\n${whereItWas(report)}`;
         child.kill('SIGKILL');
       }, REPORT_WAIT_MS);
     });
@@ -120,6 +123,35 @@ export function runCards(
     });
     child.stdin.end(options.input ?? '');
   });
+}
+
+/**
+ * Each thread of a hung process as Linux sees it (/proc): its name, state (R running, S
+ * sleeping, D waiting on I/O) and the system call it is in (`/proc/…/syscall`: its number and
+ * arguments, or "running"), so a hang with no diagnostic report still says where it was.
+ */
+function kernelView(pid: number | undefined): string {
+  const read = (path: string): string => {
+    try {
+      return readFileSync(path, 'utf8').trim();
+    } catch (err) {
+      return `(${(err as NodeJS.ErrnoException).code ?? 'unreadable'})`;
+    }
+  };
+  if (pid === undefined) return '[harness] threads: no pid';
+  let tasks: string[];
+  try {
+    tasks = readdirSync(`/proc/${pid}/task`);
+  } catch {
+    return '[harness] threads: /proc not readable';
+  }
+  const lines = tasks.map((task) => {
+    const at = `/proc/${pid}/task/${task}`;
+    const stat = read(`${at}/stat`);
+    const state = stat.slice(stat.lastIndexOf(')') + 2).split(' ')[0];
+    return `  ${task} ${read(`${at}/comm`)} ${state} syscall ${read(`${at}/syscall`)} wchan ${read(`${at}/wchan`)}`;
+  });
+  return `[harness] threads (id, name, state, system call):\n${lines.join('\n')}`;
 }
 
 /** The JavaScript stack and the open handles of a node diagnostic report, for a hung command. */
