@@ -83,7 +83,7 @@ export interface TileHashReaderOptions {
 }
 
 export class TileHashReader {
-  /** Tile levels by `level/index/width`; a tile asked for by several proofs is read once. */
+  /** Tile levels by `tileKey(level, index, width)`; a tile asked for by several proofs is read once. */
   private readonly cache: LRUCache<number, TileLevels, TileRef>;
 
   constructor(
