@@ -23,8 +23,13 @@ import type { CardEntry, CardStore } from '../store/store.js';
 
 /** Bytes of served tiles kept in memory (the hot ones: the right edge, popular bundles). */
 const TILE_CACHE_BYTES = 32 * 1024 * 1024;
-/** Proof texts kept for the current checkpoint (about 1 KiB each). */
-const PROOF_CACHE = 16_384;
+/**
+ * Bytes of proof texts kept for the current checkpoint: a proof is about 1 KiB (some 20 hashes
+ * and the signed checkpoint), so about 30,000 of them. Bounded by bytes like the tiles: a count
+ * bound (16,384 before) let a client cycling through 20,000 cards miss every time, since an LRU
+ * cache smaller than what is asked in turn evicts each proof just before it is asked again.
+ */
+const PROOF_CACHE_BYTES = 32 * 1024 * 1024;
 
 export interface CardLogOptions {
   readonly store: CardStore;
@@ -68,7 +73,10 @@ export class CardLog {
     sizeCalculation: (tile) => Math.max(1, tile.data.byteLength),
   });
   /** Proof texts of the published size, by index; emptied when the size changes. */
-  readonly #proofs = new LRUCache<number, string>({ max: PROOF_CACHE });
+  readonly #proofs = new LRUCache<number, string>({
+    maxSize: PROOF_CACHE_BYTES,
+    sizeCalculation: (text) => Math.max(1, text.length),
+  });
   #proofsSize = -1;
 
   private constructor(options: CardLogOptions) {
