@@ -4,6 +4,7 @@
  * handles), so a hang on a CI machine can be read, not only seen.
  */
 import assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
 import { join } from 'node:path';
 import { test } from 'node:test';
 import { runCards, sandbox } from './harness.js';
@@ -24,6 +25,14 @@ test('a command past its limit is killed with its stack and open handles in stde
       served.stderr,
       /\[harness\] threads \(id, name, state, system call\):\n\s+\d+ node [RSD] syscall \d+/,
     );
+    // Where gdb is installed (CI's machine), each thread's native frames: the main thread's
+    // event loop waits in uv_run.
+    if (spawnSync('gdb', ['--version']).status === 0)
+      assert.match(
+        served.stderr,
+        /\[harness\] native stacks \(gdb\):\n\s+Thread \d(.*\n)*\s+#\d+ .*uv_run/,
+      );
+    else assert.match(served.stderr, /\[harness\] native stacks: gdb not run/);
     // The listening socket is what keeps it alive.
     assert.match(
       served.stderr,

@@ -3,7 +3,7 @@
  * stdin a pipe (never a terminal, so nothing can prompt) and a clean environment: no CARDS_*
  * variable of the machine leaks in. Tests are hermetic: temp dirs, loopback, port 0.
  */
-import { spawn } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
 import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -95,7 +95,7 @@ export function runCards(
     const limit = awakeTimer(limitMs, () => {
       // What the kernel says first: a process blocked in a system call or spinning never
       // answers SIGUSR2 (the report is written by its JavaScript thread).
-      const kernel = kernelView(child.pid);
+      const kernel = `${kernelView(child.pid)}\n${nativeStacks(child.pid)}`;
       child.kill('SIGUSR2');
       kill = setTimeout(() => {
         stderr += `\n[harness] cards ${args.join(' ').slice(0, 200)} still running after ${limitMs / 1000} s: killed\n${kernel}\n${whereItWas(report)}`;
@@ -152,6 +152,26 @@ function kernelView(pid: number | undefined): string {
     return `  ${task} ${read(`${at}/comm`)} ${state} syscall ${read(`${at}/syscall`)} wchan ${read(`${at}/wchan`)}`;
   });
   return `[harness] threads (id, name, state, system call):\n${lines.join('\n')}`;
+}
+
+/**
+ * Each thread's native stack, from gdb where it is installed: a process whose JavaScript thread
+ * waits on a lock inside node or V8 writes no report, and only its C++ frames say which lock.
+ */
+function nativeStacks(pid: number | undefined): string {
+  if (pid === undefined) return '[harness] native stacks: no pid';
+  const gdb = spawnSync(
+    'gdb',
+    ['-p', String(pid), '-batch', '-nx', '-ex', 'thread apply all bt 25'],
+    { encoding: 'utf8', timeout: 60_000 },
+  );
+  if (gdb.error || gdb.status !== 0)
+    return `[harness] native stacks: gdb ${gdb.error ? `not run (${gdb.error.message})` : `exit ${gdb.status}`}`;
+  const frames = gdb.stdout
+    .split('\n')
+    .filter((line) => /^(Thread \d|#\d)/.test(line))
+    .map((line) => `  ${line.length > 240 ? `${line.slice(0, 240)}…` : line}`);
+  return `[harness] native stacks (gdb):\n${frames.join('\n')}`;
 }
 
 /** The JavaScript stack and the open handles of a node diagnostic report, for a hung command. */
