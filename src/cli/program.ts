@@ -13,7 +13,7 @@ import {
   DEFAULT_URL,
 } from '../server/defaults.js';
 import { VERSION } from './version.js';
-import type { AdminFlags } from './commands/admin.js';
+import type { AdminFlags } from './admin-access.js';
 import type { BuildOptions } from './commands/build.js';
 import type { PublishOptions } from './commands/create.js';
 import type { GetOptions } from './commands/get.js';
@@ -492,6 +492,10 @@ Examples:
     .option('--log-key <vkey>', "verify the log's checkpoint with this key")
     .option('--no-cards', 'check the tree only, not that each entry is a card the registry serves')
     .option('--concurrency <n>', 'requests in flight (default 16)')
+    .option(
+      '--admin-token <token>',
+      "the server's admin token, for its list of cards (env CARDS_ADMIN_TOKEN, the profile's adminToken, or the token file beside --db)",
+    )
     .addHelpText(
       'after',
       `

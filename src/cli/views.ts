@@ -2,7 +2,8 @@
  * The text form of each command's result, for people. Pure functions of the result and a
  * Style (colours come from output.ts, the only module that loads chalk).
  */
-import type { HistoryResult, ListResult, RequestsResult } from './commands/admin.js';
+import type { ListResult } from './admin-access.js';
+import type { HistoryResult, RequestsResult } from './commands/admin.js';
 import type { BuildResult } from './commands/build.js';
 import type { ConfigChange, ConfigResult } from './commands/config.js';
 import type { PublishResult } from './commands/create.js';

@@ -8,39 +8,15 @@
 import { createReadStream, createWriteStream } from 'node:fs';
 import { Readable, Writable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
-import { readFileSync } from 'node:fs';
 import { CardsError } from '../../core/errors.js';
-import { AdminClient } from '../../client/admin-client.js';
-import { adminTokenPath } from '../../server/admin-token.js';
-import { readConfig } from '../config-file.js';
+import {
+  adminClient as client,
+  type AdminFlags,
+  type CardRowResult,
+  type ListResult,
+} from '../admin-access.js';
 import type { CommandContext } from '../context.js';
-import { resolveSettings, type ConnectionFlags } from '../settings.js';
-
-export interface AdminFlags extends ConnectionFlags {
-  adminToken?: string;
-}
-
-export function adminToken(ctx: CommandContext, flags: AdminFlags): string | undefined {
-  if (flags.adminToken) return flags.adminToken;
-  if (ctx.env.CARDS_ADMIN_TOKEN) return ctx.env.CARDS_ADMIN_TOKEN;
-  const settings = resolveSettings(ctx, flags);
-  if (settings.profileName !== undefined) {
-    const profile = readConfig(settings.configPath).profiles[settings.profileName] as
-      { adminToken?: unknown } | undefined;
-    if (typeof profile?.adminToken === 'string') return profile.adminToken;
-  }
-  try {
-    return readFileSync(adminTokenPath(settings.db.value, ctx.cwd), 'utf8').trim() || undefined;
-  } catch {
-    return undefined;
-  }
-}
-
-function client(ctx: CommandContext, flags: AdminFlags): AdminClient {
-  const settings = resolveSettings(ctx, flags);
-  const token = adminToken(ctx, flags);
-  return new AdminClient({ url: settings.url.value, ...(token !== undefined && { token }) });
-}
+import { resolveSettings } from '../settings.js';
 
 const limitOf = (value: string | undefined): string | undefined => {
   if (value === undefined) return undefined;
@@ -48,20 +24,6 @@ const limitOf = (value: string | undefined): string | undefined => {
     throw new CardsError('USAGE', `--limit must be a positive integer, got "${value}".`);
   return value;
 };
-
-export interface CardRowResult {
-  seq: number;
-  id: string;
-  identity: string;
-  state: string;
-  previous_card_id: string | null;
-  successor: string | null;
-}
-
-export interface ListResult {
-  cards: CardRowResult[];
-  next_cursor: string | null;
-}
 
 export async function listCards(
   ctx: CommandContext,

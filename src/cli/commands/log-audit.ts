@@ -6,19 +6,21 @@
  * card is the log entry at its sequence number. Problems are listed and exit 5; entries that do
  * not hash to the signed root exit 8 (log-follow.ts).
  */
+import type { AdminClient } from '../../client/admin-client.js';
 import { cardIdOf } from '../../core/card-id.js';
 import { CardsError, EXIT } from '../../core/errors.js';
 import { EMPTY_EDGE } from '../../log/append.js';
 import { ed25519Verifier } from '../../log/note-keys.js';
 import { tilePath, tilesForSize, TILE_WIDTH } from '../../log/tile-path.js';
+import { adminClient, type AdminFlags, type ListResult } from '../admin-access.js';
 import { connect } from '../connection.js';
 import type { CommandContext } from '../context.js';
 import { fetchCheckpoint, followLog } from '../log-follow.js';
 import { RemoteLog } from '../log-remote.js';
 import { acceptCheckpoint } from '../log-trust.js';
-import { resolveSettings, type ConnectionFlags } from '../settings.js';
+import { resolveSettings } from '../settings.js';
 
-export interface LogAuditOptions extends ConnectionFlags {
+export interface LogAuditOptions extends AdminFlags {
   logKey?: string;
   /** commander's --no-cards: skip the registry checks (the tree alone). */
   cards?: boolean;
@@ -97,7 +99,7 @@ export async function logAudit(
             }
           }),
         );
-      adminList = await compareAdminList(settings.url.value, ids, problems);
+      adminList = await compareAdminList(adminClient(ctx, options), ids, problems);
     } finally {
       client.close();
     }
@@ -116,32 +118,34 @@ export async function logAudit(
 }
 
 /**
- * The registry's own list of cards (the admin API's GET /_cards/cards?after=SEQ&limit=N, items
- * with `id` and `seq`), when the server has it: every card listed must be the log entry at its
- * sequence number. A server without it answers 404 and the check is reported unavailable.
+ * The registry's own list of cards (the admin API's GET /_cards/cards, page after page by its
+ * next_cursor, with the admin token the admin commands use), when the server has it: every card
+ * listed must be the log entry at its sequence number. A server without the admin API (404) has
+ * it reported unavailable; a refused token is an error, since the check would be skipped.
  */
 async function compareAdminList(
-  url: string,
+  admin: AdminClient,
   ids: readonly string[],
   problems: string[],
 ): Promise<LogAuditResult['adminList']> {
-  let after = -1;
-  for (;;) {
-    const res = await fetch(`${url.replace(/\/+$/, '')}/_cards/cards?after=${after}&limit=1000`);
-    if (res.status !== 200) return 'unavailable';
-    const body = (await res.json()) as unknown;
-    const items = (Array.isArray(body) ? body : (body as { cards?: unknown }).cards) as
-      { id?: unknown; seq?: unknown }[] | undefined;
-    if (!Array.isArray(items)) return 'unavailable';
-    for (const item of items) {
-      const seq = Number(item.seq);
-      if (typeof item.id !== 'string' || !Number.isSafeInteger(seq)) return 'unavailable';
-      if (ids[seq] !== item.id)
-        problems.push(`card ${item.id} (seq ${seq}) is not the log entry ${seq}`);
-      after = seq;
+  let cursor: string | undefined;
+  do {
+    let page: ListResult;
+    try {
+      page = await admin.json<ListResult>('GET', 'adminCards', {
+        query: { limit: '1000', cursor },
+      });
+    } catch (err) {
+      if (err instanceof CardsError && ['ROUTE_NOT_FOUND', 'SERVICE_REFUSED'].includes(err.code))
+        return 'unavailable';
+      throw err;
     }
-    if (items.length < 1000) return 'checked';
-  }
+    for (const card of page.cards)
+      if (ids[card.seq] !== card.id)
+        problems.push(`card ${card.id} (seq ${card.seq}) is not the log entry ${card.seq}`);
+    cursor = page.next_cursor ?? undefined;
+  } while (cursor !== undefined);
+  return 'checked';
 }
 
 export function logAuditVerdict(r: LogAuditResult): { exit: number; summary: string } | undefined {

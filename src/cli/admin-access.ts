@@ -1,0 +1,51 @@
+/**
+ * What the commands that read a server's admin API share (the admin commands, `cards log
+ * audit`): the admin token, found in the order the admin commands document, a client with it,
+ * and the shape of a page of the card list.
+ */
+import { readFileSync } from 'node:fs';
+import { AdminClient } from '../client/admin-client.js';
+import { adminTokenPath } from '../server/admin-token.js';
+import { readConfig } from './config-file.js';
+import type { CommandContext } from './context.js';
+import { resolveSettings, type ConnectionFlags } from './settings.js';
+
+export interface AdminFlags extends ConnectionFlags {
+  adminToken?: string;
+}
+
+export function adminToken(ctx: CommandContext, flags: AdminFlags): string | undefined {
+  if (flags.adminToken) return flags.adminToken;
+  if (ctx.env.CARDS_ADMIN_TOKEN) return ctx.env.CARDS_ADMIN_TOKEN;
+  const settings = resolveSettings(ctx, flags);
+  if (settings.profileName !== undefined) {
+    const profile = readConfig(settings.configPath).profiles[settings.profileName] as
+      { adminToken?: unknown } | undefined;
+    if (typeof profile?.adminToken === 'string') return profile.adminToken;
+  }
+  try {
+    return readFileSync(adminTokenPath(settings.db.value, ctx.cwd), 'utf8').trim() || undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+export function adminClient(ctx: CommandContext, flags: AdminFlags): AdminClient {
+  const settings = resolveSettings(ctx, flags);
+  const token = adminToken(ctx, flags);
+  return new AdminClient({ url: settings.url.value, ...(token !== undefined && { token }) });
+}
+
+export interface CardRowResult {
+  seq: number;
+  id: string;
+  identity: string;
+  state: string;
+  previous_card_id: string | null;
+  successor: string | null;
+}
+
+export interface ListResult {
+  cards: CardRowResult[];
+  next_cursor: string | null;
+}
