@@ -1,7 +1,7 @@
 /**
  * What the commands that read a server's admin API share (the admin commands, `cards log
  * audit`): the admin token, found in the order the admin commands document, a client with it,
- * and the shape of a page of the card list.
+ * and the card list, page after page.
  */
 import { readFileSync } from 'node:fs';
 import { AdminClient } from '../client/admin-client.js';
@@ -48,4 +48,17 @@ export interface CardRowResult {
 export interface ListResult {
   cards: CardRowResult[];
   next_cursor: string | null;
+}
+
+/** The admin list of cards from `cursor` on, a page at a time, following next_cursor to the end. */
+export async function* cardPages(
+  admin: AdminClient,
+  limit: string,
+  cursor?: string,
+): AsyncGenerator<ListResult> {
+  do {
+    const page = await admin.json<ListResult>('GET', 'adminCards', { query: { limit, cursor } });
+    yield page;
+    cursor = page.next_cursor ?? undefined;
+  } while (cursor !== undefined);
 }

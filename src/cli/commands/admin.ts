@@ -11,6 +11,7 @@ import { pipeline } from 'node:stream/promises';
 import { CardsError } from '../../core/errors.js';
 import {
   adminClient as client,
+  cardPages,
   type AdminFlags,
   type CardRowResult,
   type ListResult,
@@ -29,16 +30,15 @@ export async function listCards(
   ctx: CommandContext,
   flags: AdminFlags & { limit?: string; cursor?: string; all?: boolean },
 ): Promise<ListResult> {
-  const admin = client(ctx, flags);
   const limit = limitOf(flags.limit) ?? (flags.all ? '1000' : '100');
   const cards: CardRowResult[] = [];
-  let cursor = flags.cursor;
-  for (;;) {
-    const page = await admin.json<ListResult>('GET', 'adminCards', { query: { limit, cursor } });
+  let next_cursor: string | null = null;
+  for await (const page of cardPages(client(ctx, flags), limit, flags.cursor)) {
     cards.push(...page.cards);
-    if (!flags.all || page.next_cursor === null) return { cards, next_cursor: page.next_cursor };
-    cursor = page.next_cursor;
+    next_cursor = page.next_cursor;
+    if (!flags.all) break;
   }
+  return { cards, next_cursor };
 }
 
 export interface HistoryResult {

@@ -12,7 +12,7 @@ import { CardsError, EXIT } from '../../core/errors.js';
 import { EMPTY_EDGE } from '../../log/append.js';
 import { ed25519Verifier } from '../../log/note-keys.js';
 import { tilePath, tilesForSize, TILE_WIDTH } from '../../log/tile-path.js';
-import { adminClient, type AdminFlags, type ListResult } from '../admin-access.js';
+import { adminClient, cardPages, type AdminFlags } from '../admin-access.js';
 import { connect } from '../connection.js';
 import type { CommandContext } from '../context.js';
 import { fetchCheckpoint, followLog } from '../log-follow.js';
@@ -128,23 +128,16 @@ async function compareAdminList(
   ids: readonly string[],
   problems: string[],
 ): Promise<LogAuditResult['adminList']> {
-  let cursor: string | undefined;
-  do {
-    let page: ListResult;
-    try {
-      page = await admin.json<ListResult>('GET', 'adminCards', {
-        query: { limit: '1000', cursor },
-      });
-    } catch (err) {
-      if (err instanceof CardsError && ['ROUTE_NOT_FOUND', 'SERVICE_REFUSED'].includes(err.code))
-        return 'unavailable';
-      throw err;
-    }
-    for (const card of page.cards)
-      if (ids[card.seq] !== card.id)
-        problems.push(`card ${card.id} (seq ${card.seq}) is not the log entry ${card.seq}`);
-    cursor = page.next_cursor ?? undefined;
-  } while (cursor !== undefined);
+  try {
+    for await (const page of cardPages(admin, '1000'))
+      for (const card of page.cards)
+        if (ids[card.seq] !== card.id)
+          problems.push(`card ${card.id} (seq ${card.seq}) is not the log entry ${card.seq}`);
+  } catch (err) {
+    if (err instanceof CardsError && ['ROUTE_NOT_FOUND', 'SERVICE_REFUSED'].includes(err.code))
+      return 'unavailable';
+    throw err;
+  }
   return 'checked';
 }
 
