@@ -8,16 +8,19 @@ import { AdminClient } from '../client/admin-client.js';
 import { adminTokenPath } from '../server/admin-token.js';
 import { readConfig } from './config-file.js';
 import type { CommandContext } from './context.js';
-import { resolveSettings, type ConnectionFlags } from './settings.js';
+import { resolveSettings, type ConnectionFlags, type Settings } from './settings.js';
 
 export interface AdminFlags extends ConnectionFlags {
   adminToken?: string;
 }
 
-export function adminToken(ctx: CommandContext, flags: AdminFlags): string | undefined {
+function adminToken(
+  ctx: CommandContext,
+  flags: AdminFlags,
+  settings: Settings,
+): string | undefined {
   if (flags.adminToken) return flags.adminToken;
   if (ctx.env.CARDS_ADMIN_TOKEN) return ctx.env.CARDS_ADMIN_TOKEN;
-  const settings = resolveSettings(ctx, flags);
   if (settings.profileName !== undefined) {
     const profile = readConfig(settings.configPath).profiles[settings.profileName] as
       { adminToken?: unknown } | undefined;
@@ -32,7 +35,7 @@ export function adminToken(ctx: CommandContext, flags: AdminFlags): string | und
 
 export function adminClient(ctx: CommandContext, flags: AdminFlags): AdminClient {
   const settings = resolveSettings(ctx, flags);
-  const token = adminToken(ctx, flags);
+  const token = adminToken(ctx, flags, settings);
   return new AdminClient({ url: settings.url.value, ...(token !== undefined && { token }) });
 }
 
