@@ -33,7 +33,7 @@ const fmt = (x) => Math.round(x).toLocaleString('en-US');
 const say = (line) => process.stderr.write(`${line}\n`);
 
 /** node's own http server answering every request with `bytes` zero bytes. */
-async function startNodeHttp(bytes) {
+export async function startNodeHttp(bytes) {
   const source = `const body = Buffer.alloc(${bytes});
 require('node:http').createServer((request, response) => {
   response.writeHead(200, { 'content-type': 'application/octet-stream', 'content-length': body.length });
