@@ -7,8 +7,9 @@
 //   --log        only the transparency log's rows (log-serve.mjs; 10^6 logged cards, --quick 10^5)
 // BENCH_CARDS_BIN=/other/checkout/bin/cards.js measures another build's server and CLI.
 import { execFileSync } from 'node:child_process';
-import { existsSync, lstatSync, symlinkSync, writeFileSync } from 'node:fs';
+import { existsSync, writeFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
+import { linkSelf } from './lib/link-self.mjs';
 
 const bench = new URL('.', import.meta.url).pathname;
 const { values } = parseArgs({
@@ -24,16 +25,7 @@ if (!existsSync(new URL('node_modules/autocannon/package.json', import.meta.url)
   process.stderr.write('installing the bench dependencies (npm ci --prefix bench)…\n');
   execFileSync('npm', ['ci', '--prefix', bench, '--no-audit', '--no-fund'], { stdio: 'inherit' });
 }
-// The bench imports the project as a user does, by package name and public entry point
-// (package.json "exports": cards/core, cards/crypto, …), so link the repository root in as
-// bench/node_modules/cards (after `npm ci`, which empties node_modules). A `file:..` dependency
-// would do the same but write the root's whole dependency tree into bench's own lock file.
-const selfLink = new URL('node_modules/cards', import.meta.url);
-try {
-  lstatSync(selfLink);
-} catch {
-  symlinkSync('../..', selfLink, 'dir');
-}
+linkSelf();
 if (!existsSync(new URL('../dist/src/index.js', import.meta.url))) {
   process.stderr.write('dist/ is missing: run `npm run build` first (npm run bench does).\n');
   process.exit(1);
