@@ -46,6 +46,25 @@ require('node:http').createServer((request, response) => {
   return { proc, url, stop: () => proc.kill() };
 }
 
+/** The size of the log a server publishes (its checkpoint's second line). */
+export const logSize = async (url) =>
+  Number((await (await fetch(`${url}/log/checkpoint`)).text()).split('\n')[1]);
+
+/** GET paths of the proofs of the first `count` cards of a create pool. */
+export const proofPathsOf = (pool, count) =>
+  pool
+    .slice(0, count)
+    .map(
+      (r) => `/log/proof/${cardIdOf(Buffer.from(JSON.parse(r.body).content_snapshot, 'base64'))}`,
+    );
+
+/** GET paths of the full tiles at `level` (0, 1, … or 'entries') of a log of `size` entries. */
+export const fullTilePaths = (size, level) =>
+  Array.from(
+    { length: Math.floor(size / 256) },
+    (_, index) => `/log/${tilePath({ level, index, width: 256 })}`,
+  );
+
 /** Every row of the log's bench; `N` stored cards for the start-up and audit rows. */
 export async function runLogBench(N) {
   const keys = await makeKeysDir();
@@ -99,18 +118,10 @@ export async function runLogBench(N) {
   // not autocannon's (whose own cost per request is about that of a tile); the server's CPU time
   // per request is reported too (capacity per core, whatever else the machine is doing).
   await new Promise((resolve) => setTimeout(resolve, 1500));
-  const size = Number((await (await fetch(`${on.url}/log/checkpoint`)).text()).split('\n')[1]);
-  const proofPaths = poolOn
-    .slice(0, Math.min(sides.on.sent, 20_000))
-    .map(
-      (r) => `/log/proof/${cardIdOf(Buffer.from(JSON.parse(r.body).content_snapshot, 'base64'))}`,
-    );
-  const tilePaths = [];
-  const bundlePaths = [];
-  for (let i = 0; (i + 1) * 256 <= size; i++) {
-    tilePaths.push(`/log/${tilePath({ level: 0, index: i, width: 256 })}`);
-    bundlePaths.push(`/log/${tilePath({ level: 'entries', index: i, width: 256 })}`);
-  }
+  const size = await logSize(on.url);
+  const proofPaths = proofPathsOf(poolOn, Math.min(sides.on.sent, 20_000));
+  const tilePaths = fullTilePaths(size, 0);
+  const bundlePaths = fullTilePaths(size, 'entries');
   const useWrk = hasWrk();
   if (useWrk) pinToCpu(on.proc.pid, 0);
   const getRun = async (paths, seconds) => {

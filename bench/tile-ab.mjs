@@ -6,13 +6,11 @@
 // A_BIN / B_BIN pick the builds (default: this checkout's for both, an A/A control: what two
 // identical processes differ by is the noise any A/B of the tile path has to beat).
 import { parseArgs } from 'node:util';
-import { startNodeHttp } from './log-serve.mjs';
+import { fullTilePaths, logSize, proofPathsOf, startNodeHttp } from './log-serve.mjs';
 import { blast, hasWrk, median, pinToCpu, wrkGet } from './lib/load.mjs';
 import { CARDS_BIN, cpuMsOf, startCards } from './lib/servers.mjs';
 import { appKeyOf, copyStore, makeKeysDir, removeTempDirs } from './lib/stores.mjs';
 import { createPool, storeIdentities } from './lib/cards.mjs';
-import { cardIdOf } from '../dist/src/core/card-id.js';
-import { tilePath } from '../dist/src/log/tile-path.js';
 
 const { values } = parseArgs({
   options: { first: { type: 'string', default: 'a' }, rounds: { type: 'string', default: '8' } },
@@ -27,21 +25,22 @@ const order = values.first === 'b' ? ['B', 'A'] : ['A', 'B'];
 const servers = {};
 for (const name of order)
   servers[name] = await startCards(copyStore(keys), ['--quiet'], [], bins[name]);
-const pool = await createPool(appKeyOf(keys), 20_000, storeIdentities(2000));
+// More cards than 10 s of creates take: a pool sent twice would create nothing the second time.
+const pool = await createPool(appKeyOf(keys), 40_000, storeIdentities(2000));
 let created = Infinity;
 for (const name of order) {
   const r = await blast(servers[name].url, pool, { seconds: 10 });
+  if (r.exhausted) throw new Error(`${name} took all ${pool.length} creates: raise the pool`);
   created = Math.min(created, r.answered);
   say(`${name}: ${r.answered} creates`);
 }
 await new Promise((resolve) => setTimeout(resolve, 1500));
-const proofs = pool
-  .slice(0, Math.min(created, 20_000))
-  .map((r) => `/log/proof/${cardIdOf(Buffer.from(JSON.parse(r.body).content_snapshot, 'base64'))}`);
+const proofs = proofPathsOf(pool, Math.min(created, 20_000));
 for (const name of order) await wrkGet(servers[name].url, proofs, { seconds: 5 });
-const tiles = [];
-for (let i = 0; (i + 1) * 256 <= created; i++)
-  tiles.push(`/log/${tilePath({ level: 0, index: i, width: 256 })}`);
+const tiles = fullTilePaths(
+  Math.min(...(await Promise.all(order.map((n) => logSize(servers[n].url))))),
+  0,
+);
 
 const node = await startNodeHttp(8192);
 const targets = { A: servers.A, B: servers.B, node };
