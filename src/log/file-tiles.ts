@@ -36,6 +36,7 @@ export class FileTiles implements TileStore {
       epoch: undefined,
       readTile: (tile) => this.readTile(tile),
       write: (tiles) => this.write(tiles),
+      dropPartials: (full) => this.#dropPartials(full),
       writeCheckpoint: (signed) => this.writeCheckpoint(signed),
       clear: () => this.#clear(),
     });
@@ -119,6 +120,11 @@ export class FileTiles implements TileStore {
         await handle.close();
       }
     }
+  }
+
+  /** Removes the `<full>.p/` folder of each full tile (no sync: see TileTransaction). */
+  async #dropPartials(full: readonly TileRef[]): Promise<void> {
+    for (const tile of full) await rm(`${this.pathOf(tile)}.p`, { recursive: true, force: true });
   }
 
   readTile(tile: TileRef): Promise<Uint8Array | undefined> {
