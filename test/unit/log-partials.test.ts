@@ -16,7 +16,7 @@ import { EMPTY_EDGE, appendEntries } from '../../src/log/append.js';
 import { FileTiles } from '../../src/log/file-tiles.js';
 import { LogWriter } from '../../src/log/log-writer.js';
 import { tilePath, tilesForSize, type TileRef } from '../../src/log/tile-path.js';
-import { MemoryTileStore, type TileStore } from '../../src/log/tile-store.js';
+import { MemoryTileStore, type TileStore, type TileTransaction } from '../../src/log/tile-store.js';
 import { generatePrivateKey } from '../../src/crypto/keys.js';
 import { PostgresTiles } from '../../src/server/postgres-tiles.js';
 import { openPostgresStore } from '../../src/store/postgres-store.js';
@@ -125,4 +125,38 @@ test('a client reading a static copy of the tiles folder gets a removed partial 
     assert.deepEqual(await remote.readTile(tile), expected.get(tilePath(tile)), tilePath(tile));
   }
   assert.equal(await remote.readTile({ level: 0, index: 5, width: 3 }), undefined);
+});
+
+test('a crash after the partials went and before the checkpoint: the log reopens at its last checkpoint', async () => {
+  const folder = join(dir, 'crash');
+  let crash = false;
+  // Stops where a kill -9 could: the batch's tiles written and its partials gone, no checkpoint.
+  class Crashing extends FileTiles {
+    override update<T>(fn: (tx: TileTransaction) => Promise<T>): Promise<T> {
+      return super.update((tx) =>
+        fn({
+          ...tx,
+          writeCheckpoint: async (signed) => {
+            if (crash) throw new Error('killed');
+            await tx.writeCheckpoint(signed);
+          },
+        }),
+      );
+    }
+  }
+  const key = generatePrivateKey();
+  const origin = 'example.com/crash';
+  const writer = await LogWriter.open({ tiles: new Crashing(folder), origin, key });
+  for (let n = 0; n < 255; n++) await writer.append([entry(n)]);
+  crash = true;
+  await assert.rejects(writer.append([entry(255), entry(256)]), /killed/);
+  assert.deepEqual(readdirSync(join(folder, 'tile/entries')).sort(), ['000', '001.p']);
+
+  const tiles = new FileTiles(folder);
+  const reopened = await LogWriter.open({ tiles, origin, key });
+  assert.equal(reopened.size, 255);
+  const expected = appendEntries(EMPTY_EDGE, entries(0, 255)).tiles;
+  for (const { tile, data } of expected) assert.deepEqual(await tiles.readTile(tile), data);
+  await reopened.append([entry(255), entry(256)]);
+  assert.equal(reopened.size, 257);
 });
