@@ -34,6 +34,13 @@ export interface AppendResult {
   readonly edge: LogEdge;
   /** Hash tiles and entry bundles that are new or grew, full ones first, each at its width. */
   readonly tiles: TileData[];
+  /**
+   * The full tiles and bundles among `tiles` that were partial before this append: their
+   * partial versions may go (tlog-tiles "Partial Tiles": a log MAY delete a partial tile once
+   * its full tile is available). Without that, a log that grows a card at a time keeps every
+   * width of every tile it signed: 53 MB for 2,000 cards of 160 bytes.
+   */
+  readonly superseded: TileRef[];
 }
 
 export const EMPTY_EDGE: LogEdge = { size: 0, tiles: [], bundle: [] };
@@ -84,7 +91,23 @@ export function appendEntries(edge: LogEdge, entries: readonly Uint8Array[]): Ap
     }
   }
   while (levels.length > 0 && levels[levels.length - 1]?.length === 0) levels.pop();
-  return { edge: { size, tiles: levels, bundle }, tiles: out };
+  return { edge: { size, tiles: levels, bundle }, tiles: out, superseded: completed(edge, size) };
+}
+
+/** The tiles and bundle that were partial at the edge and are full at `size`. */
+function completed(edge: LogEdge, size: number): TileRef[] {
+  const out: TileRef[] = [];
+  const full = (before: number, after: number, width: number): boolean =>
+    width > 0 && Math.floor(after / TILE_WIDTH) > Math.floor(before / TILE_WIDTH);
+  edge.tiles.forEach((row, level) => {
+    const before = Math.floor(edge.size / TILE_WIDTH ** level);
+    const after = Math.floor(size / TILE_WIDTH ** level);
+    if (full(before, after, row.length))
+      out.push({ level, index: Math.floor(before / TILE_WIDTH), width: TILE_WIDTH });
+  });
+  if (full(edge.size, size, edge.bundle.length))
+    out.push({ level: 'entries', index: Math.floor(edge.size / TILE_WIDTH), width: TILE_WIDTH });
+  return out;
 }
 
 /** MTH(D[0:size]) from the edge alone: each level's partial tile, top level (leftmost) first. */

@@ -18,22 +18,32 @@ import { tilePath, type TileRef } from './tile-path.js';
 export class FileTiles implements TileStore {
   /** One server per store file (its lock): no other writer. */
   readonly shared = false;
+  /** Folders this process made or found (a tile's folder is made once, not per tile). */
+  readonly #made = new Set<string>();
+  /** The checkpoint as last read or written here: as the only writer, what the file holds. */
+  #checkpoint: string | undefined;
+  #known = false;
 
   constructor(readonly dir: string) {}
 
   async update<T>(fn: (tx: TileTransaction) => Promise<T>): Promise<T> {
+    if (!this.#known) {
+      this.#checkpoint = await this.readCheckpoint();
+      this.#known = true;
+    }
     return fn({
-      checkpoint: await this.readCheckpoint(),
+      checkpoint: this.#checkpoint,
       epoch: undefined,
       readTile: (tile) => this.readTile(tile),
       write: (tiles) => this.write(tiles),
+      dropPartials: (full) => this.#dropPartials(full),
       writeCheckpoint: (signed) => this.writeCheckpoint(signed),
       clear: () => this.#clear(),
     });
   }
 
   async replaceCheckpoint(current: string, next: string): Promise<boolean> {
-    if ((await this.readCheckpoint()) !== current) return false;
+    if (this.#checkpoint !== current) return false;
     await this.writeCheckpoint(next);
     return true;
   }
@@ -45,6 +55,7 @@ export class FileTiles implements TileStore {
   async #clear(): Promise<void> {
     const tiles = join(this.dir, 'tile');
     const gone = `${tiles}.${process.pid}.old`;
+    this.#made.clear();
     await rename(tiles, gone).catch((err: NodeJS.ErrnoException) => {
       if (err.code !== 'ENOENT') throw err;
     });
@@ -61,8 +72,17 @@ export class FileTiles implements TileStore {
   }
 
   async writeCheckpoint(signed: string): Promise<void> {
-    await mkdir(this.dir, { recursive: true });
+    await this.#mkdir(this.dir);
+    this.#known = false;
     await replaceFile(join(this.dir, 'checkpoint'), [signed], 0o644);
+    this.#checkpoint = signed;
+    this.#known = true;
+  }
+
+  async #mkdir(dir: string): Promise<void> {
+    if (this.#made.has(dir)) return;
+    await mkdir(dir, { recursive: true });
+    this.#made.add(dir);
   }
 
   pathOf(tile: TileRef): string {
@@ -74,7 +94,7 @@ export class FileTiles implements TileStore {
     const dirs = new Set<string>();
     for (const { tile, data } of tiles) {
       const path = this.pathOf(tile);
-      await mkdir(dirname(path), { recursive: true });
+      await this.#mkdir(dirname(path));
       const tmp = `${path}.${process.pid}.tmp`;
       try {
         const handle = await open(tmp, 'w', 0o644);
@@ -86,6 +106,7 @@ export class FileTiles implements TileStore {
         }
         await rename(tmp, path);
       } catch (err) {
+        this.#made.clear();
         await rm(tmp, { force: true });
         throw err;
       }
@@ -99,6 +120,11 @@ export class FileTiles implements TileStore {
         await handle.close();
       }
     }
+  }
+
+  /** Removes the `<full>.p/` folder of each full tile (no sync: see TileTransaction). */
+  async #dropPartials(full: readonly TileRef[]): Promise<void> {
+    for (const tile of full) await rm(`${this.pathOf(tile)}.p`, { recursive: true, force: true });
   }
 
   readTile(tile: TileRef): Promise<Uint8Array | undefined> {

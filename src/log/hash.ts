@@ -16,8 +16,14 @@ export function sha256(...parts: Uint8Array[]): Uint8Array {
   return new Uint8Array(hash.digest());
 }
 
-/** MTH({d(0)}) = SHA-256(0x00 ‖ d(0)) (RFC 9162 section 2.1.1). */
-export const leafHash = (entry: Uint8Array): Uint8Array => sha256(LEAF_PREFIX, entry);
+/** MTH({d(0)}) = SHA-256(0x00 ‖ d(0)) (RFC 9162 section 2.1.1), hashed one-shot. */
+export function leafHash(entry: Uint8Array): Uint8Array {
+  const input = Buffer.allocUnsafe(1 + entry.byteLength);
+  input[0] = LEAF_PREFIX[0] as number;
+  input.set(entry, 1);
+  const out = hash('sha256', input, 'buffer');
+  return new Uint8Array(out.buffer, out.byteOffset, HASH_SIZE);
+}
 
 /** The input of a node hash, reused: proofs and tiles hash many nodes, one at a time. */
 const NODE_INPUT = new Uint8Array(1 + 2 * HASH_SIZE);

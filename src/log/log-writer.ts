@@ -173,6 +173,7 @@ export class LogWriter {
       if (entries.length === 0) return undefined;
       const result = appendEntries(state.edge, entries);
       await tx.write(result.tiles);
+      if (result.superseded.length > 0) await tx.dropPartials(result.superseded);
       appended = entries.length;
       return { epoch: state.epoch, edge: result.edge };
     });

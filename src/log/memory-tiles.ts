@@ -16,6 +16,10 @@ export class MemoryTiles implements TileReader {
     for (const { tile, data } of tiles) this.files.set(tilePath(tile), data);
   }
 
+  dropPartials(full: readonly TileRef[]): void {
+    for (const path of full.flatMap(partialPaths)) this.files.delete(path);
+  }
+
   async readTile(tile: TileRef): Promise<Uint8Array | undefined> {
     return this.readSync(tile);
   }
@@ -28,6 +32,10 @@ export class MemoryTiles implements TileReader {
     return prefixOf(tile, full);
   }
 }
+
+/** The paths every partial version of a full tile could have (`<full>.p/1` to `.p/255`). */
+export const partialPaths = (full: TileRef): string[] =>
+  Array.from({ length: TILE_WIDTH - 1 }, (_, i) => tilePath({ ...full, width: i + 1 }));
 
 /** The first `tile.width` hashes or entries of a full tile or bundle. */
 export function prefixOf(tile: TileRef, full: Uint8Array): Uint8Array | undefined {

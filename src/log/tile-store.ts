@@ -27,6 +27,12 @@ export interface TileTransaction extends TileReader {
   readonly epoch: number | undefined;
   /** Writes tiles and bundles (a full one never changes; a partial one only grows). */
   write(tiles: readonly TileData[]): Promise<void>;
+  /**
+   * Removes the partial versions of full tiles already written (AppendResult.superseded): a
+   * read of one is then answered from its full tile (readTileAt), before and after the next
+   * checkpoint alike, so this need not be durable.
+   */
+  dropPartials(full: readonly TileRef[]): Promise<void>;
   /** Replaces the checkpoint. */
   writeCheckpoint(signed: string): Promise<void>;
   /** Removes every tile and bundle (a new log begins; its checkpoint is written next). */
@@ -70,6 +76,7 @@ export class MemoryTileStore implements TileStore {
       epoch: undefined,
       readTile: (tile) => this.readTile(tile),
       write: async (tiles) => this.tiles.write(tiles),
+      dropPartials: async (full) => this.tiles.dropPartials(full),
       writeCheckpoint: async (signed) => {
         this.#checkpoint = signed;
       },

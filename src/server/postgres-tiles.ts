@@ -5,7 +5,7 @@
  * lock, so whichever server holds it extends the one tree, and the others take it up.
  */
 import type { TileData } from '../log/append.js';
-import { readTileAt } from '../log/memory-tiles.js';
+import { partialPaths, readTileAt } from '../log/memory-tiles.js';
 import type { TileStore, TileTransaction } from '../log/tile-store.js';
 import { tilePath, type TileRef } from '../log/tile-path.js';
 import type { PostgresStore } from '../store/postgres-store.js';
@@ -37,6 +37,7 @@ export class PostgresTiles implements TileStore {
         epoch: tx.epoch,
         readTile: (tile) => readTileAt((path) => tx.tile(path), tile),
         write: (tiles) => tx.putTiles(rows(tiles)),
+        dropPartials: (full) => tx.deleteTiles(full.flatMap(partialPaths)),
         writeCheckpoint: (signed) => tx.setCheckpoint(signed),
         clear: () => tx.clearTiles(),
       }),

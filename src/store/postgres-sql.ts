@@ -176,6 +176,7 @@ export const LOG_TILE = `SELECT data FROM cards_log_tiles WHERE path = $1`;
 export const LOG_PUT_TILES = `INSERT INTO cards_log_tiles (path, data)
   SELECT * FROM unnest($1::text[], $2::bytea[])
   ON CONFLICT (path) DO UPDATE SET data = EXCLUDED.data`;
+export const LOG_DELETE_TILES = `DELETE FROM cards_log_tiles WHERE path = ANY($1::text[])`;
 export const LOG_CLEAR_TILES = `DELETE FROM cards_log_tiles`;
 
 /** Cards in insertion order from position $1 (keyset paging: export, the transparency log). */

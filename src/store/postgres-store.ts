@@ -341,6 +341,9 @@ export class PostgresStore implements CardStore {
             );
             await client.query(SQL.LOG_PUT_TILES, [paths, data]);
           },
+          deleteTiles: async (paths) => {
+            if (paths.length > 0) await client.query(SQL.LOG_DELETE_TILES, [paths]);
+          },
           setCheckpoint: async (signed) => {
             await client.query(SQL.LOG_SET_CHECKPOINT, [signed]);
           },
@@ -438,6 +441,7 @@ export interface LogStateRow {
 export interface LogTransaction extends LogStateRow {
   tile(path: string): Promise<Uint8Array | undefined>;
   putTiles(tiles: readonly { path: string; data: Uint8Array }[]): Promise<void>;
+  deleteTiles(paths: readonly string[]): Promise<void>;
   setCheckpoint(signed: string): Promise<void>;
   clearTiles(): Promise<void>;
 }
