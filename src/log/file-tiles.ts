@@ -3,9 +3,10 @@
  * (`<dir>/tile/0/x001/234.p/5`), so any static file server can publish the log. The only module
  * of src/log that touches the file system. Each file is written whole (temporary file, fsync,
  * rename, fsync of its folder): a reader never sees a torn tile. Full tiles and bundles are
- * immutable; a partial one is replaced only by a wider partial or the full one, and a partial
- * that is gone is served from the full tile (tlog-tiles "Partial Tiles"). The last signed
- * checkpoint is `<dir>/checkpoint` (tlog-tiles "Checkpoints"), replaced atomically.
+ * immutable; a partial one is written once at each width, its `.p/` folder goes once the full
+ * tile is written, and a partial that is gone is served from the full tile (tlog-tiles
+ * "Partial Tiles"). The last signed checkpoint is `<dir>/checkpoint` (tlog-tiles
+ * "Checkpoints"), replaced atomically.
  */
 import { mkdir, open, readFile, rename, rm } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
