@@ -12,7 +12,7 @@
 // log-serve.mjs, where the log is about a tenth of a create and two identical servers' ratios
 // spread by ±5%.
 import { execFileSync } from 'node:child_process';
-import { createHash, randomBytes } from 'node:crypto';
+import { randomBytes } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
@@ -28,12 +28,12 @@ async function integrate(root, n) {
   const { LogWriter, FileTiles } = await import(join(root, 'dist/src/log/index.js'));
   const { PrivateKey } = await import(join(root, 'dist/src/crypto/keys.js'));
   const { cardLogEntry } = await import(join(root, 'dist/src/registry/card-log.js'));
+  const { cardIdOf } = await import(join(root, 'dist/src/core/card-id.js'));
   const cards = Array.from({ length: n }, (_, seq) => {
     const snapshot = Buffer.from(
       `{"identity":"user-${seq}@example.com","public_key":"${randomBytes(44).toString('base64')}","version":"5.0","created_at":${1_700_000_000 + seq}}`,
     );
-    const id = createHash('sha512').update(snapshot).digest('hex').slice(0, 64);
-    return { seq, id, card: { content_snapshot: snapshot.toString('base64') } };
+    return { seq, id: cardIdOf(snapshot), card: { content_snapshot: snapshot.toString('base64') } };
   });
   const dir = mkdtempSync(join(tmpdir(), 'cards-bench-integrate-'));
   try {

@@ -22,18 +22,19 @@ export class FileTiles implements TileStore {
   /** Folders this process made or found (a tile's folder is made once, not per tile). */
   readonly #made = new Set<string>();
   /** The checkpoint as last read or written here: as the only writer, what the file holds. */
-  #checkpoint: string | undefined;
-  #known = false;
+  #stored: { text: string | undefined } | undefined;
 
   constructor(readonly dir: string) {}
 
+  /** The checkpoint file's text, read once (again only after a write that failed). */
+  async #checkpoint(): Promise<string | undefined> {
+    this.#stored ??= { text: await this.readCheckpoint() };
+    return this.#stored.text;
+  }
+
   async update<T>(fn: (tx: TileTransaction) => Promise<T>): Promise<T> {
-    if (!this.#known) {
-      this.#checkpoint = await this.readCheckpoint();
-      this.#known = true;
-    }
     return fn({
-      checkpoint: this.#checkpoint,
+      checkpoint: await this.#checkpoint(),
       epoch: undefined,
       readTile: (tile) => this.readTile(tile),
       write: (tiles) => this.write(tiles),
@@ -44,7 +45,7 @@ export class FileTiles implements TileStore {
   }
 
   async replaceCheckpoint(current: string, next: string): Promise<boolean> {
-    if (this.#checkpoint !== current) return false;
+    if ((await this.#checkpoint()) !== current) return false;
     await this.writeCheckpoint(next);
     return true;
   }
@@ -74,10 +75,9 @@ export class FileTiles implements TileStore {
 
   async writeCheckpoint(signed: string): Promise<void> {
     await this.#mkdir(this.dir);
-    this.#known = false;
+    this.#stored = undefined;
     await replaceFile(join(this.dir, 'checkpoint'), [signed], 0o644);
-    this.#checkpoint = signed;
-    this.#known = true;
+    this.#stored = { text: signed };
   }
 
   async #mkdir(dir: string): Promise<void> {

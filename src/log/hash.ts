@@ -19,7 +19,7 @@ export function sha256(...parts: Uint8Array[]): Uint8Array {
 /** MTH({d(0)}) = SHA-256(0x00 ‖ d(0)) (RFC 9162 section 2.1.1), hashed one-shot. */
 export function leafHash(entry: Uint8Array): Uint8Array {
   const input = Buffer.allocUnsafe(1 + entry.byteLength);
-  input[0] = LEAF_PREFIX[0] as number;
+  input.set(LEAF_PREFIX);
   input.set(entry, 1);
   const out = hash('sha256', input, 'buffer');
   return new Uint8Array(out.buffer, out.byteOffset, HASH_SIZE);
