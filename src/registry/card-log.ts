@@ -151,7 +151,7 @@ export class CardLog {
     this.#timer = setTimeout(() => {
       this.#timer = undefined;
       this.#lastRun = Date.now();
-      this.integrate().catch((err: Error) =>
+      this.#run(false).catch((err: Error) =>
         this.#warn(`transparency log: integration failed (${err.message}); will retry`),
       );
     }, wait);
@@ -160,7 +160,17 @@ export class CardLog {
 
   /** Integrates every durable card the log does not hold yet, in batches, one at a time. */
   integrate(): Promise<void> {
-    const run = this.#running.then(() => this.#integrateNow());
+    return this.#run(true);
+  }
+
+  /**
+   * One batch after the ones running (`all`: batches until the log holds every card). Under
+   * load a batch leaves the cards acknowledged while it ran to the timer their `notify` set,
+   * one interval after it began: each batch writes its partial tiles and a checkpoint, so a
+   * batch at once after each would write those files as fast as the disk syncs them.
+   */
+  #run(all: boolean): Promise<void> {
+    const run = this.#running.then(() => this.#integrateNow(all));
     this.#running = run.catch(() => undefined);
     return run;
   }
@@ -221,7 +231,7 @@ export class CardLog {
     }
   }
 
-  async #integrateNow(): Promise<void> {
+  async #integrateNow(all: boolean): Promise<void> {
     for (;;) {
       const appended = await this.writer.extend(async (from) => {
         const count = await this.#store.count();
@@ -237,7 +247,8 @@ export class CardLog {
         });
         return cards.map((card) => cardLogEntry(card, this.#store.location));
       });
-      if (appended === 0) break;
+      // A full batch is a backlog (a start after a crash, a burst): the next one goes at once.
+      if (appended === 0 || (!all && appended < this.#batchMax)) break;
     }
     this.#wake();
   }
