@@ -164,10 +164,11 @@ export class CardLog {
   }
 
   /**
-   * One batch after the ones running (`all`: batches until the log holds every card). Under
-   * load a batch leaves the cards acknowledged while it ran to the timer their `notify` set,
-   * one interval after it began: each batch writes its partial tiles and a checkpoint, so a
-   * batch at once after each would write those files as fast as the disk syncs them.
+   * Runs after the integrations queued before it: batches until the log holds every card
+   * (`all`), or one batch, more only while they come full (a backlog). Under load the cards
+   * acknowledged while a batch ran wait for the timer their `notify` set, one interval after
+   * the batch began: each batch writes the right edge's partial tiles and a checkpoint, and
+   * batches back to back would write them as fast as the disk syncs.
    */
   #run(all: boolean): Promise<void> {
     const run = this.#running.then(() => this.#integrateNow(all));
