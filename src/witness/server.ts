@@ -64,7 +64,10 @@ export function createWitnessServer(options: WitnessServerOptions): WitnessServe
     const path = (req.url ?? '/').split('?')[0];
     if (req.method === 'GET' && path === '/') return send(res, 200, `${vkey}\n`);
     if (path !== '/add-checkpoint') return send(res, 404, 'not found\n');
-    if (req.method !== 'POST') return send(res, 405, 'POST only\n');
+    if (req.method !== 'POST') {
+      res.setHeader('allow', 'POST');
+      return send(res, 405, 'POST only\n');
+    }
     readBody(req)
       .then((body) => {
         const turn = queue.then(() => handleAdd(body, res));
