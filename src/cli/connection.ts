@@ -11,7 +11,7 @@ import { PrivateKey } from '../crypto/keys.js';
 import type { TokenFormat } from '../crypto/tokens.js';
 import type { CommandContext } from './context.js';
 import { parseJson, readFileBytes, readPrivateKey } from './inputs.js';
-import { escapeTerminal } from './terminal-text.js';
+import { escapeTerminal } from '../core/terminal-text.js';
 import type { Settings } from './settings.js';
 
 /** Lifetime of tokens minted for requests: the stock client's default (wire-facts section 3). */

@@ -6,7 +6,7 @@
  */
 import { Chalk, type ChalkInstance } from 'chalk';
 import type { CommandContext } from './context.js';
-import { escapeTerminal } from './terminal-text.js';
+import { escapeTerminal } from '../core/terminal-text.js';
 import { TEXT, type Style, type ViewName } from './views.js';
 
 export interface OutputFlags {

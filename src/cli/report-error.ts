@@ -1,6 +1,6 @@
 /** Renders a failure for a person: code, message and next step on stderr; returns the exit status. */
 import { CardsError, EXIT, type ExitStatus } from '../core/errors.js';
-import { escapeTerminal } from './terminal-text.js';
+import { escapeTerminal } from '../core/terminal-text.js';
 
 /**
  * Under --json, one error object on stdout too (as gh does), so a script reads one JSON

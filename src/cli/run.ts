@@ -6,7 +6,7 @@
 import { CardsError, ERRORS, EXIT, type ErrorCode } from '../core/errors.js';
 import { processContext, type CommandContext } from './context.js';
 import { emit, type OutputFlags } from './output.js';
-import { escapeTerminal } from './terminal-text.js';
+import { escapeTerminal } from '../core/terminal-text.js';
 import type { ViewName } from './views.js';
 
 export async function run<T>(

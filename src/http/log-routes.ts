@@ -45,6 +45,19 @@ const proofAnswer = (proof: string): LogAnswer => ({
 /** The log's path of a tile (`tile/0/x001/234.p/5`) from what follows the route's `/log/tile/`. */
 const tilePathOf = (rest: string): string => `tile/${rest}`;
 
+const CHECKPOINT = routePath('logCheckpoint');
+const TILE = routePath('logTile', { '*': '' });
+const PROOF = routePath('logProof', { id: '' });
+
+/**
+ * What follows `/log/tile/` as the client sent it, not percent-decoded as the route's parameter
+ * is: a tile has one name, so `tile/0/%30%30%30` is no alias of `tile/0/000` for a cache.
+ */
+const tileRestOf = (request: FastifyRequest): string => {
+  const path = request.url.split('?', 1)[0] ?? '';
+  return path.startsWith(TILE) ? path.slice(TILE.length) : (request.params as { '*': string })['*'];
+};
+
 const send = (reply: FastifyReply, answer: LogAnswer): FastifyReply =>
   reply.header('cache-control', answer.cacheControl).type(answer.type).send(answer.body);
 
@@ -62,17 +75,12 @@ export function logHandlers(
   return {
     logCheckpoint: async (_request, reply) => send(reply, checkpointAnswer(need())),
     logTile: async (request, reply) => {
-      const rest = (request.params as { '*': string })['*'];
-      return send(reply, tileAnswer(await need().readTilePath(tilePathOf(rest))));
+      return send(reply, tileAnswer(await need().readTilePath(tilePathOf(tileRestOf(request)))));
     },
     logProof: async (request, reply) =>
       send(reply, proofAnswer(await need().proof((request.params as { id: string }).id))),
   };
 }
-
-const CHECKPOINT = routePath('logCheckpoint');
-const TILE = routePath('logTile', { '*': '' });
-const PROOF = routePath('logProof', { id: '' });
 
 /**
  * The log's reads for the fast path: the checkpoint, a tile or bundle already in memory, a

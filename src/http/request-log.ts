@@ -1,8 +1,11 @@
 /**
  * One line per request (time, method, path, status, the error code of a refusal, milliseconds),
  * as text or JSON, and the server's own warnings. Lines are gathered and written once per event-loop turn, so a busy server makes
- * one write call per turn rather than one per request.
+ * one write call per turn rather than one per request. What a client sent (the path) and what a
+ * warning quotes (a witness's answer) are escaped for the terminal, in both formats.
  */
+import { escapeTerminal, terminalJson } from '../core/terminal-text.js';
+
 export interface RequestLogEntry {
   readonly method: string;
   readonly path: string;
@@ -58,15 +61,15 @@ export function createRequestLogger(options: RequestLoggerOptions = {}): Request
       const { method, path, status, code } = entry;
       push(
         json
-          ? `${JSON.stringify({ time, method, path, status, ...(code !== undefined && { code }), ms })}\n`
-          : `${time} ${method} ${path} ${status}${code === undefined ? '' : ` ${code}`} ${ms}ms\n`,
+          ? `${terminalJson({ time, method, path, status, ...(code !== undefined && { code }), ms })}\n`
+          : `${time} ${method} ${escapeTerminal(path)} ${status}${code === undefined ? '' : ` ${code}`} ${ms}ms\n`,
       );
     },
     warn(message) {
       push(
         json
-          ? `${JSON.stringify({ time: new Date(clock()).toISOString(), level: 'warn', message })}\n`
-          : `${new Date(clock()).toISOString()} warning: ${message}\n`,
+          ? `${terminalJson({ time: new Date(clock()).toISOString(), level: 'warn', message })}\n`
+          : `${new Date(clock()).toISOString()} warning: ${escapeTerminal(message)}\n`,
       );
     },
     flush,

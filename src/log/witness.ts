@@ -3,7 +3,8 @@
  * request body (old size line, up to 63 consistency proof lines, an empty line, a checkpoint),
  * then check, in the spec's order, origin known (404), a trusted log signature (403), old size
  * not above the new one (400), old size equal to the latest cosigned size (409 with that size),
- * an empty proof from size 0, equal roots at equal sizes (409), and the consistency proof (422);
+ * an empty proof from size 0, equal roots at equal sizes (409), and the consistency proof (422;
+ * empty at equal sizes);
  * only then cosign (cosignature/v1) and hand back the new record to persist before answering.
  * Refusals are CardsErrors whose ERRORS status is the spec's HTTP status.
  */
@@ -135,12 +136,15 @@ export function addCheckpoint(
       latestSize,
     );
   }
-  if (ctx.latest && oldSize > 0 && oldSize < checkpoint.size) {
+  // RFC 6962's proof from a size to itself is empty: lines there are not a proof of it.
+  if (ctx.latest && oldSize > 0) {
     if (!verifyConsistency(oldSize, checkpoint.size, ctx.latest.root, checkpoint.root, proof)) {
       return fail(
         new CardsError(
           'LOG_PROOF_INVALID',
-          `add-checkpoint: no consistency from size ${oldSize} to ${checkpoint.size}`,
+          oldSize === checkpoint.size
+            ? `add-checkpoint: the proof from size ${oldSize} to itself must be empty`
+            : `add-checkpoint: no consistency from size ${oldSize} to ${checkpoint.size}`,
         ),
       );
     }

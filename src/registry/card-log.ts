@@ -78,6 +78,8 @@ export class CardLog {
     sizeCalculation: (text) => Math.max(1, text.length),
   });
   #proofsSize = -1;
+  /** Counts the logs this one began (#forget): what was read in an older one is not cached. */
+  #generation = 0;
 
   private constructor(options: CardLogOptions) {
     this.writer = options.writer;
@@ -136,11 +138,13 @@ export class CardLog {
         'LOG_TILE_NOT_FOUND',
         `"${path.slice(0, 100)}" is not a tile path: tile/<L>/<N>[.p/<W>] or tile/entries/<N>[.p/<W>], N as x001/x234/067.`,
       );
+    const generation = this.#generation;
     const data = await this.writer.readTile(tile);
     if (!data)
       throw new CardsError('LOG_TILE_NOT_FOUND', `The log (size ${this.size}) has no ${path}.`);
     const found = { data, full: tile.width === TILE_WIDTH };
-    this.#tileCache.set(path, found);
+    // A read that began before a reset is the old log's: answered, never kept for the new one.
+    if (generation === this.#generation) this.#tileCache.set(path, found);
     return found;
   }
 
@@ -203,8 +207,10 @@ export class CardLog {
     }
     const known = this.#proofs.get(entry.seq);
     if (known !== undefined) return known;
+    const generation = this.#generation;
     const text = await this.writer.proof(entry.seq);
-    if (this.#proofsSize === this.size) this.#proofs.set(entry.seq, text);
+    if (this.#proofsSize === this.size && generation === this.#generation)
+      this.#proofs.set(entry.seq, text);
     return text;
   }
 
@@ -284,6 +290,7 @@ export class CardLog {
 
   /** Drops what was cached of an older log (tile paths repeat in a new one). */
   #forget(): void {
+    this.#generation++;
     this.#tileCache.clear();
     this.#proofs.clear();
     this.#proofsSize = -1;

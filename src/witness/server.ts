@@ -7,6 +7,7 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { CardsError, ERRORS } from '../core/errors.js';
+import { escapeTerminal } from '../core/terminal-text.js';
 import { cosigner, type Cosigner } from '../log/cosignature.js';
 import { KEY_TYPE_COSIGNATURE, formatVerifierKey, type NoteVerifier } from '../log/note-keys.js';
 import { addCheckpoint, parseAddCheckpoint } from '../log/witness.js';
@@ -58,13 +59,17 @@ export function createWitnessServer(options: WitnessServerOptions): WitnessServe
   const server = createServer((req, res) => {
     const done = (err: unknown): void => {
       const error = err instanceof CardsError ? err : new CardsError('INTERNAL');
-      if (!(err instanceof CardsError)) process.stderr.write(`witness: ${String(err)}\n`);
+      if (!(err instanceof CardsError))
+        process.stderr.write(`witness: ${escapeTerminal(String(err))}\n`);
       send(res, ERRORS[error.code].status, `${error.message}\n`);
     };
     const path = (req.url ?? '/').split('?')[0];
     if (req.method === 'GET' && path === '/') return send(res, 200, `${vkey}\n`);
     if (path !== '/add-checkpoint') return send(res, 404, 'not found\n');
-    if (req.method !== 'POST') return send(res, 405, 'POST only\n');
+    if (req.method !== 'POST') {
+      res.setHeader('allow', 'POST');
+      return send(res, 405, 'POST only\n');
+    }
     readBody(req)
       .then((body) => {
         const turn = queue.then(() => handleAdd(body, res));

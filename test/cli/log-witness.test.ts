@@ -7,6 +7,8 @@
  */
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { after, test } from 'node:test';
 import { generatePrivateKey } from '../../src/crypto/keys.js';
@@ -128,4 +130,42 @@ test('a witnessed log: cosigned checkpoints, verify --witness, a restart resyncs
     server.url,
   ]);
   assert.equal(ok2.status, 0, ok2.stdout + ok2.stderr);
+});
+
+test("a witness's answer reaches the server's terminal with its controls written out", async (t) => {
+  // A hostile witness: every submission refused with terminal controls in the body.
+  const hostile = createServer((req, res) => {
+    req.resume();
+    res.writeHead(500, { 'content-type': 'text/plain' });
+    res.end('\x1b]0;PWNED\x07\x1b[2J\r\x1b[Kforged line\u202e');
+  });
+  await new Promise<void>((resolve) => hostile.listen(0, '127.0.0.1', resolve));
+  t.after(() => hostile.close());
+  const { port } = hostile.address() as AddressInfo;
+  const vkey = formatVerifierKey(
+    'hostile/witness',
+    KEY_TYPE_COSIGNATURE,
+    generatePrivateKey().publicKey.raw,
+  );
+  const server = await startServer({
+    args: ['--log-interval', '50', '--witness', `http://127.0.0.1:${port}`, '--witness-key', vkey],
+  });
+  t.after(() => server.dispose());
+  const box = sandbox({ CARDS_URL: server.url, CARDS_DB: server.paths.store });
+  t.after(() => box.cleanup());
+  const made = await box.cards(['create', '--identity', 'alice', '--new-key']);
+  assert.equal(made.status, 0, made.stderr);
+  for (let waited = 0; !/no cosignature/.test(server.stderr()) && waited < 10_000; waited += 50)
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  const warning =
+    server
+      .stderr()
+      .split('\n')
+      .find((line) => /no cosignature/.test(line)) ?? '';
+  assert.match(
+    warning,
+    /HTTP 500 from .*: \\x1b\]0;PWNED\\x07\\x1b\[2J\\r\\x1b\[Kforged line\\u202e$/,
+  );
+  // eslint-disable-next-line no-control-regex
+  assert.doesNotMatch(server.stderr(), /[\u0000-\u0009\u000b-\u001f\u007f-\u009f\u202e]/);
 });

@@ -84,3 +84,21 @@ test('an unknown path names itself and lists the routes', async () => {
     assert.ok(message.includes(route), `lists ${route}: ${message}`);
   await app.close();
 });
+
+test('warnings reach the terminal with their controls written out, in text and JSON', () => {
+  const message = 'witness said \x1b]0;title\x07\x1b[2J\r\nforged \u009b31m \u202eevil';
+  for (const format of ['text', 'json'] as const) {
+    let written = '';
+    const logger = createRequestLogger({ format, write: (text) => (written += text) });
+    logger.warn(message);
+    logger.flush();
+    // eslint-disable-next-line no-control-regex
+    assert.doesNotMatch(written.slice(0, -1), /[\u0000-\u001f\u007f-\u009f\u202e]/, format);
+    if (format === 'json') assert.equal(JSON.parse(written).message, message);
+    else
+      assert.match(
+        written,
+        /warning: witness said \\x1b\]0;title\\x07\\x1b\[2J\\r\\nforged \\x9b31m \\u202eevil\n$/,
+      );
+  }
+});

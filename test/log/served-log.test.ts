@@ -134,6 +134,12 @@ async function checkServedLog(http: Getter, vkey: string, jsons: readonly string
   const beyond = await http.get(`/log/${tilePath({ level: 0, index: 99, width: 256 })}`);
   assert.equal(beyond.status, 404);
   assert.equal(JSON.parse(beyond.text).code, '91008');
+  // A tile has one name: a percent-encoded alias of one just served is not another.
+  const first = `/log/${tilePath({ level: 'entries', index: 0, width: Math.min(256, jsons.length) })}`;
+  assert.equal((await http.get(first)).status, 200);
+  const alias = await http.get(first.replace('/entries/0', '/entries/%30'));
+  assert.equal(alias.status, 404, alias.text);
+  assert.equal(JSON.parse(alias.text).code, '91008');
 }
 
 describe('the log on the memory engine', () => {

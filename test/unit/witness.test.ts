@@ -44,11 +44,11 @@ async function start() {
     const res = await fetch(`${url}/add-checkpoint`, { method: 'POST', body });
     return { status: res.status, type: res.headers.get('content-type'), text: await res.text() };
   };
-  return { witness, post };
+  return { witness, post, url };
 }
 
 test('cosigns a consistent, growing log; refuses stale, forked, unknown, unsigned and malformed', async () => {
-  const { witness, post } = await start();
+  const { witness, post, url } = await start();
   try {
     const cosigner = cosignatureVerifier(witness.vkey);
     const first = await post(formatAddCheckpoint(0, [], checkpoint(10)));
@@ -64,6 +64,14 @@ test('cosigns a consistent, growing log; refuses stale, forked, unknown, unsigne
     assert.deepEqual([stale.status, stale.type, stale.text], [409, 'text/x.tlog.size', '300\n']);
     // Same size, another root: a fork at 300.
     assert.equal((await post(formatAddCheckpoint(300, [], checkpoint(300, forkRoot)))).status, 409);
+    // Same size and root: cosigned again with no proof, refused with one (the proof from a
+    // size to itself is empty).
+    assert.equal((await post(formatAddCheckpoint(300, [], checkpoint(300)))).status, 200);
+    const bogus = [new Uint8Array(32).fill(7)];
+    assert.equal((await post(formatAddCheckpoint(300, bogus, checkpoint(300)))).status, 422);
+    // Only POST: anything else is 405 and says so.
+    const get = await fetch(`${url}/add-checkpoint`);
+    assert.deepEqual([get.status, get.headers.get('allow')], [405, 'POST']);
     // A forked 70,000 (flipped root) cannot be proven consistent: 422.
     const q = await consistencyProof(300, 70_000, log.reader.at(70_000));
     const forked = new Uint8Array(log.roots.get(70_000)!).map((b, i) => (i === 5 ? b ^ 4 : b));

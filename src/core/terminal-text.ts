@@ -1,7 +1,7 @@
 /**
  * Text bound for a terminal: every control character written out, so nothing a card or a server
  * holds can move the cursor, clear the screen or reorder what is shown (issue 11 item 8). A leaf
- * module: the views, errors and --debug all escape through it.
+ * module: the CLI's views, errors and --debug, and the server's text log, all escape through it.
  */
 /**
  * Characters a terminal acts on rather than shows: C0 (newlines too: a view prints its own line
@@ -23,4 +23,15 @@ export function escapeTerminal(text: string): string {
       ? `\\x${n.toString(16).padStart(2, '0')}`
       : `\\u${n.toString(16).padStart(4, '0')}`;
   });
+}
+
+/**
+ * `value` as one line of JSON that a terminal shows as it is: JSON.stringify escapes C0, and
+ * the other controls (DEL, C1, bidi) are written as \uHHHH too, which JSON reads back the same.
+ */
+export function terminalJson(value: unknown): string {
+  return JSON.stringify(value).replace(
+    TERMINAL_UNSAFE,
+    (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`,
+  );
 }
