@@ -13,15 +13,16 @@ const TERMINAL_UNSAFE = /[\u0000-\u001f\u007f-\u009f\u061c\u200e\u200f\u202a-\u2
 
 const NAMED: Record<string, string> = { '\n': '\\n', '\r': '\\r', '\t': '\\t' };
 
+/** `c` as \uHHHH, an escape both JavaScript and JSON read back. */
+const unicodeEscape = (c: string): string => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`;
+
 /** `text` with every terminal control written out as \n, \r, \t, \xHH or \uHHHH (issue 11 item 8). */
 export function escapeTerminal(text: string): string {
   return text.replace(TERMINAL_UNSAFE, (c) => {
     const named = NAMED[c];
     if (named) return named;
     const n = c.charCodeAt(0);
-    return n < 0x100
-      ? `\\x${n.toString(16).padStart(2, '0')}`
-      : `\\u${n.toString(16).padStart(4, '0')}`;
+    return n < 0x100 ? `\\x${n.toString(16).padStart(2, '0')}` : unicodeEscape(c);
   });
 }
 
@@ -30,8 +31,5 @@ export function escapeTerminal(text: string): string {
  * the other controls (DEL, C1, bidi) are written as \uHHHH too, which JSON reads back the same.
  */
 export function terminalJson(value: unknown): string {
-  return JSON.stringify(value).replace(
-    TERMINAL_UNSAFE,
-    (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`,
-  );
+  return JSON.stringify(value).replace(TERMINAL_UNSAFE, unicodeEscape);
 }

@@ -42,21 +42,17 @@ const proofAnswer = (proof: string): LogAnswer => ({
   body: proof,
 });
 
-/** The log's path of a tile (`tile/0/x001/234.p/5`) from what follows the route's `/log/tile/`. */
-const tilePathOf = (rest: string): string => `tile/${rest}`;
-
 const CHECKPOINT = routePath('logCheckpoint');
 const TILE = routePath('logTile', { '*': '' });
 const PROOF = routePath('logProof', { id: '' });
 
 /**
- * What follows `/log/tile/` as the client sent it, not percent-decoded as the route's parameter
- * is: a tile has one name, so `tile/0/%30%30%30` is no alias of `tile/0/000` for a cache.
+ * The log's path of a tile (`tile/0/x001/234.p/5`) from a request URL under `/log/tile/`, as the
+ * client sent it: not percent-decoded as the route's parameter is, so a tile has one name
+ * (`tile/0/%30%30%30` is no alias of `tile/0/000` for a cache).
  */
-const tileRestOf = (request: FastifyRequest): string => {
-  const path = request.url.split('?', 1)[0] ?? '';
-  return path.startsWith(TILE) ? path.slice(TILE.length) : (request.params as { '*': string })['*'];
-};
+const tilePathOfUrl = (url: string): string =>
+  `tile/${(url.split('?', 1)[0] ?? '').slice(TILE.length)}`;
 
 const send = (reply: FastifyReply, answer: LogAnswer): FastifyReply =>
   reply.header('cache-control', answer.cacheControl).type(answer.type).send(answer.body);
@@ -75,7 +71,7 @@ export function logHandlers(
   return {
     logCheckpoint: async (_request, reply) => send(reply, checkpointAnswer(need())),
     logTile: async (request, reply) => {
-      return send(reply, tileAnswer(await need().readTilePath(tilePathOf(tileRestOf(request)))));
+      return send(reply, tileAnswer(await need().readTilePath(tilePathOfUrl(request.url))));
     },
     logProof: async (request, reply) =>
       send(reply, proofAnswer(await need().proof((request.params as { id: string }).id))),
@@ -93,7 +89,7 @@ export const logFastReads = (log: CardLog): FastRead[] => [
     route: 'logTile',
     path: TILE,
     answer: (url) => {
-      const tile = log.cachedTile(tilePathOf(url.slice(TILE.length)));
+      const tile = log.cachedTile(tilePathOfUrl(url));
       return tile && tileAnswer(tile);
     },
   },
