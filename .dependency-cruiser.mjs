@@ -24,6 +24,11 @@ export default {
     layer('io', 'src/io (durable writes) stands on core only.', ['core', 'io']),
     layer('store', 'src/store stands on core and io only.', ['core', 'io', 'store']),
     layer('log', 'src/log stands on core, crypto and io only.', ['core', 'crypto', 'io', 'log']),
+    layer(
+      'pythia',
+      'src/pythia (the worker threads that run the Pythia WebAssembly) stands on core and crypto only.',
+      ['core', 'crypto', 'pythia'],
+    ),
     layer('registry', 'src/registry stands on core, crypto, store and log only.', [
       'core',
       'crypto',

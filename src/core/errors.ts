@@ -210,6 +210,46 @@ export const ERRORS = {
     'The card key type cannot sign its card or is not supported.',
   ),
 
+  // Keyknox (50xxx): e3kit's key backups and group tickets. 50010 is the deployed service's
+  // (the stock clients compare it as a number); the rest are ours.
+  KEYKNOX_VALUE_INVALID: e(50001, 400, refused, 'Keyknox meta and value must be non-empty base64.'),
+  KEYKNOX_ADDRESS_INVALID: e(
+    50002,
+    400,
+    refused,
+    'Keyknox root, path, key and identity must be non-empty strings of at most 1024 bytes.',
+  ),
+  KEYKNOX_IDENTITIES_INVALID: e(
+    50003,
+    400,
+    refused,
+    'Keyknox identities must be a list of identities, at most 1024 readers an entry.',
+  ),
+  KEYKNOX_CONFLICT: e(
+    50010,
+    409,
+    refused,
+    'Invalid previous hash: the entry changed since it was pulled. Pull it and push again.',
+  ),
+
+  // Pythia (60xxx): brainkeys and breach-proof passwords. 60007 is the deployed service's (e3kit
+  // retries a brainkey once, 2 s later, on exactly that number); the rest are ours.
+  PYTHIA_PASSWORD_INVALID: e(
+    60001,
+    400,
+    refused,
+    'blinded_password must be base64 of a compressed BLS12-381 G1 point (49 bytes).',
+  ),
+  PYTHIA_SALT_INVALID: e(60002, 400, refused, 'user_id must be base64 of 1 to 128 bytes.'),
+  PYTHIA_VERSION_UNKNOWN: e(60003, 400, refused, 'This server has no Pythia key of that version.'),
+  PYTHIA_BRAINKEY_ID_INVALID: e(
+    60004,
+    400,
+    refused,
+    'brainkey_id must be a string of at most 1024 bytes.',
+  ),
+  PYTHIA_THROTTLED: e(60007, 429, unreachable, 'Too many Pythia requests. Retry in 2 seconds.'),
+
   // Local (90xxx): raised by the CLI and key handling, never sent by the server.
   USAGE: e(90001, 400, usage, 'Invalid command-line usage.'),
   KEY_FORMAT: e(90002, 400, usage, 'Key is not in an accepted format.'),
