@@ -1,0 +1,96 @@
+/**
+ * Keyknox v1: one encrypted blob per (app, identity) — e3kit's password-protected private-key
+ * backup. Pull, push with the previous hash, reset; versions "n.0"; the hash of every answer.
+ * The server stores `meta`/`value` as sent and never decrypts them.
+ */
+import type { KeyknoxCopy, KeyknoxStore, KeyknoxV1Address } from '../store/keyknox.js';
+import {
+  ABSENT_HASH,
+  checkPrevious,
+  newHash,
+  untilWritten,
+  versionString,
+} from './keyknox-common.js';
+
+export interface KeyknoxV1Answer extends KeyknoxCopy {
+  /** "n.0". */
+  readonly version: string;
+  /** Sent as `Virgil-Keyknox-Hash` with every answer, the empty ones included. */
+  readonly hash: string;
+}
+
+const EMPTY = new Uint8Array(0);
+
+/** Nothing ever stored: empty pair, "1.0" and the absent hash (never a 404). */
+const NOTHING: KeyknoxV1Answer = { meta: EMPTY, value: EMPTY, version: '1.0', hash: ABSENT_HASH };
+
+export class KeyknoxV1 {
+  readonly #store: KeyknoxStore;
+
+  constructor(store: KeyknoxStore) {
+    this.#store = store;
+  }
+
+  async pull(address: KeyknoxV1Address): Promise<KeyknoxV1Answer> {
+    const record = await this.#store.v1Get(address);
+    if (record === undefined) return NOTHING;
+    return {
+      meta: record.meta,
+      value: record.value,
+      version: versionString(record.version),
+      hash: record.hash,
+    };
+  }
+
+  /**
+   * Stores `copy` as the blob, if `previous` is the current hash (or is absent while the blob
+   * is empty: never stored, or reset). The version goes up by one; the hash is new.
+   */
+  push(
+    address: KeyknoxV1Address,
+    copy: KeyknoxCopy,
+    previous: string | undefined,
+  ): Promise<KeyknoxV1Answer> {
+    return untilWritten(async () => {
+      const current = await this.#store.v1Get(address);
+      checkPrevious(
+        {
+          hash: current?.hash ?? ABSENT_HASH,
+          occupied: current !== undefined && current.value.byteLength > 0,
+        },
+        previous,
+      );
+      const next = {
+        meta: copy.meta,
+        value: copy.value,
+        version: current === undefined ? 1 : current.version + 1,
+        hash: newHash(),
+        revision: (current?.revision ?? 0) + 1,
+      };
+      if (!(await this.#store.v1Put(address, next, current?.revision ?? 0))) return undefined;
+      return {
+        meta: next.meta,
+        value: next.value,
+        version: versionString(next.version),
+        hash: next.hash,
+      };
+    });
+  }
+
+  /** Empties the blob (version up by one, new hash); with nothing stored, stores nothing. */
+  reset(address: KeyknoxV1Address): Promise<KeyknoxV1Answer> {
+    return untilWritten(async () => {
+      const current = await this.#store.v1Get(address);
+      if (current === undefined) return NOTHING;
+      const next = {
+        meta: EMPTY,
+        value: EMPTY,
+        version: current.version + 1,
+        hash: newHash(),
+        revision: current.revision + 1,
+      };
+      if (!(await this.#store.v1Put(address, next, current.revision))) return undefined;
+      return { meta: EMPTY, value: EMPTY, version: versionString(next.version), hash: next.hash };
+    });
+  }
+}
