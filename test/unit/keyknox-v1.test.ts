@@ -9,19 +9,11 @@ import { ABSENT_HASH } from '../../src/registry/keyknox-common.js';
 import { parsePreviousHash, parseV1Push } from '../../src/registry/keyknox-input.js';
 import { KeyknoxV1 } from '../../src/registry/keyknox-v1.js';
 import { MemoryKeyknoxStore } from '../../src/store/keyknox-memory.js';
+import { refusalCode } from '../helpers/refusal.js';
 
 const alice = { app: 'app', identity: 'alice' };
 const copy = (text: string) => ({ meta: utf8(`meta ${text}`), value: utf8(`value ${text}`) });
 const text = (b: Uint8Array): string => Buffer.from(b).toString('utf8');
-
-async function refused(promise: Promise<unknown>): Promise<ErrorCode> {
-  const err = await promise.then(
-    () => assert.fail('expected a refusal'),
-    (e: unknown) => e,
-  );
-  assert.ok(err instanceof CardsError, String(err));
-  return err.code;
-}
 
 const fresh = () => new KeyknoxV1(new MemoryKeyknoxStore());
 
@@ -144,7 +136,7 @@ describe('Keyknox v1', () => {
         assert.equal(text((await push).value), 'value new');
         return;
       }
-      assert.equal(await refused(push), 'KEYKNOX_CONFLICT');
+      assert.equal(await refusalCode(push), 'KEYKNOX_CONFLICT');
       assert.deepEqual(await v1.pull(alice), before);
     });
   }

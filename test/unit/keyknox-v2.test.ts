@@ -14,6 +14,7 @@ import {
 } from '../../src/registry/keyknox-input.js';
 import { KeyknoxV2 } from '../../src/registry/keyknox-v2.js';
 import { MemoryKeyknoxStore } from '../../src/store/keyknox-memory.js';
+import { refusalCode } from '../helpers/refusal.js';
 
 const APP = 'app';
 const at = { root: 'group-sessions', path: 'session-1', key: '0' };
@@ -24,15 +25,6 @@ const push = (identities: string[], content: string, where = at) => ({
   meta: utf8(`meta ${content}`),
   value: utf8(content),
 });
-
-async function refused(promise: Promise<unknown>): Promise<ErrorCode> {
-  const err = await promise.then(
-    () => assert.fail('expected a refusal'),
-    (e: unknown) => e,
-  );
-  assert.ok(err instanceof CardsError, String(err));
-  return err.code;
-}
 
 const fresh = () => new KeyknoxV2(new MemoryKeyknoxStore());
 
@@ -193,7 +185,7 @@ describe('Keyknox v2', () => {
         assert.equal(text((await pushing).value), 'new');
         return;
       }
-      assert.equal(await refused(pushing), 'KEYKNOX_CONFLICT');
+      assert.equal(await refusalCode(pushing), 'KEYKNOX_CONFLICT');
       assert.deepEqual(await v2.pull(APP, 'alice', at), before);
     });
   }
@@ -329,7 +321,7 @@ describe('Keyknox v2', () => {
     const ok = await v2.push(APP, 'alice', push(many(KEYKNOX_READERS_MAX - 1, 1), 'b'), first.hash);
     assert.equal(ok.identities.length, KEYKNOX_READERS_MAX);
     assert.equal(
-      await refused(v2.push(APP, 'alice', push(['one-more'], 'c'), ok.hash)),
+      await refusalCode(v2.push(APP, 'alice', push(['one-more'], 'c'), ok.hash)),
       'KEYKNOX_IDENTITIES_INVALID',
     );
   });

@@ -5,7 +5,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { decodeBase64 } from '../../src/core/encoding.js';
-import { CardsError, type ErrorCode } from '../../src/core/errors.js';
+import { CardsError } from '../../src/core/errors.js';
 import {
   BRAINKEY_ID_MAX_BYTES,
   PYTHIA_SIZES,
@@ -16,6 +16,7 @@ import {
 import { runPythiaJob } from '../../src/pythia/jobs.js';
 import { loadPythia, type VendorPythia } from '../../src/pythia/load.js';
 import { PythiaPool } from '../../src/pythia/pool.js';
+import { refusalCode } from '../helpers/refusal.js';
 
 const SECRET = new Uint8Array(32).map((_, i) => i + 1);
 let pool: PythiaPool;
@@ -28,15 +29,6 @@ before(async () => {
   keys = await pool.keys(SECRET, 3);
 });
 after(() => pool.close());
-
-const refusal = async (promise: Promise<unknown>): Promise<ErrorCode> => {
-  const err = await promise.then(
-    () => assert.fail('expected a refusal'),
-    (e: unknown) => e,
-  );
-  assert.ok(err instanceof CardsError, String(err));
-  return err.code;
-};
 
 const equal = (a: Uint8Array, b: Uint8Array): boolean => Buffer.from(a).equals(Buffer.from(b));
 
@@ -183,27 +175,27 @@ describe('password', () => {
     const { blindedPassword } = client.blind('password');
     const key = keys.passwords[0]!;
     assert.equal(
-      await refusal(pool.password(key, blindedPassword.subarray(1), salt, true)),
+      await refusalCode(pool.password(key, blindedPassword.subarray(1), salt, true)),
       'PYTHIA_PASSWORD_INVALID',
     );
     assert.equal(
-      await refusal(pool.password(key, new Uint8Array(49), salt, true)),
+      await refusalCode(pool.password(key, new Uint8Array(49), salt, true)),
       'PYTHIA_PASSWORD_INVALID',
     );
     assert.equal(
-      await refusal(pool.password(key, new Uint8Array(49).fill(0xff), salt, true)),
+      await refusalCode(pool.password(key, new Uint8Array(49).fill(0xff), salt, true)),
       'PYTHIA_PASSWORD_INVALID',
     );
     assert.equal(
-      await refusal(pool.brainkey(keys.brainkey, new Uint8Array(48), salt)),
+      await refusalCode(pool.brainkey(keys.brainkey, new Uint8Array(48), salt)),
       'PYTHIA_PASSWORD_INVALID',
     );
     assert.equal(
-      await refusal(pool.password(key, blindedPassword, new Uint8Array(0), true)),
+      await refusalCode(pool.password(key, blindedPassword, new Uint8Array(0), true)),
       'PYTHIA_SALT_INVALID',
     );
     assert.equal(
-      await refusal(pool.password(key, blindedPassword, new Uint8Array(129), true)),
+      await refusalCode(pool.password(key, blindedPassword, new Uint8Array(129), true)),
       'PYTHIA_SALT_INVALID',
     );
     const longest = await pool.password(key, blindedPassword, new Uint8Array(128).fill(1), true);
