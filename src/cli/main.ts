@@ -3,7 +3,8 @@
  * failure into a message on stderr and a documented exit status.
  */
 import { CommanderError, type Command } from 'commander';
-import { CardsError, EXIT } from '../core/errors.js';
+import { CardsError } from '../core/errors.js';
+import { EXIT } from './exit-status.js';
 import { buildProgram } from './program.js';
 
 async function main(argv: string[]): Promise<number> {

@@ -1,29 +1,35 @@
 /** Renders a failure for a person: code, message and next step on stderr; returns the exit status. */
-import { CardsError, EXIT, type ExitStatus } from '../core/errors.js';
+import { CardsError } from '../core/errors.js';
 import { escapeTerminal } from '../core/terminal-text.js';
+import { EXIT, EXIT_STATUS, type ExitStatus } from './exit-status.js';
 
 /**
  * Under --json, one error object on stdout too (as gh does), so a script reads one JSON
- * document whether the command worked or not: {"error":{"name","code","message","hint"}}.
+ * document whether the command worked or not: {"error":{"name","code","message","hint"}},
+ * after what the command had done when it failed (`CardsError.partial`: seed's summary).
  */
-function printJsonError(name: string, code: number | null, message: string, hint?: string): void {
+function printJsonError(
+  name: string,
+  code: number | null,
+  message: string,
+  hint?: string,
+  partial?: Readonly<Record<string, unknown>>,
+): void {
   const error = { name, code, message, hint: hint ?? null };
-  process.stdout.write(`${JSON.stringify({ error }, null, 2)}\n`);
+  process.stdout.write(`${JSON.stringify({ ...partial, error }, null, 2)}\n`);
 }
 
 export function reportError(err: unknown, json = false): ExitStatus {
   if (err instanceof CardsError) {
-    const { wire, exit } = err.info;
+    const exit = EXIT_STATUS[err.code];
     if (err.code === 'CANCELLED' || err.code === 'DECLINED') {
       // Not a failure: the person said stop. One quiet line, no code, no hint.
       process.stderr.write(`${err.message}\n`);
       return exit;
     }
-    // A command that printed its own document with the error in it (seed) is not repeated.
-    if (json && !(err as { jsonPrinted?: boolean }).jsonPrinted)
-      printJsonError(err.code, wire, err.message, err.hint);
+    if (json) printJsonError(err.code, err.number, err.message, err.hint, err.partial);
     // A message may quote card data (an identity): escaped like every text view.
-    process.stderr.write(`error ${err.code} (${wire}): ${escapeTerminal(err.message)}\n`);
+    process.stderr.write(`error ${err.code} (${err.number}): ${escapeTerminal(err.message)}\n`);
     if (err.hint) process.stderr.write(`  ${escapeTerminal(err.hint)}\n`);
     return exit;
   }

@@ -3,7 +3,8 @@
  * command module, prints its result (output.ts) and sets the exit status. Errors go on to the
  * funnel in main.ts, with a next step added here when the error has none.
  */
-import { CardsError, ERRORS, EXIT, type ErrorCode } from '../core/errors.js';
+import { CardsError, numberOf, type ErrorCode } from '../core/errors.js';
+import { EXIT } from './exit-status.js';
 import { processContext, type CommandContext } from './context.js';
 import { emit, type OutputFlags } from './output.js';
 import { escapeTerminal } from '../core/terminal-text.js';
@@ -26,8 +27,8 @@ export async function run<T>(
   emit(ctx, view, data, flags);
   const failed = verdict?.(data);
   if (failed && failed.exit !== EXIT.ok) {
-    const { wire } = ERRORS.VERIFICATION_FAILED;
-    ctx.stderr.write(`error VERIFICATION_FAILED (${wire}): ${escapeTerminal(failed.summary)}\n`);
+    const number = numberOf('VERIFICATION_FAILED');
+    ctx.stderr.write(`error VERIFICATION_FAILED (${number}): ${escapeTerminal(failed.summary)}\n`);
     process.exitCode = failed.exit;
   }
 }
@@ -75,10 +76,7 @@ function withHint(err: unknown, view: ViewName): unknown {
   if (!(err instanceof CardsError) || err.hint) return err;
   const hint = COMMAND_HINTS[view]?.[err.code] ?? HINTS[err.code];
   if (!hint) return err;
-  const hinted = new CardsError(err.code, err.message, { hint, cause: err.cause });
-  // seed printed its --json summary with the error already (report-error.ts).
-  const printed = (err as { jsonPrinted?: boolean }).jsonPrinted;
-  return printed ? Object.assign(hinted, { jsonPrinted: printed }) : hinted;
+  return new CardsError(err.code, err.message, { hint, cause: err.cause, partial: err.partial });
 }
 
 /**

@@ -7,7 +7,7 @@
  * UNREACHABLE. Never prints, never reads files or the environment.
  */
 import type { RawCard } from '../core/card.js';
-import { CardsError, codeForWire, ERRORS, EXIT, type ErrorCode } from '../core/errors.js';
+import { CardsError, codeForWire, WIRE_ERRORS, type WireCode } from '../core/errors.js';
 import { LIMITS } from '../core/limits.js';
 import type { WireProfile } from '../core/profile.js';
 import { routePath } from '../core/routes.js';
@@ -222,15 +222,15 @@ function failure(res: Exchange, url: string): CardsError {
     body = undefined;
   }
   const wire = body?.code;
-  const code: ErrorCode | undefined =
+  const code: WireCode | undefined =
     typeof wire === 'number' || typeof wire === 'string' ? codeForWire(wire) : undefined;
   const message = typeof body?.message === 'string' ? body.message : undefined;
-  const exit = code === undefined ? undefined : ERRORS[code].exit;
-  if (
-    res.status >= 500 &&
-    (exit === undefined || exit === EXIT.unreachable || exit === EXIT.error)
-  ) {
-    const detail = code ? `${code} (${ERRORS[code].wire}): ${message ?? ERRORS[code].message}` : '';
+  // A 5xx naming no code, or a code a server sends as a failure of its own (a 5xx in the wire
+  // table), is the service failing: UNREACHABLE, not a refusal of the request.
+  if (res.status >= 500 && (code === undefined || WIRE_ERRORS[code].status >= 500)) {
+    const detail = code
+      ? `${code} (${WIRE_ERRORS[code].wire}): ${message ?? WIRE_ERRORS[code].message}`
+      : '';
     return new CardsError(
       'UNREACHABLE',
       `The service failed with HTTP ${res.status}${detail ? ` — ${detail}` : ''}.`,

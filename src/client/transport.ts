@@ -71,6 +71,16 @@ export function createTransport(options: { timeoutMs: number; maxSockets?: numbe
   };
 }
 
+/** A request past its whole-request deadline: `code` as node names a timed-out socket. */
+export class DeadlineError extends Error {
+  override readonly name = 'DeadlineError';
+  readonly code = 'ETIMEDOUT';
+
+  constructor(seconds: number) {
+    super(`no answer within ${seconds} s`);
+  }
+}
+
 /**
  * Whole-request deadlines (issue 11 item 12): node's `timeout` option is an idle timeout, which
  * a server trickling a byte now and then never trips. One sweep timer for all requests in flight
@@ -85,9 +95,7 @@ function deadlineSweeper(timeoutMs: number) {
       if (deadline > now) continue;
       inFlight.delete(req);
       const seconds = Math.round(timeoutMs / 100) / 10;
-      req.destroy(
-        Object.assign(new Error(`no answer within ${seconds} s`), { code: 'ETIMEDOUT', seconds }),
-      );
+      req.destroy(new DeadlineError(seconds));
     }
     if (inFlight.size === 0) stop();
   };

@@ -10,7 +10,7 @@ import cors from '@fastify/cors';
 import { createServer, type IncomingMessage } from 'node:http';
 import type { Socket } from 'node:net';
 import Fastify, { type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
-import { CardsError, ERRORS, type ErrorCode } from '../core/errors.js';
+import { CardsError, numberOf, WIRE_ERRORS, wireErrorOf, type ErrorCode } from '../core/errors.js';
 import { LIMITS } from '../core/limits.js';
 import { MAX_PARAM_LENGTH, routePaths, type RouteName, type RouteSpec } from '../core/routes.js';
 import type { WireProfile } from '../core/profile.js';
@@ -91,7 +91,8 @@ export async function createApp(options: AppOptions): Promise<FastifyInstance> {
   const limits: ServerLimits = { ...DEFAULT_LIMITS, ...options.limits };
   const corsOn = options.cors ?? true;
 
-  const sendError = (reply: FastifyReply, err: CardsError): FastifyReply => {
+  const sendError = (reply: FastifyReply, refusal: CardsError): FastifyReply => {
+    const err = wireErrorOf(refusal);
     // The refusal's code, for its request line and the journal.
     reply.request.refusal = err.code;
     // A server-side failure is told in full to the operator, and to the client only by its code
@@ -125,7 +126,7 @@ export async function createApp(options: AppOptions): Promise<FastifyInstance> {
         method,
         path,
         status,
-        code: code === '' ? null : String(ERRORS[code].wire),
+        code: code === '' ? null : String(numberOf(code)),
         identity: served.identity,
         ms: Math.round(ms * 100) / 100,
       });
@@ -188,19 +189,21 @@ export async function createApp(options: AppOptions): Promise<FastifyInstance> {
     clientErrorHandler: (err, socket) => {
       const code = (err as NodeJS.ErrnoException).code;
       if (code === 'ECONNRESET' || socket.destroyed) return;
-      const error = new CardsError(
-        code === 'ERR_HTTP_REQUEST_TIMEOUT'
-          ? 'REQUEST_TIMEOUT'
-          : code === 'HPE_HEADER_OVERFLOW'
-            ? 'HEADERS_TOO_LARGE'
-            : 'HTTP_MALFORMED',
+      const error = wireErrorOf(
+        new CardsError(
+          code === 'ERR_HTTP_REQUEST_TIMEOUT'
+            ? 'REQUEST_TIMEOUT'
+            : code === 'HPE_HEADER_OVERFLOW'
+              ? 'HEADERS_TOO_LARGE'
+              : 'HTTP_MALFORMED',
+        ),
       );
       if (socket.writable) socket.end(rawErrorResponse(profile, error));
       else socket.destroy();
       logger.request({
         method: '-',
         path: '-',
-        status: ERRORS[error.code].status,
+        status: WIRE_ERRORS[error.code].status,
         code: error.code,
         ms: 0,
       });

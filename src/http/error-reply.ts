@@ -5,11 +5,17 @@
  * library's message never reaches a response body, nor does the detail of a 5xx (a file path,
  * an errno): those go to the server's log.
  */
-import { CardsError, ERRORS, type ErrorCode } from '../core/errors.js';
+import {
+  CardsError,
+  WIRE_ERRORS,
+  wireErrorOf,
+  type WireCardsError,
+  type WireCode,
+} from '../core/errors.js';
 import type { WireProfile } from '../core/profile.js';
 
 /** fastify error codes → ours; any other 4xx becomes HTTP_MALFORMED, anything else INTERNAL. */
-const FASTIFY_CODES: Readonly<Record<string, ErrorCode>> = {
+const FASTIFY_CODES: Readonly<Record<string, WireCode>> = {
   FST_ERR_CTP_BODY_TOO_LARGE: 'BODY_TOO_LARGE',
   FST_ERR_CTP_INVALID_MEDIA_TYPE: 'UNSUPPORTED_MEDIA_TYPE',
   FST_ERR_CTP_INVALID_CONTENT_LENGTH: 'BODY_PARSE',
@@ -19,37 +25,42 @@ const FASTIFY_CODES: Readonly<Record<string, ErrorCode>> = {
   FST_ERR_MAX_PARAM_LENGTH: 'CARD_ID_INVALID',
 };
 
-/** The CardsError a thrown value stands for (never carrying a library's message). */
-export function toCardsError(err: unknown): CardsError {
-  if (err instanceof CardsError) return err;
+/**
+ * The CardsError a thrown value stands for (never carrying a library's message), with a code a
+ * server sends: any other becomes INTERNAL (`wireErrorOf`).
+ */
+export function toCardsError(err: unknown): WireCardsError {
+  if (err instanceof CardsError) return wireErrorOf(err);
   const { code, statusCode } = (err ?? {}) as { code?: unknown; statusCode?: unknown };
   // `curl -d` sends form encoding unless told: name the header to add (issue 12.13).
   if (code === 'FST_ERR_CTP_INVALID_MEDIA_TYPE')
-    return new CardsError(
-      'UNSUPPORTED_MEDIA_TYPE',
-      'Request body must be application/json: send the header "Content-Type: application/json".',
+    return wireErrorOf(
+      new CardsError(
+        'UNSUPPORTED_MEDIA_TYPE',
+        'Request body must be application/json: send the header "Content-Type: application/json".',
+      ),
     );
   if (typeof code === 'string' && Object.hasOwn(FASTIFY_CODES, code))
-    return new CardsError(FASTIFY_CODES[code] as ErrorCode);
+    return wireErrorOf(new CardsError(FASTIFY_CODES[code] as WireCode));
   if (typeof statusCode === 'number' && statusCode >= 400 && statusCode < 500)
-    return new CardsError('HTTP_MALFORMED');
-  return new CardsError('INTERNAL', undefined, { cause: err });
+    return wireErrorOf(new CardsError('HTTP_MALFORMED'));
+  return wireErrorOf(new CardsError('INTERNAL', undefined, { cause: err }));
 }
 
 /** The Error object's JSON: `code` a string of digits or a number, as the profile says. */
-export function errorBody(profile: WireProfile, err: CardsError): string {
-  const { wire } = ERRORS[err.code];
+export function errorBody(profile: WireProfile, err: WireCardsError): string {
+  const { wire } = WIRE_ERRORS[err.code];
   return JSON.stringify({
     code: profile.codeType === 'number' ? wire : String(wire),
     // Server-side failures carry details (file paths, errno) for the operator's log only.
-    message: err.status >= 500 ? ERRORS[err.code].message : err.message,
+    message: err.status >= 500 ? WIRE_ERRORS[err.code].message : err.message,
   });
 }
 
 /** A whole HTTP/1.1 response for a socket fastify never turned into a request. */
-export function rawErrorResponse(profile: WireProfile, err: CardsError): string {
+export function rawErrorResponse(profile: WireProfile, err: WireCardsError): string {
   const body = errorBody(profile, err);
-  const { status } = ERRORS[err.code];
+  const { status } = WIRE_ERRORS[err.code];
   const reason =
     { 400: 'Bad Request', 408: 'Request Timeout', 431: 'Request Header Fields Too Large' }[
       status

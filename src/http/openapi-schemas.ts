@@ -3,7 +3,7 @@
  * errors each route can answer with. openapi.ts assembles them with the route table; the
  * contract test checks every response of the HTTP suite against them.
  */
-import { ERRORS, type ErrorCode } from '../core/errors.js';
+import { WIRE_ERRORS, type WireCode } from '../core/errors.js';
 import type { RouteName } from '../core/routes.js';
 
 type Schema = Record<string, unknown>;
@@ -113,15 +113,15 @@ export const SCHEMAS: Record<string, Schema> = {
 };
 
 /** Errors any route can answer with (connection limits, malformed HTTP, a server fault). */
-const COMMON: ErrorCode[] = [
+const COMMON: WireCode[] = [
   'INTERNAL',
   'SERVER_BUSY',
   'HTTP_MALFORMED',
   'REQUEST_TIMEOUT',
   'HEADERS_TOO_LARGE',
 ];
-const JSON_BODY: ErrorCode[] = ['BODY_TOO_LARGE', 'UNSUPPORTED_MEDIA_TYPE', 'BODY_PARSE'];
-const CARD_AUTH: ErrorCode[] = [
+const JSON_BODY: WireCode[] = ['BODY_TOO_LARGE', 'UNSUPPORTED_MEDIA_TYPE', 'BODY_PARSE'];
+const CARD_AUTH: WireCode[] = [
   'AUTH_MISSING',
   'AUTH_SCHEME',
   'TOKEN_MALFORMED',
@@ -132,12 +132,12 @@ const CARD_AUTH: ErrorCode[] = [
   'TOKEN_CLAIMS',
   'ADMIN_TOKEN_ON_CARD_ROUTE',
 ];
-const ADMIN_AUTH: ErrorCode[] = ['ADMIN_AUTH_MISSING', 'ADMIN_TOKEN_INVALID'];
+const ADMIN_AUTH: WireCode[] = ['ADMIN_AUTH_MISSING', 'ADMIN_TOKEN_INVALID'];
 /** The card validation codes (40xxx, wire-facts section 4). */
-const CARD_RULES = (Object.keys(ERRORS) as ErrorCode[]).filter(
-  (code) => ERRORS[code].wire >= 40000 && ERRORS[code].wire < 50000,
+const CARD_RULES = (Object.keys(WIRE_ERRORS) as WireCode[]).filter(
+  (code) => WIRE_ERRORS[code].wire >= 40000 && WIRE_ERRORS[code].wire < 50000,
 );
-const CHAIN: ErrorCode[] = [
+const CHAIN: WireCode[] = [
   'PREVIOUS_NOT_FOUND',
   'PREVIOUS_IDENTITY_MISMATCH',
   'PREVIOUS_SUPERSEDED',
@@ -146,11 +146,11 @@ const CHAIN: ErrorCode[] = [
 ];
 
 /** A store that is away (503), damaged under one card (500), or stopped taking writes (503). */
-const STORE_READ: readonly ErrorCode[] = ['STORE_UNAVAILABLE', 'STORE_CORRUPT'];
-const STORE_WRITE: readonly ErrorCode[] = [...STORE_READ, 'STORE_READ_ONLY'];
+const STORE_READ: readonly WireCode[] = ['STORE_UNAVAILABLE', 'STORE_CORRUPT'];
+const STORE_WRITE: readonly WireCode[] = [...STORE_READ, 'STORE_READ_ONLY'];
 
 /** Every error code each route can answer with (besides COMMON); a new route must add a row. */
-export const ROUTE_ERRORS: Record<RouteName, readonly ErrorCode[]> = {
+export const ROUTE_ERRORS: Record<RouteName, readonly WireCode[]> = {
   createCard: [...CARD_AUTH, ...JSON_BODY, ...CARD_RULES, ...STORE_WRITE],
   getCard: [...CARD_AUTH, 'CARD_ID_INVALID', 'CARD_NOT_FOUND', ...STORE_READ],
   searchCards: [...CARD_AUTH, ...JSON_BODY, 'SEARCH_EMPTY', 'SEARCH_TOO_MANY', ...STORE_READ],
@@ -197,6 +197,6 @@ export const ROUTE_ERRORS: Record<RouteName, readonly ErrorCode[]> = {
   ],
 };
 
-export const errorsOf = (name: RouteName): ErrorCode[] => [
+export const errorsOf = (name: RouteName): WireCode[] => [
   ...new Set([...ROUTE_ERRORS[name], ...COMMON]),
 ];

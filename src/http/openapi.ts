@@ -5,7 +5,7 @@
  * of every route, request and response bodies, the Error object with the codes each route can
  * answer with (by HTTP status), the superseded header, both authorization schemes.
  */
-import { ERRORS, type ErrorCode, type ErrorInfo } from '../core/errors.js';
+import { WIRE_ERRORS, type WireCode, type WireError } from '../core/errors.js';
 import type { WireProfile } from '../core/profile.js';
 import { ROUTES, routePaths, type RouteName, type RouteSpec } from '../core/routes.js';
 import { errorsOf, SCHEMAS } from './openapi-schemas.js';
@@ -113,23 +113,23 @@ const openApiPath = (path: string): string =>
   path.replace(/:([A-Za-z]+)/g, '{$1}').replace(/\*$/, '{asset}');
 
 /** The statuses a code is answered with, from the error table. */
-const statusesOf = (code: ErrorCode): number[] => {
-  const info: ErrorInfo = ERRORS[code];
+const statusesOf = (code: WireCode): number[] => {
+  const info: WireError = WIRE_ERRORS[code];
   return info.alsoStatus === undefined ? [info.status] : [info.status, info.alsoStatus];
 };
 
-function errorResponses(profile: WireProfile, codes: readonly ErrorCode[]): Schema {
-  const byStatus = new Map<number, ErrorCode[]>();
+function errorResponses(profile: WireProfile, codes: readonly WireCode[]): Schema {
+  const byStatus = new Map<number, WireCode[]>();
   for (const code of codes)
     for (const status of statusesOf(code))
       byStatus.set(status, [...(byStatus.get(status) ?? []), code]);
   const responses: Schema = {};
   for (const [status, list] of [...byStatus].sort(([a], [b]) => a - b)) {
     const wires = list.map((code) =>
-      profile.codeType === 'number' ? ERRORS[code].wire : String(ERRORS[code].wire),
+      profile.codeType === 'number' ? WIRE_ERRORS[code].wire : String(WIRE_ERRORS[code].wire),
     );
     responses[String(status)] = {
-      description: list.map((code) => `${ERRORS[code].wire} ${code}`).join(', '),
+      description: list.map((code) => `${WIRE_ERRORS[code].wire} ${code}`).join(', '),
       content: jsonContent({
         allOf: [ref('Error'), { properties: { code: { enum: wires } } }],
       }),

@@ -6,7 +6,7 @@
  * an empty proof from size 0, equal roots at equal sizes (409), and the consistency proof (422;
  * empty at equal sizes);
  * only then cosign (cosignature/v1) and hand back the new record to persist before answering.
- * Refusals are CardsErrors whose ERRORS status is the spec's HTTP status.
+ * Refusals are CardsErrors whose status (the wire table's) is the spec's HTTP status.
  */
 import { CardsError } from '../core/errors.js';
 import { decodeCanonicalBase64 } from './base64.js';

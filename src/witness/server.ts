@@ -6,7 +6,7 @@
  */
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { CardsError, ERRORS } from '../core/errors.js';
+import { CardsError, wireErrorOf } from '../core/errors.js';
 import { escapeTerminal } from '../core/terminal-text.js';
 import { cosigner, type Cosigner } from '../log/cosignature.js';
 import { KEY_TYPE_COSIGNATURE, formatVerifierKey, type NoteVerifier } from '../log/note-keys.js';
@@ -58,10 +58,10 @@ export function createWitnessServer(options: WitnessServerOptions): WitnessServe
 
   const server = createServer((req, res) => {
     const done = (err: unknown): void => {
-      const error = err instanceof CardsError ? err : new CardsError('INTERNAL');
-      if (!(err instanceof CardsError))
-        process.stderr.write(`witness: ${escapeTerminal(String(err))}\n`);
-      send(res, ERRORS[error.code].status, `${error.message}\n`);
+      const error = wireErrorOf(err instanceof CardsError ? err : new CardsError('INTERNAL'));
+      if (error.code === 'INTERNAL')
+        process.stderr.write(`witness: ${escapeTerminal(String(error.cause ?? err))}\n`);
+      send(res, error.status, `${error.message}\n`);
     };
     const path = (req.url ?? '/').split('?')[0];
     if (req.method === 'GET' && path === '/') return send(res, 200, `${vkey}\n`);

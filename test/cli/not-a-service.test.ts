@@ -8,7 +8,8 @@ import assert from 'node:assert/strict';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { after, test } from 'node:test';
-import { ERRORS } from '../../src/core/errors.js';
+import { WIRE_ERRORS } from '../../src/core/errors.js';
+import { EXIT_STATUS } from '../../src/cli/exit-status.js';
 import { said, sandbox } from './harness.js';
 
 const servers: Server[] = [];
@@ -66,11 +67,11 @@ test("a service's 5xx (10000, 10006) exits 6, the status its table row gives", a
   const box = sandbox({ CARDS_TOKEN: 'x.y.z' });
   t.after(() => box.cleanup());
   for (const code of ['INTERNAL', 'STORE_UNAVAILABLE'] as const) {
-    const { wire } = ERRORS[code];
+    const { wire } = WIRE_ERRORS[code];
     const url = await answering(500, 'application/json', `{"code":"${wire}","message":"x"}`);
     const r = await box.cards(['get', id, '--url', url]);
     assert.equal(r.status, 6, said(r));
-    assert.equal(ERRORS[code].exit, r.status, `${code}: the table's exit is what the CLI does`);
+    assert.equal(EXIT_STATUS[code], r.status, `${code}: the table's exit is what the CLI does`);
   }
 });
 

@@ -7,7 +7,7 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import type { InjectOptions, LightMyRequestResponse } from 'fastify';
-import { codeForWire, ERRORS, type ErrorCode } from '../../src/core/errors.js';
+import { codeForWire, WIRE_ERRORS, type WireCode } from '../../src/core/errors.js';
 import { PROFILES } from '../../src/core/profile.js';
 import { generatePrivateKey } from '../../src/crypto/keys.js';
 import { mintToken } from '../../src/crypto/tokens.js';
@@ -21,7 +21,7 @@ import { makeCard, makeRevocation } from './card-kit.js';
 const appKey = generatePrivateKey();
 const serviceKey = generatePrivateKey();
 const TOKEN = 'cards_admin_0123456789abcdef0123456789';
-const seen = new Set<ErrorCode>();
+const seen = new Set<WireCode>();
 
 async function harness(admin: Partial<AdminAppOptions> | false = {}) {
   const profile = PROFILES.service;
@@ -68,8 +68,8 @@ async function harness(admin: Partial<AdminAppOptions> | false = {}) {
       body: response.body,
     });
     if (response.statusCode >= 400) {
-      const code = codeForWire(response.json<{ code: string }>().code) as ErrorCode;
-      assert.equal(ERRORS[code].status, response.statusCode);
+      const code = codeForWire(response.json<{ code: string }>().code) as WireCode;
+      assert.equal(WIRE_ERRORS[code].status, response.statusCode);
       seen.add(code);
     }
     return response;
@@ -88,10 +88,10 @@ async function harness(admin: Partial<AdminAppOptions> | false = {}) {
   return { app, store, registry, call, create, cardToken };
 }
 
-const codeOf = (response: LightMyRequestResponse): ErrorCode | number =>
+const codeOf = (response: LightMyRequestResponse): WireCode | number =>
   response.statusCode < 400
     ? response.statusCode
-    : (codeForWire(response.json<{ code: string }>().code) as ErrorCode);
+    : (codeForWire(response.json<{ code: string }>().code) as WireCode);
 
 describe('admin token', () => {
   test('Bearer admin token in; none, a wrong one or a card token out (401)', async () => {
@@ -483,8 +483,8 @@ describe('request journal and metrics', () => {
 });
 
 test('every admin code was reached', () => {
-  const admin = (Object.keys(ERRORS) as ErrorCode[]).filter((code) =>
-    [10101, 10102, 20320, 20321, 20322, 30100, 30101, 30102].includes(ERRORS[code].wire),
+  const admin = (Object.keys(WIRE_ERRORS) as WireCode[]).filter((code) =>
+    [10101, 10102, 20320, 20321, 20322, 30100, 30101, 30102].includes(WIRE_ERRORS[code].wire),
   );
   assert.deepEqual(
     admin.filter((code) => !seen.has(code)),

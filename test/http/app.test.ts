@@ -9,7 +9,7 @@ import fc from 'fast-check';
 import { SignJWT } from 'jose';
 import type { FastifyInstance, InjectOptions, LightMyRequestResponse } from 'fastify';
 import { encodeBase64, encodeBase64Url, utf8 } from '../../src/core/encoding.js';
-import { CardsError, codeForWire, ERRORS, type ErrorCode } from '../../src/core/errors.js';
+import { CardsError, codeForWire, WIRE_ERRORS, type WireCode } from '../../src/core/errors.js';
 import { PROFILES, type ProfileName } from '../../src/core/profile.js';
 import { generatePrivateKey } from '../../src/crypto/keys.js';
 import { mintToken } from '../../src/crypto/tokens.js';
@@ -26,7 +26,7 @@ const appKey = generatePrivateKey();
 const ADMIN_TOKEN = 'cards_admin_test-token-0123456789';
 const serviceKey = generatePrivateKey();
 /** Codes seen in responses; the last test checks every server code was reached. */
-const seen = new Set<ErrorCode>();
+const seen = new Set<WireCode>();
 
 interface Harness {
   app: FastifyInstance;
@@ -102,7 +102,7 @@ async function harness(
         const parsed = response.json<{ code: string | number; message: string }>();
         const code = codeForWire(parsed.code);
         assert.ok(code, `unknown wire code ${parsed.code}`);
-        assert.equal(response.statusCode, ERRORS[code].status, `${code} status`);
+        assert.equal(response.statusCode, WIRE_ERRORS[code].status, `${code} status`);
         assert.equal(typeof parsed.code, profile.codeType, 'code type of the profile');
         assert.equal(typeof parsed.message, 'string');
         seen.add(code);
@@ -112,9 +112,9 @@ async function harness(
   };
 }
 
-const codeOf = (response: LightMyRequestResponse): ErrorCode | number => {
+const codeOf = (response: LightMyRequestResponse): WireCode | number => {
   if (response.statusCode < 400) return response.statusCode;
-  return codeForWire(response.json<{ code: string }>().code) as ErrorCode;
+  return codeForWire(response.json<{ code: string }>().code) as WireCode;
 };
 
 describe('every route in all three spellings', () => {
@@ -182,7 +182,7 @@ describe('the Error object for every refusal', () => {
     const sig = { signer: 'x', signature: encodeBase64(new Uint8Array(83)) };
     const body = (overrides: Record<string, unknown>) =>
       cardFromFields(fieldsFor('alice', key, overrides), key).raw;
-    const cases: [string, string, unknown, ErrorCode][] = [
+    const cases: [string, string, unknown, WireCode][] = [
       ['POST', '/card/v5', { signatures: [] }, 'BODY_PARSE'],
       ['POST', '/card/v5', { content_snapshot: '', signatures: [] }, 'SNAPSHOT_EMPTY'],
       ['POST', '/card/v5', { content_snapshot: '$', signatures: [] }, 'SNAPSHOT_NOT_BASE64'],
@@ -301,7 +301,7 @@ describe('the Error object for every refusal', () => {
     // Chain transitions refused over HTTP.
     const b = makeCard('bob');
     await h.call('POST', '/card/v5', { body: b.raw, identity: 'bob' });
-    const chainCases: [string, unknown, string, ErrorCode][] = [
+    const chainCases: [string, unknown, string, WireCode][] = [
       [
         '/card/v5',
         makeCard('alice', { previousCardId: b.id }).raw,
@@ -356,7 +356,7 @@ describe('the Error object for every refusal', () => {
       .setProtectedHeader({ alg: 'EdDSA' })
       .setExpirationTime(Math.floor(now / 1000) + 60)
       .sign(appKey.keyObject);
-    const cases: [string | undefined, ErrorCode | number][] = [
+    const cases: [string | undefined, WireCode | number][] = [
       [undefined, 'AUTH_MISSING'],
       ['', 'AUTH_MISSING'],
       [`Bearer ${await h.token('alice')}`, 'AUTH_SCHEME'],
@@ -430,7 +430,7 @@ describe('the Error object for every refusal', () => {
       InjectOptions['method'],
       string,
       { raw?: string; headers?: Record<string, string> },
-      ErrorCode,
+      WireCode,
       string?,
     ][] = [
       ['GET', '/nope', {}, 'ROUTE_NOT_FOUND'],
@@ -501,7 +501,7 @@ describe('the Error object for every refusal', () => {
 
   test('revoke by id: the bodies the clients send', async () => {
     const h = await harness();
-    const cases: [{ raw?: string; headers?: Record<string, string> }, ErrorCode | number][] = [
+    const cases: [{ raw?: string; headers?: Record<string, string> }, WireCode | number][] = [
       [{}, 200],
       [{ raw: '' }, 200],
       [{ raw: '{}' }, 200],
@@ -541,7 +541,7 @@ describe('wire profiles', () => {
         authorization: `Virgil ${await mintToken({ key: appKey, identity: 'alice', now: 1e12, ttlSeconds: 60 })}`,
       },
     });
-    assert.deepEqual(expired.json(), { code: 20304, message: ERRORS.TOKEN_EXPIRED.message });
+    assert.deepEqual(expired.json(), { code: 20304, message: WIRE_ERRORS.TOKEN_EXPIRED.message });
     const wrongScheme = await h.call('GET', `/card/v5/${a.id}`, {
       identity: null,
       headers: { authorization: `Service ${await h.token('alice')}` },
@@ -563,7 +563,10 @@ describe('wire profiles', () => {
   test('service: string codes', async () => {
     const h = await harness();
     const response = await h.call('GET', `/card/v5/${'0'.repeat(64)}`);
-    assert.deepEqual(response.json(), { code: '10001', message: ERRORS.CARD_NOT_FOUND.message });
+    assert.deepEqual(response.json(), {
+      code: '10001',
+      message: WIRE_ERRORS.CARD_NOT_FOUND.message,
+    });
   });
 });
 
@@ -669,20 +672,20 @@ test('fuzz: arbitrary methods, paths, headers and bodies never get a 5xx', async
 });
 
 test('every code the server can send was reached (the connection-level ones in e2e.test.ts)', () => {
-  const connectionLevel = new Set<ErrorCode>([
+  const connectionLevel = new Set<WireCode>([
     'SERVER_BUSY',
     'REQUEST_TIMEOUT',
     'HEADERS_TOO_LARGE',
   ]);
-  const serverCodes = (Object.keys(ERRORS) as ErrorCode[]).filter(
-    (code) => ERRORS[code].wire < 90000,
+  const serverCodes = (Object.keys(WIRE_ERRORS) as WireCode[]).filter(
+    (code) => WIRE_ERRORS[code].wire < 90000,
   );
   // The admin API's codes (issue 15) are reached, and checked the same way, in admin.test.ts.
-  const admin = (code: ErrorCode): boolean =>
-    [10101, 10102, 20320, 20321, 20322, 30100, 30101, 30102].includes(ERRORS[code].wire);
+  const admin = (code: WireCode): boolean =>
+    [10101, 10102, 20320, 20321, 20322, 30100, 30101, 30102].includes(WIRE_ERRORS[code].wire);
   // Keyknox (50xxx) and Pythia (60xxx) codes belong to routes this app does not serve.
-  const e3kit = (code: ErrorCode): boolean =>
-    ERRORS[code].wire >= 50000 && ERRORS[code].wire < 70000;
+  const e3kit = (code: WireCode): boolean =>
+    WIRE_ERRORS[code].wire >= 50000 && WIRE_ERRORS[code].wire < 70000;
   const missed = serverCodes.filter(
     (code) => !seen.has(code) && !connectionLevel.has(code) && !admin(code) && !e3kit(code),
   );

@@ -7,7 +7,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { Validator } from '@seriousme/openapi-schema-validator';
-import { ERRORS, type ErrorInfo } from '../../src/core/errors.js';
+import { WIRE_ERRORS, type WireError } from '../../src/core/errors.js';
 import { PROFILES } from '../../src/core/profile.js';
 import { ROUTES, routePaths } from '../../src/core/routes.js';
 import { generatePrivateKey } from '../../src/crypto/keys.js';
@@ -45,9 +45,12 @@ for (const profile of Object.values(PROFILES))
           .map((r) => r.description)
           .join(' ');
         for (const code of errorsOf(route.name)) {
-          assert.ok(described.includes(`${ERRORS[code].wire} ${code}`), `${route.name} ${code}`);
+          assert.ok(
+            described.includes(`${WIRE_ERRORS[code].wire} ${code}`),
+            `${route.name} ${code}`,
+          );
           // Each status the error table gives the code (STORE_UNAVAILABLE: 500 and 503).
-          const info: ErrorInfo = ERRORS[code];
+          const info: WireError = WIRE_ERRORS[code];
           for (const status of [info.status, info.alsoStatus].filter((x) => x !== undefined))
             assert.ok(
               operation.responses[String(status)]?.description.includes(`${info.wire} ${code}`),

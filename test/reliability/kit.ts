@@ -9,7 +9,7 @@ import { createHash } from 'node:crypto';
 import { existsSync, readFileSync } from 'node:fs';
 import { connect, type Socket } from 'node:net';
 import { decodeBase64 } from '../../src/core/encoding.js';
-import { codeForWire, ERRORS, type ErrorCode } from '../../src/core/errors.js';
+import { codeForWire, WIRE_ERRORS, type ErrorCode } from '../../src/core/errors.js';
 import { verifyParts } from '../../src/crypto/ed25519.js';
 import { parsePublicKey } from '../../src/crypto/keys.js';
 import type { StorePaths } from '../../src/store/paths.js';
@@ -78,7 +78,7 @@ export function errorCodeOf(status: number, text: string, context = ''): ErrorCo
   assert.equal(typeof message, 'string', `${context}: message type`);
   const name = codeForWire(code as string);
   assert.ok(name, `${context}: undocumented code ${String(code)}`);
-  assert.equal(ERRORS[name].status, status, `${context}: status of ${name}`);
+  assert.equal(WIRE_ERRORS[name].status, status, `${context}: status of ${name}`);
   return name;
 }
 

@@ -4,7 +4,7 @@ import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
 import { describe, test } from 'node:test';
 import { decodeBase64, utf8 } from '../../src/core/encoding.js';
-import { CardsError, ERRORS, type ErrorCode } from '../../src/core/errors.js';
+import { CardsError, WIRE_ERRORS, type ErrorCode } from '../../src/core/errors.js';
 import { ABSENT_HASH } from '../../src/registry/keyknox-common.js';
 import { parsePreviousHash, parseV1Push } from '../../src/registry/keyknox-input.js';
 import { KeyknoxV1 } from '../../src/registry/keyknox-v1.js';
@@ -142,8 +142,8 @@ describe('Keyknox v1', () => {
   }
 
   test('v1 rule 4: the conflict is wire code 50010 with HTTP status 409', () => {
-    assert.equal(ERRORS.KEYKNOX_CONFLICT.wire, 50010);
-    assert.equal(ERRORS.KEYKNOX_CONFLICT.status, 409);
+    assert.equal(WIRE_ERRORS.KEYKNOX_CONFLICT.wire, 50010);
+    assert.equal(WIRE_ERRORS.KEYKNOX_CONFLICT.status, 409);
   });
 
   test('v1 rule 4: of two pushes racing from the same hash exactly one lands', async () => {

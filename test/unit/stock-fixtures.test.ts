@@ -100,7 +100,7 @@ test('stock-format tokens verify; the expired one gets 20304', async () => {
     await assert.rejects(
       verifyToken(token.jwt, { ...options, now: (token.expires_at + 120) * 1000 }),
       (err: unknown) =>
-        err instanceof CardsError && err.code === 'TOKEN_EXPIRED' && err.info.wire === 20304,
+        err instanceof CardsError && err.code === 'TOKEN_EXPIRED' && err.number === 20304,
     );
   }
 });

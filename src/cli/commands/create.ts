@@ -4,7 +4,8 @@
  * "Received invalid card" check, wire-facts section 2) and show the stored card with its id.
  */
 import type { RawCard } from '../../core/card.js';
-import { CardsError, EXIT } from '../../core/errors.js';
+import { CardsError } from '../../core/errors.js';
+import { EXIT, EXIT_STATUS } from '../exit-status.js';
 import { cardFromJson, viewCard, type CardView } from '../card-builder.js';
 import { prepareCard, type BuildOptions } from '../card-prepare.js';
 import { connect } from '../connection.js';
@@ -46,7 +47,7 @@ function forgetNewKey(ctx: CommandContext, identity: string, file: string, err: 
   if (!(err instanceof CardsError)) return err;
   const cause = (err.cause as NodeJS.ErrnoException | undefined)?.code;
   const surelyNotStored =
-    err.info.exit !== EXIT.unreachable || (cause !== undefined && NOT_SENT.has(cause));
+    EXIT_STATUS[err.code] !== EXIT.unreachable || (cause !== undefined && NOT_SENT.has(cause));
   if (surelyNotStored) removeKey(ctx.home, identity);
   const note = surelyNotStored
     ? `The new key made for "${identity}" was removed again: nothing was written.`

@@ -10,7 +10,8 @@ import { existsSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { cardIdOf } from '../../core/card-id.js';
 import { reportSignatures, type CardSignature } from '../../core/card.js';
-import { CardsError, EXIT, type ErrorCode } from '../../core/errors.js';
+import { CardsError, type ErrorCode } from '../../core/errors.js';
+import { EXIT } from '../exit-status.js';
 import { isCardId, SELF_SIGNER } from '../../core/limits.js';
 import { parseSnapshot, reportSnapshot } from '../../core/snapshot.js';
 import type { PublicKey } from '../../crypto/keys.js';
@@ -33,7 +34,7 @@ export interface Violation {
 const toViolation = ({ field, error }: { field: string; error: CardsError }): Violation => ({
   field,
   code: error.code,
-  wire: error.info.wire,
+  wire: error.number,
   message: error.message,
 });
 

@@ -8,7 +8,8 @@
  */
 import type { AdminClient } from '../../client/admin-client.js';
 import { cardIdOf } from '../../core/card-id.js';
-import { CardsError, EXIT } from '../../core/errors.js';
+import { CardsError } from '../../core/errors.js';
+import { EXIT } from '../exit-status.js';
 import { EMPTY_EDGE } from '../../log/append.js';
 import { ed25519Verifier } from '../../log/note-keys.js';
 import { tilePath, tilesForSize, TILE_WIDTH } from '../../log/tile-path.js';

@@ -6,7 +6,8 @@
  */
 import type { RawCard } from '../../core/card.js';
 import { encodeBase64 } from '../../core/encoding.js';
-import { CardsError, EXIT } from '../../core/errors.js';
+import { CardsError } from '../../core/errors.js';
+import { EXIT, EXIT_STATUS } from '../exit-status.js';
 import { isCardId } from '../../core/limits.js';
 import { generatePrivateKey } from '../../crypto/keys.js';
 import { buildCard, viewCard, type CardView } from '../card-builder.js';
@@ -73,7 +74,7 @@ export async function rotate(ctx: CommandContext, options: RotateOptions): Promi
     stored = await client.createCard(built.card, identity);
   } catch (err) {
     if (!(err instanceof CardsError)) throw err;
-    const maybeStored = err.info.exit === EXIT.unreachable;
+    const maybeStored = EXIT_STATUS[err.code] === EXIT.unreachable;
     if (!maybeStored) dropPendingKey(ctx.home, identity);
     const note = maybeStored
       ? ` The keystore was not changed; the new key is kept in ${pending} in case the service stored the card (\`cards search ${shellQuote(identity)}\` tells).`

@@ -194,19 +194,13 @@ export async function seed(
   if (failure) {
     const { card, error } = failure;
     if (!isCardsError(error)) throw error;
-    const stopped = new CardsError(
+    // What was created is on the service now: under --json the error's document says which
+    // (ids and names), so a script can clean up or resume (report-error.ts).
+    throw new CardsError(
       error.code,
       `seed: card "${card}" (after ${results.size} created): ${error.message}`,
-      { ...(error.hint ? { hint: error.hint } : {}), cause: error },
+      { hint: error.hint, cause: error, partial: { ...summary() } },
     );
-    // What was created is on the service now: under --json say which (ids and names), with
-    // the error in the same document, so a script can clean up or resume (issue 11 item 13).
-    if (options.json) {
-      const error = { name: stopped.code, code: stopped.info.wire, message: stopped.message };
-      ctx.stdout.write(`${JSON.stringify({ ...summary(), error }, null, 2)}\n`);
-      (stopped as { jsonPrinted?: boolean }).jsonPrinted = true;
-    }
-    throw stopped;
   }
   return summary();
 }
