@@ -8,10 +8,11 @@ import { cardIdOf } from '../../src/core/card-id.js';
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { CARD_STATES } from '../../src/core/chain.js';
-import { CardsError, type ErrorCode } from '../../src/core/errors.js';
+import { CardsError } from '../../src/core/errors.js';
 import { serializeCard } from '../../src/store/record.js';
 import type { CardStore, StoredCard } from '../../src/store/store.js';
 import { allCards, type EngineFactory } from './engines.js';
+import { codeOf } from '../helpers/code-of.js';
 
 let next = 0;
 const hex = (): string => (++next).toString(16).padStart(8, '0').repeat(8);
@@ -33,16 +34,6 @@ function record(identity: string, previous?: StoredCard, revoking = false): Stor
           { signer: 'service', signature: 'c2VydmljZQ==' },
         ],
   };
-}
-
-async function codeOf(run: () => Promise<unknown>): Promise<ErrorCode | 'none'> {
-  try {
-    await run();
-    return 'none';
-  } catch (err) {
-    if (err instanceof CardsError) return err.code;
-    throw err;
-  }
 }
 
 export function describeStoreContract(engineName: string, engine: EngineFactory): void {

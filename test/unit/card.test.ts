@@ -8,12 +8,13 @@ import {
   type RawSignature,
 } from '../../src/core/card.js';
 import { encodeBase64 } from '../../src/core/encoding.js';
-import { CardsError, type ErrorCode } from '../../src/core/errors.js';
+import { type ErrorCode } from '../../src/core/errors.js';
 import { buildSnapshot } from '../../src/core/snapshot.js';
 import { ED25519_SPKI_PREFIX, wrapSignature } from '../../src/crypto/der.js';
 import { generatePrivateKey } from '../../src/crypto/keys.js';
 import { signCard, signEntry } from '../../src/crypto/sign-card.js';
 import { verifyCardSignatures } from '../../src/crypto/verify-card.js';
+import { codeOfSync as codeOf } from '../helpers/code-of.js';
 
 const owner = generatePrivateKey();
 const app = generatePrivateKey();
@@ -24,16 +25,6 @@ const snapshot = buildSnapshot({
 });
 const options = { reservedSigner: 'service', requireSelf: true };
 const sig = encodeBase64(new Uint8Array(83));
-
-function codeOf(fn: () => unknown): ErrorCode | 'none' {
-  try {
-    fn();
-    return 'none';
-  } catch (err) {
-    if (err instanceof CardsError) return err.code;
-    throw err;
-  }
-}
 
 test('card bodies of the wrong shape are 30001', () => {
   for (const body of [

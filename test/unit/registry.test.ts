@@ -18,6 +18,7 @@ import {
   makeRevocation,
   snapshotOf,
 } from '../http/card-kit.js';
+import { codeOf } from '../helpers/code-of.js';
 
 const serviceKey = generatePrivateKey();
 const NOW = 1_800_000_000_000;
@@ -31,16 +32,6 @@ async function fresh(
     store,
     registry: createRegistry({ store, serviceKey, signer: 'service', clock: () => NOW }),
   };
-}
-
-async function codeOf(run: () => unknown): Promise<ErrorCode | 'none'> {
-  try {
-    await run();
-    return 'none';
-  } catch (err) {
-    if (err instanceof CardsError) return err.code;
-    throw err;
-  }
 }
 
 /** A gate that holds every append until opened. */

@@ -18,27 +18,18 @@ import {
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, describe, test } from 'node:test';
-import { CardsError, type ErrorCode } from '../../src/core/errors.js';
+import { CardsError } from '../../src/core/errors.js';
 import { generatePrivateKey } from '../../src/crypto/keys.js';
 import { fileHome, openFileStore } from '../../src/server/file-home.js';
 import { loadOrCreatePrivateKey, readPrivateKeyFile } from '../../src/server/key-files.js';
 import { storePaths } from '../../src/store/paths.js';
+import { codeOf } from '../helpers/code-of.js';
 
 const root = mkdtempSync(join(tmpdir(), 'cards-home-test-'));
 after(() => rmSync(root, { recursive: true, force: true }));
 let n = 0;
 const newDb = (): string => join(root, `s${n++}`, 'cards.json');
 const deadPid = (): number => spawnSync(process.execPath, ['-e', '0']).pid as number;
-
-async function codeOf(run: () => unknown): Promise<ErrorCode | 'none'> {
-  try {
-    await run();
-    return 'none';
-  } catch (err) {
-    if (err instanceof CardsError) return err.code;
-    throw err;
-  }
-}
 
 describe('server home: files beside the store', () => {
   test('keys and lock share the store file name; every spelling finds one home', () => {

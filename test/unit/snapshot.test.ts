@@ -13,20 +13,11 @@ import { cardIdOf } from '../../src/core/card-id.js';
 import { encodeBase64, utf8 } from '../../src/core/encoding.js';
 import { CardsError, type ErrorCode } from '../../src/core/errors.js';
 import { generatePrivateKey } from '../../src/crypto/keys.js';
+import { codeOfSync as codeOf } from '../helpers/code-of.js';
 
 const key = generatePrivateKey().publicKey.spki;
 const pk = encodeBase64(key);
 const prev = 'ab'.repeat(32);
-
-function codeOf(fn: () => unknown): ErrorCode | 'none' {
-  try {
-    fn();
-    return 'none';
-  } catch (err) {
-    if (err instanceof CardsError) return err.code;
-    throw err;
-  }
-}
 
 const b64json = (value: unknown): string => encodeBase64(utf8(JSON.stringify(value)));
 const base = { public_key: pk, identity: 'alice', version: '5.0', created_at: 1700000000 };

@@ -11,12 +11,12 @@ import {
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, describe, test } from 'node:test';
-import { CardsError, type ErrorCode } from '../../src/core/errors.js';
 import { openJsonStore } from '../../src/store/json-store.js';
 import { storePaths } from '../../src/store/paths.js';
 import type { StoredCard } from '../../src/store/store.js';
 import { serializeCard } from '../../src/store/record.js';
 import { StoredLine } from '../../src/store/stored-line.js';
+import { codeOf } from '../helpers/code-of.js';
 
 const root = mkdtempSync(join(tmpdir(), 'cards-store-test-'));
 after(() => rmSync(root, { recursive: true, force: true }));
@@ -34,16 +34,6 @@ const card = (i: number, extra: Partial<StoredCard> = {}): StoredCard => ({
 const line = (c: StoredCard): string => `${JSON.stringify(c)}\n`;
 const storeText = (cards: StoredCard[], version = 1): string =>
   JSON.stringify({ format: 'cards-store', version, cards });
-
-async function codeOf(run: () => Promise<unknown>): Promise<ErrorCode | 'none'> {
-  try {
-    await run();
-    return 'none';
-  } catch (err) {
-    if (err instanceof CardsError) return err.code;
-    throw err;
-  }
-}
 
 describe('JSON store: files, durability, replay', () => {
   test('a new store: readable file, journal; close folds everything into the file', async () => {
