@@ -12,6 +12,15 @@
  * - CURVE25519_ROUND5_ED25519_FALCON: compound of hybrid keys; the signature holds an Ed25519
  *   and a Falcon-512 signature, and both must verify (Falcon through falcon.ts, lazily).
  * - CURVE25519 alone cannot sign (the stock library aborts): refused as KEY_TYPE_UNSUPPORTED.
+ *
+ * The cost of a check is bounded when the key is read, before any signature is verified:
+ * Ed25519 and P-256 are one fixed curve each; a compound key's signing parts have fixed lengths
+ * (32-byte Ed25519, 897-byte Falcon-512 key, 809-byte Falcon signature); an RSA key must have a
+ * 2048-8192-bit modulus and the exponent 65537 (RSA_F4, what every stock client makes), read
+ * from its DER before OpenSSL parses it, and its signature the modulus's length. OpenSSL's RSA
+ * verification grows with the exponent's bits: a 3,060-bit exponent costs sixty times a normal
+ * check and more, so one replayed card could slow a server tenfold (bench/key-types.mjs
+ * measures the refusal against the others).
  * Pure; never stores or trusts a key whose type it cannot check.
  */
 import { constants, createPublicKey, createVerify, verify, type KeyObject } from 'node:crypto';
@@ -96,20 +105,55 @@ function p256Key(spki: Uint8Array): CardKey {
   };
 }
 
-function rsaKey(spki: Uint8Array): CardKey {
-  const key = nodeKey(spki, 'RSA');
-  const bits = key.asymmetricKeyDetails?.modulusLength ?? 0;
+/** The one RSA public exponent accepted, as its DER INTEGER's content: 65537 (RSA_F4). */
+const RSA_F4 = Uint8Array.of(0x01, 0x00, 0x01);
+
+/** Bits of a big-endian unsigned magnitude (leading zero bytes skipped). */
+function bitLength(magnitude: Uint8Array): number {
+  let at = 0;
+  while (at < magnitude.byteLength && magnitude[at] === 0) at++;
+  if (at === magnitude.byteLength) return 0;
+  return (magnitude.byteLength - at - 1) * 8 + (32 - Math.clz32(magnitude[at] ?? 0));
+}
+
+const describeExponent = (e: Uint8Array): string =>
+  e.byteLength <= 4
+    ? String(e.reduce((value, byte) => value * 256 + byte, 0))
+    : `of ${bitLength(e)} bits`;
+
+/**
+ * An RSA key, its size read from its DER (RSAPublicKey, RFC 8017 appendix A.1.1) before
+ * OpenSSL sees it: a 2048-8192-bit modulus and the exponent 65537, else KEY_TYPE_UNSUPPORTED.
+ */
+function rsaKey(spki: Uint8Array, keyBits: Uint8Array): CardKey {
+  const [n, e] = readSequence(keyBits, [TAG.integer, TAG.integer], 'RSA public key');
+  const bits = bitLength(n?.value ?? new Uint8Array());
   if (bits < 2048 || bits > 8192)
     throw new CardsError(
       'KEY_TYPE_UNSUPPORTED',
       `the card key is RSA-${bits}; RSA keys of 2048 to 8192 bits are supported (the stock client's RSA_2048 … RSA_8192)`,
     );
+  const exponent = e?.value ?? new Uint8Array();
+  if (!same(exponent, RSA_F4))
+    throw new CardsError(
+      'KEY_TYPE_UNSUPPORTED',
+      `the card key is RSA with the public exponent ${describeExponent(exponent)}; only the exponent 65537 is supported (what the stock clients make)`,
+    );
+  const key = nodeKey(spki, 'RSA');
+  if (key.asymmetricKeyDetails?.modulusLength !== bits)
+    throw keyError('public key: OpenSSL reads another RSA modulus than its DER holds');
   const algorithm = `RSA-${bits} PSS with SHA-512`;
+  const length = Math.ceil(bits / 8);
   return {
     type: 'rsa',
     algorithm,
     verify(signature, ...parts) {
       const inner = unwrap(signature, algorithm);
+      if (inner.byteLength !== length)
+        throw new CardsError(
+          'SIGNATURE_INVALID',
+          `signature: an ${algorithm} signature is ${length} bytes, got ${inner.byteLength}`,
+        );
       const verifier = createVerify('sha512');
       for (const part of parts) verifier.update(part);
       const options = { key, padding: constants.RSA_PKCS1_PSS_PADDING, saltLength: 64 };
@@ -182,7 +226,7 @@ export function readCardKey(spki: Uint8Array): CardKey {
     throw keyError('public key: not a DER SubjectPublicKeyInfo');
   const keyBits = bits.value.subarray(1);
   if (same(alg.bytes, ALG.p256)) return p256Key(spki);
-  if (same(alg.bytes, ALG.rsa)) return rsaKey(spki);
+  if (same(alg.bytes, ALG.rsa)) return rsaKey(spki, keyBits);
   if (same(alg.bytes, ALG.compoundEd25519)) return compoundEd25519Key(keyBits);
   if (same(alg.bytes, ALG.compoundFalcon)) return compoundFalconKey(keyBits);
   if (same(alg.bytes, ALG.x25519))
