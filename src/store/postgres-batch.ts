@@ -1,7 +1,7 @@
 /**
- * Group commit for the PostgreSQL store (issue 14, "Speed"): the inserts that arrive while one
- * transaction is in flight wait in a queue, then go in together in the next one, so one commit
- * (one WAL flush) acknowledges a whole batch instead of one card.
+ * Group commit for the PostgreSQL store: the inserts that arrive while one transaction is in
+ * flight wait in a queue, then go in together in the next one, so one commit (one WAL flush)
+ * acknowledges a whole batch instead of one card.
  *
  * A batch is one transaction: it locks the counter row first (every writer on every server does,
  * so inserts into the registry are serialized there and `seq` stays dense and in commit order),
@@ -11,14 +11,24 @@
  * included), and stores those with the counter in one statement. The unique constraints still
  * refuse anything the decision missed (then the whole batch is tried again). Only after COMMIT
  * succeeded are the winners acknowledged; a batch that fails rejects every card of it with 503
- * STORE_UNAVAILABLE, so nothing acknowledged is lost and nothing refused appears. A card that
+ * STORE_UNAVAILABLE, so nothing acknowledged is lost and nothing refused appears. But when the
+ * failure is one row's (PostgreSQL refused the data of a card: a data exception, an integrity
+ * or a size limit, a trigger's refusal), the batch is written again one card per transaction,
+ * so that refusal (500 STORE_UNAVAILABLE: trying again cannot help) is that card's answer
+ * alone and the others of its batch commit. A card that
  * lost reads why from the committed state (insert-conflict.ts), as a loser of a race did before,
  * so its code and message are the JSON store's. Serialization failures (40001) and deadlocks
  * are retried. No SQL here: postgres-sql.ts.
  */
 import type pg from 'pg';
 import { CardsError } from '../core/errors.js';
-import { isRetryable, isUniqueViolation, unavailable } from './postgres-errors.js';
+import {
+  isRetryable,
+  isRowRefusal,
+  isUniqueViolation,
+  rowRefused,
+  unavailable,
+} from './postgres-errors.js';
 import { RowEntry } from './postgres-rows.js';
 import * as SQL from './postgres-sql.js';
 import { wireJsonOf, type CardEntry, type StoredCard } from './store.js';
@@ -135,6 +145,12 @@ export class GroupCommit {
         if (attempt < ATTEMPTS && (isRetryable(err) || isUniqueViolation(err))) {
           await backoff(attempt);
           continue;
+        }
+        if (isRowRefusal(err)) {
+          // Which card PostgreSQL refused is not said: each goes alone, in the batch's order.
+          if (batch.length > 1) for (const pending of batch) await this.#write([pending]);
+          else for (const pending of batch) pending.reject(rowRefused(err));
+          return;
         }
         const failure = unavailable(err);
         for (const pending of batch) pending.reject(failure);

@@ -21,6 +21,25 @@ export const isUniqueViolation = (err: unknown): boolean => sqlState(err) === UN
 /** 42P01: the table is not there (a database no server has migrated yet). */
 export const isUndefinedTable = (err: unknown): boolean => sqlState(err) === '42P01';
 
+/**
+ * SQLSTATE classes of a refusal of one row's data rather than of the database (PostgreSQL
+ * appendix A): 22 data exception (U+0000 in text: 22021), 23 integrity constraint (but a
+ * unique violation, 23505, is a lost race the writer tries again), 54 program limit (an index
+ * row too large: 54000), P0 raised by a trigger.
+ */
+const ROW_REFUSALS = /^(22|23|54|P0)[0-9A-Z]{3}$/;
+
+export const isRowRefusal = (err: unknown): boolean =>
+  ROW_REFUSALS.test(sqlState(err) ?? '') && !isUniqueViolation(err);
+
+/** One card's row refused while serving: 500 STORE_UNAVAILABLE (trying again cannot help). */
+export const rowRefused = (err: unknown): CardsError =>
+  new CardsError(
+    'STORE_UNAVAILABLE',
+    `The card store (PostgreSQL) cannot hold this card (SQLSTATE ${sqlState(err) ?? 'none'}).`,
+    { cause: err },
+  );
+
 /** The server ended the session (a restart, an administrator), or the socket broke. */
 export function isConnectionLost(err: unknown): boolean {
   const code = sqlState(err);

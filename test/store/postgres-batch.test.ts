@@ -8,6 +8,7 @@
  * on it with one card while the others queue behind it.
  */
 import assert from 'node:assert/strict';
+import { randomBytes } from 'node:crypto';
 import { after, describe, test } from 'node:test';
 import pg from 'pg';
 import { cardIdOf } from '../../src/core/card-id.js';
@@ -79,6 +80,25 @@ async function asOneBatch(
   }
 }
 
+/**
+ * A deferred constraint trigger that fails the COMMIT of any transaction holding a card of
+ * `identity` (a plain word) with SQLSTATE `code`.
+ */
+async function failCommitOf(url: string, identity: string, code: string): Promise<void> {
+  await sql(
+    url,
+    `CREATE FUNCTION refuse_${identity}() RETURNS trigger LANGUAGE plpgsql AS $$
+     BEGIN IF NEW.identity = '${identity}' THEN
+       RAISE EXCEPTION 'refused' USING ERRCODE = '${code}'; END IF;
+     RETURN NULL; END $$`,
+  );
+  await sql(
+    url,
+    `CREATE CONSTRAINT TRIGGER ${identity} AFTER INSERT ON cards DEFERRABLE INITIALLY DEFERRED
+     FOR EACH ROW EXECUTE FUNCTION refuse_${identity}()`,
+  );
+}
+
 describe('postgres group commit', () => {
   test('cards arriving together share one commit; each is decided against the earlier ones of its batch', async () => {
     const { store, url } = await open();
@@ -127,18 +147,9 @@ describe('postgres group commit', () => {
 
   test('a batch whose COMMIT fails: every card of it 503, none stored, seq stays dense', async () => {
     const { store, url } = await open();
-    // A deferred constraint trigger fails the COMMIT of any transaction holding "poison".
-    await sql(
-      url,
-      `CREATE FUNCTION refuse_poison() RETURNS trigger LANGUAGE plpgsql AS $$
-       BEGIN IF NEW.identity = 'poison' THEN RAISE EXCEPTION 'poisoned batch'; END IF;
-       RETURN NULL; END $$`,
-    );
-    await sql(
-      url,
-      `CREATE CONSTRAINT TRIGGER poison AFTER INSERT ON cards DEFERRABLE INITIALLY DEFERRED
-       FOR EACH ROW EXECUTE FUNCTION refuse_poison()`,
-    );
+    // The COMMIT of any transaction holding "poison" fails as a full disk would (53100: the
+    // database's trouble, not one card's).
+    await failCommitOf(url, 'poison', '53100');
     const first = record('alice');
     const batch = [record('bob'), record('poison'), record('carol')];
     const outcomes = await asOneBatch(
@@ -150,6 +161,57 @@ describe('postgres group commit', () => {
     for (const card of batch) assert.equal(await store.getCard(card.id), undefined);
     assert.equal(await outcome(store.insert(batch[0] as StoredCard)), 1);
     assert.equal(await store.count(), 2);
+  });
+
+  test("a card whose row PostgreSQL refuses is that card's refusal alone: the rest of its batch commits", async () => {
+    const { store, url } = await open();
+    // Rows the core never lets through, handed to the store directly: U+0000 (22021, text
+    // cannot hold it) and an identity past the index's row size (54000).
+    const first = record('alice');
+    const batch = [
+      record('bob'),
+      record('x\u0000'),
+      record('carol'),
+      record(randomBytes(2400).toString('base64')),
+      record('dave'),
+    ];
+    const outcomes = await asOneBatch(
+      url,
+      () => outcome(store.insert(first)),
+      () => batch.map((card) => outcome(store.insert(card))),
+    );
+    assert.deepEqual(outcomes, [0, 1, 'STORE_UNAVAILABLE', 2, 'STORE_UNAVAILABLE', 3]);
+    const refused = await store.insert(batch[1] as StoredCard).catch((err: unknown) => err);
+    assert.ok(refused instanceof CardsError);
+    assert.equal(refused.status, 500, 'not a 503: trying again cannot help');
+    const rows = await sql<{ identity: string; seq: string }>(
+      url,
+      'SELECT identity, seq FROM cards ORDER BY seq',
+    );
+    assert.deepEqual(
+      rows.map((row) => [row.identity, Number(row.seq)]),
+      [
+        ['alice', 0],
+        ['bob', 1],
+        ['carol', 2],
+        ['dave', 3],
+      ],
+    );
+  });
+
+  test("a row a trigger refuses at COMMIT is that card's refusal alone", async () => {
+    const { store, url } = await open();
+    // The COMMIT of a transaction holding "mallory" fails for that row (23514, a check).
+    await failCommitOf(url, 'mallory', '23514');
+    const batch = [record('bob'), record('mallory'), record('carol')];
+    const outcomes = await asOneBatch(
+      url,
+      () => outcome(store.insert(record('alice'))),
+      () => batch.map((card) => outcome(store.insert(card))),
+    );
+    assert.deepEqual(outcomes, [0, 1, 'STORE_UNAVAILABLE', 2]);
+    assert.equal(await store.getCard((batch[1] as StoredCard).id), undefined);
+    assert.equal(await store.count(), 3);
   });
 
   test('a serialization failure at COMMIT is tried again', async () => {
