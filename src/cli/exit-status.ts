@@ -103,6 +103,7 @@ export const EXIT_STATUS: Readonly<Record<ErrorCode, ExitStatus>> = {
   PUBLIC_KEY_NOT_EMPTY: refused,
   REVOKE_PREVIOUS_MISSING: refused,
   KEY_TYPE_UNSUPPORTED: refused,
+  TEXT_NOT_UNICODE: refused,
 
   KEYKNOX_VALUE_INVALID: refused,
   KEYKNOX_ADDRESS_INVALID: refused,

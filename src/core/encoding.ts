@@ -1,15 +1,30 @@
 /**
  * Byte encodings, in one place (house habit 1: bytes inside, encodings at the edge).
  *
- * Base64 decoding is strict: standard alphabet, padded to a multiple of four, no whitespace.
- * Node's own decoder silently skips bad characters, which would let two different strings name
- * the same bytes. Never throws for bad input: returns `undefined` and lets the caller pick the code.
+ * Base64 decoding is strict and canonical (RFC 4648 sections 3.3 and 3.5): standard alphabet,
+ * padded to a multiple of four, no whitespace, and the unused bits of the last character zero.
+ * Node's own decoder skips bad characters and ignores those bits, which would let several
+ * strings name the same bytes. UTF-8 decoding is strict too: malformed bytes are refused, never
+ * replaced by U+FFFD, and a byte-order mark is kept as U+FEFF, never dropped.
+ * Never throws for bad input: returns `undefined` and lets the caller pick the code.
  */
 
 const BASE64 = /^(?:[A-Za-z0-9+/]{4})*(?:[A-Za-z0-9+/]{2}==|[A-Za-z0-9+/]{3}=)?$/;
+/** The last character before "==" carries 4 unused bits, before "=" 2: they must be zero. */
+const LOOSE_TAIL = /(?:[^AQgw]==|[^AEIMQUYcgkosw048=]=)$/;
 const HEX = /^(?:[0-9a-fA-F]{2})*$/;
 
 export function decodeBase64(text: string): Uint8Array | undefined {
+  if (!BASE64.test(text) || LOOSE_TAIL.test(text)) return undefined;
+  return new Uint8Array(Buffer.from(text, 'base64'));
+}
+
+/**
+ * The bytes of the base64 a store holds, to check them against the card's id: the alphabet and
+ * padding of decodeBase64, with the unused trailing bits not judged, so a stored card is read
+ * with the text it was acknowledged with.
+ */
+export function decodeStoredBase64(text: string): Uint8Array | undefined {
   if (!BASE64.test(text)) return undefined;
   return new Uint8Array(Buffer.from(text, 'base64'));
 }
@@ -49,14 +64,14 @@ export function encodeHex(bytes: Uint8Array): string {
 }
 
 const encoder = new TextEncoder();
-const strictDecoder = new TextDecoder('utf-8', { fatal: true });
+const strictDecoder = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true });
 
 export const utf8 = (text: string): Uint8Array => encoder.encode(text);
 
 /** UTF-8 byte length without allocating. */
 export const utf8Length = (text: string): number => Buffer.byteLength(text, 'utf8');
 
-/** Strict UTF-8 decode: `undefined` on malformed input. */
+/** Strict UTF-8 decode: `undefined` on malformed input; a byte-order mark stays U+FEFF. */
 export function decodeUtf8(bytes: Uint8Array): string | undefined {
   try {
     return strictDecoder.decode(bytes);
@@ -64,6 +79,17 @@ export function decodeUtf8(bytes: Uint8Array): string | undefined {
     return undefined;
   }
 }
+
+/** A lone surrogate (a pair is one code point under /u) or U+0000. */
+// eslint-disable-next-line no-control-regex
+const NOT_PORTABLE = /[\p{Cs}\u0000]/u;
+
+/**
+ * Whether `text` is text every store and encoder holds alike: well-formed Unicode (no lone
+ * surrogate, which UTF-8 cannot encode: PostgreSQL would store U+FFFD) and no U+0000 (which
+ * PostgreSQL text cannot hold). The rule of every identity and snapshot string (docs/http.md).
+ */
+export const isPortableText = (text: string): boolean => !NOT_PORTABLE.test(text);
 
 export function concatBytes(...parts: Uint8Array[]): Uint8Array {
   return new Uint8Array(Buffer.concat(parts));

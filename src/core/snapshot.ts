@@ -4,12 +4,16 @@
  * A snapshot, once made, is opaque bytes: `decodeSnapshot` keeps the bytes it was given and
  * only reads fields out of them. Validation follows the deployed service's order (wire-facts
  * section 4): parse → public key length → identity → previous id → created_at → version.
+ * The parse is strict (strict-json.ts) so that no two parsers read one card two ways: a name
+ * twice or a byte-order mark is not JSON (40003), a string that is not well-formed Unicode or
+ * holds U+0000 is 40091, and created_at is an integer written as digits alone (40018).
  * Pure: no I/O, no clock (created_at is passed in).
  */
 import { CardsError } from './errors.js';
 import { decodeBase64, decodeUtf8, encodeBase64, utf8, utf8Length } from './encoding.js';
 import { CARD_ID_PATTERN, LIMITS, SNAPSHOT_VERSION } from './limits.js';
 import { isEd25519Spki, ED25519_SPKI_LENGTH } from './spki.js';
+import { parseStrictJson, StrictJsonError } from './strict-json.js';
 
 export interface SnapshotFields {
   /** DER SPKI bytes of the owner's key; empty in a revoking card. */
@@ -82,20 +86,41 @@ const fieldType = (name: string, expected: string, value: unknown): CardsError =
     `content snapshot: ${name} must be ${expected}, got ${value === null ? 'null' : typeof value}`,
   );
 
-/** Reads the JSON object out of snapshot bytes (40003 when it is not JSON, 30001 not an object). */
-function readJsonObject(bytes: Uint8Array): Record<string, unknown> {
+/** A snapshot's JSON object, and the literal of each of its number members. */
+interface SnapshotJson {
+  readonly raw: Record<string, unknown>;
+  readonly numberLiterals: ReadonlyMap<string, string>;
+}
+
+/**
+ * Reads the JSON object out of snapshot bytes, strictly: 40003 when it is not UTF-8 JSON (a
+ * name twice, a byte-order mark included), 40091 for a string that is not portable text,
+ * 30001 when it is not an object.
+ */
+function readJsonObject(bytes: Uint8Array): SnapshotJson {
   const text = decodeUtf8(bytes);
-  let json: unknown;
+  if (text === undefined)
+    throw new CardsError('SNAPSHOT_NOT_JSON', 'Content snapshot is not UTF-8 text.');
+  let json;
   try {
-    json = text === undefined ? undefined : JSON.parse(text);
-  } catch {
-    json = undefined;
+    json = parseStrictJson(text);
+  } catch (err) {
+    if (!(err instanceof StrictJsonError)) throw err;
+    if (err.problem === 'text')
+      throw new CardsError(
+        'TEXT_NOT_UNICODE',
+        `Text is incorrect. It must be well-formed Unicode without U+0000: the content snapshot holds ${err.message}.`,
+      );
+    throw new CardsError(
+      'SNAPSHOT_NOT_JSON',
+      `Content snapshot is not a base64-encoded JSON message (${err.message}).`,
+    );
   }
-  if (json === undefined) throw new CardsError('SNAPSHOT_NOT_JSON');
-  if (typeof json !== 'object' || json === null || Array.isArray(json)) {
+  const raw = json.value;
+  if (typeof raw !== 'object' || raw === null || Array.isArray(raw)) {
     throw new CardsError('BODY_PARSE', 'content snapshot: expected a JSON object');
   }
-  return json as Record<string, unknown>;
+  return { raw: raw as Record<string, unknown>, numberLiterals: json.numberLiterals };
 }
 
 /** Parses and validates snapshot bytes without copying or re-serialising them. */
@@ -104,7 +129,7 @@ export function parseSnapshot(
   purpose: SnapshotPurpose,
   options: DecodeSnapshotOptions = {},
 ): Snapshot {
-  const raw = readJsonObject(bytes);
+  const { raw, numberLiterals } = readJsonObject(bytes);
   const publicKey = readPublicKey(raw.public_key, purpose);
   const identity = readIdentity(raw.identity);
   if (options.expectedIdentity !== undefined && identity !== options.expectedIdentity) {
@@ -114,7 +139,7 @@ export function parseSnapshot(
     );
   }
   const previousCardId = readPreviousCardId(raw.previous_card_id, purpose);
-  const createdAt = readCreatedAt(raw.created_at);
+  const createdAt = readCreatedAt(raw.created_at, numberLiterals.get('created_at'));
   readVersion(raw.version);
   return { bytes, publicKey, identity, previousCardId, version: SNAPSHOT_VERSION, createdAt };
 }
@@ -147,18 +172,19 @@ export function reportSnapshot(contentSnapshot: string): SnapshotReport {
   if (contentSnapshot.length === 0) return fail(new CardsError('SNAPSHOT_EMPTY'));
   const bytes = decodeBase64(contentSnapshot);
   if (!bytes) return fail(new CardsError('SNAPSHOT_NOT_BASE64'));
-  let raw: Record<string, unknown>;
+  let json: SnapshotJson;
   try {
-    raw = readJsonObject(bytes);
+    json = readJsonObject(bytes);
   } catch (err) {
     return fail(err, bytes);
   }
+  const { raw, numberLiterals } = json;
   const purpose: SnapshotPurpose = (raw.public_key ?? '') === '' ? 'revocation' : 'card';
   const checks: [string, () => unknown][] = [
     ['public_key', () => readPublicKey(raw.public_key, purpose)],
     ['identity', () => readIdentity(raw.identity)],
     ['previous_card_id', () => readPreviousCardId(raw.previous_card_id, purpose)],
-    ['created_at', () => readCreatedAt(raw.created_at)],
+    ['created_at', () => readCreatedAt(raw.created_at, numberLiterals.get('created_at'))],
     ['version', () => readVersion(raw.version)],
   ];
   const problems: SnapshotProblem[] = [];
@@ -261,7 +287,8 @@ function readPreviousCardId(value: unknown, purpose: SnapshotPurpose): string | 
   return value;
 }
 
-function readCreatedAt(value: unknown): number {
+/** `literal`: the number as written in the JSON text (spec 2.2: a uint64, so digits alone). */
+function readCreatedAt(value: unknown, literal: string | undefined): number {
   if (value === undefined || value === null)
     throw new CardsError('CREATED_AT_INVALID', 'Creation time is missing.');
   if (typeof value !== 'number') throw fieldType('created_at', 'an integer', value);
@@ -269,6 +296,12 @@ function readCreatedAt(value: unknown): number {
     throw new CardsError(
       'CREATED_AT_INVALID',
       `Creation time is incorrect: expected an integer > 0, got ${value}.`,
+    );
+  }
+  if (literal !== undefined && !/^[1-9][0-9]*$/.test(literal)) {
+    throw new CardsError(
+      'CREATED_AT_INVALID',
+      `Creation time is incorrect: expected an integer written as digits alone, got ${literal}.`,
     );
   }
   return value;

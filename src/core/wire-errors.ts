@@ -143,11 +143,18 @@ export const WIRE_ERRORS = {
   CHAIN_REVOKED: w(40310, 403, 'Deleted card can not be deleted.'),
   PUBLIC_KEY_NOT_EMPTY: w(40410, 400, 'Public key must be empty.'),
   REVOKE_PREVIOUS_MISSING: w(40420, 400, 'Empty card ID to delete (previous Card ID).'),
-  // Ours (4009x): a card key of a type whose self signature cannot be checked (docs/http.md).
+  // Ours (4009x): a card key of a type whose self signature cannot be checked (docs/http.md);
+  // a snapshot string or a searched identity that is not text every store can hold alike
+  // (core/text.ts).
   KEY_TYPE_UNSUPPORTED: w(
     40090,
     400,
     'The card key type cannot sign its card or is not supported.',
+  ),
+  TEXT_NOT_UNICODE: w(
+    40091,
+    400,
+    'Text is incorrect. It must be well-formed Unicode without U+0000.',
   ),
 
   // Keyknox (50xxx): e3kit's key backups and group tickets. 50010 is the deployed service's

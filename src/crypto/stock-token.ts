@@ -8,6 +8,7 @@ import { isObject } from '../core/json.js';
 import { decodeBase64Url, decodeUtf8, encodeBase64Url, utf8 } from '../core/encoding.js';
 import { signParts, verifyParts } from './ed25519.js';
 import type { PrivateKey } from './keys.js';
+import { checkIdentityText } from './token-identity.js';
 import { checkTokenTimes, tokenLeeways } from './token-times.js';
 import type { TrustedKey, VerifiedToken } from './token-types.js';
 
@@ -110,6 +111,7 @@ export function verifyStockToken(
   ) {
     throw new CardsError('TOKEN_CLAIMS', `Token "sub" must be "${SUBJECT_PREFIX}<identity>".`);
   }
+  checkIdentityText(sub);
   // The stock client's rule is `exp < now` = expired; the deployed service allows no leeway.
   checkTokenTimes(claims, options.now / 1000, tokenLeeways(options.clockSkewSeconds));
   return {

@@ -14,6 +14,7 @@ import { encodeBase64Url, utf8 } from '../core/encoding.js';
 import { CardsError } from '../core/errors.js';
 import type { PrivateKey } from './keys.js';
 import { mintStockToken, verifyStockToken, STOCK_ALG } from './stock-token.js';
+import { checkIdentityText } from './token-identity.js';
 import { checkTokenTimes, tokenLeeways } from './token-times.js';
 import type { TrustedKey, VerifiedToken } from './token-types.js';
 
@@ -119,6 +120,7 @@ export async function verifyToken(
           'TOKEN_CLAIMS',
           'Token "sub" (the identity) must be a non-empty string.',
         );
+      checkIdentityText(payload.sub);
       checkTokenTimes(payload, nowSeconds, leeway);
       return { identity: payload.sub, expiresAt: payload.exp as number, format: 'jwt' };
     } catch (err) {

@@ -153,7 +153,14 @@ const STORE_WRITE: readonly WireCode[] = [...STORE_READ, 'STORE_READ_ONLY'];
 export const ROUTE_ERRORS: Record<RouteName, readonly WireCode[]> = {
   createCard: [...CARD_AUTH, ...JSON_BODY, ...CARD_RULES, ...STORE_WRITE],
   getCard: [...CARD_AUTH, 'CARD_ID_INVALID', 'CARD_NOT_FOUND', ...STORE_READ],
-  searchCards: [...CARD_AUTH, ...JSON_BODY, 'SEARCH_EMPTY', 'SEARCH_TOO_MANY', ...STORE_READ],
+  searchCards: [
+    ...CARD_AUTH,
+    ...JSON_BODY,
+    'SEARCH_EMPTY',
+    'SEARCH_TOO_MANY',
+    'TEXT_NOT_UNICODE',
+    ...STORE_READ,
+  ],
   revokeCard: [...CARD_AUTH, ...JSON_BODY, ...CARD_RULES, ...STORE_WRITE],
   revokeCardById: [
     ...CARD_AUTH,

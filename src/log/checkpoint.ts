@@ -4,8 +4,7 @@
  * a signed note. The parser is strict so one checkpoint has one text.
  */
 import { CardsError } from '../core/errors.js';
-import { decodeCanonicalBase64 } from './base64.js';
-import { encodeBase64 } from '../core/encoding.js';
+import { decodeBase64, encodeBase64 } from '../core/encoding.js';
 import { HASH_SIZE } from './hash.js';
 import { openNote, parseNote, signNote, type OpenedNote } from './note.js';
 import type { NoteSigner, NoteVerifier } from './note-keys.js';
@@ -44,7 +43,7 @@ export function parseCheckpoint(text: string): Checkpoint {
       `tree size ${JSON.stringify(size.slice(0, 20))} is not a decimal without leading zeroes`,
     );
   }
-  const hash = decodeCanonicalBase64(root);
+  const hash = decodeBase64(root);
   if (hash?.byteLength !== HASH_SIZE) throw malformed('the root is not base64 of 32 bytes');
   if (extensions.some((l) => l.length === 0)) throw malformed('empty extension line');
   return { origin, size: Number(size), root: hash, extensions };

@@ -7,8 +7,7 @@
  */
 import { sign, verify } from 'node:crypto';
 import { CardsError } from '../core/errors.js';
-import { decodeCanonicalBase64 } from './base64.js';
-import { concatBytes, encodeBase64, utf8 } from '../core/encoding.js';
+import { decodeBase64, concatBytes, encodeBase64, utf8 } from '../core/encoding.js';
 import { ED25519_SPKI_PREFIX } from '../crypto/der.js';
 import { PrivateKey, PublicKey } from '../crypto/keys.js';
 import { sha256 } from './hash.js';
@@ -101,7 +100,7 @@ function splitKey(text: string): [string, string, string] | undefined {
 function parseParts(shown: string, [name, id, material]: [string, string, string]): ParsedKey {
   if (!isValidKeyName(name)) throw badKey(shown, 'the key name is empty or has a space');
   if (!/^[0-9a-f]{8}$/.test(id)) throw badKey(shown, 'the key ID is not 8 lowercase hex digits');
-  const bytes = decodeCanonicalBase64(material);
+  const bytes = decodeBase64(material);
   const type = bytes?.[0];
   if (!bytes || (type !== KEY_TYPE_ED25519 && type !== KEY_TYPE_COSIGNATURE)) {
     throw badKey(shown, 'the key is not base64 of type 0x01 or 0x04 and a key');

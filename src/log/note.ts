@@ -7,8 +7,7 @@
  * verified known signature is rejected (LOG_SIGNATURE_INVALID).
  */
 import { CardsError } from '../core/errors.js';
-import { decodeCanonicalBase64 } from './base64.js';
-import { decodeUtf8, encodeBase64, utf8 } from '../core/encoding.js';
+import { decodeBase64, decodeUtf8, encodeBase64, utf8 } from '../core/encoding.js';
 import { isValidKeyName, type NoteSigner, type NoteVerifier } from './note-keys.js';
 
 /** More than the 16 the spec asks verifiers to accept; bounds the work a hostile note causes. */
@@ -48,7 +47,7 @@ export function parseSignatureLine(line: string): NoteSignature {
   if (!match) throw malformed(`not a signature line: ${JSON.stringify(line.slice(0, 80))}`);
   const [, name = '', b64 = ''] = match;
   if (!isValidKeyName(name)) throw malformed(`bad key name ${JSON.stringify(name)}`);
-  const bytes = decodeCanonicalBase64(b64);
+  const bytes = decodeBase64(b64);
   if (!bytes || bytes.byteLength < 5)
     throw malformed(`signature of ${name} is not base64 of 5+ bytes`);
   const keyId = new DataView(bytes.buffer, bytes.byteOffset).getUint32(0);

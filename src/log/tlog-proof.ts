@@ -6,8 +6,7 @@
  * log key for the origin, cosignatures by policy, then the inclusion proof.
  */
 import { CardsError } from '../core/errors.js';
-import { decodeCanonicalBase64 } from './base64.js';
-import { encodeBase64, encodeBase64Each } from '../core/encoding.js';
+import { decodeBase64, encodeBase64, encodeBase64Each } from '../core/encoding.js';
 import { openCheckpoint, type Checkpoint } from './checkpoint.js';
 import { HASH_SIZE, leafHash } from './hash.js';
 import { parseNote } from './note.js';
@@ -43,13 +42,13 @@ export function parseTlogProof(text: string): TlogProof {
     throw malformed(`the first line must be ${TLOG_PROOF_HEADER}`);
   let extra: Uint8Array | undefined;
   if (lines[0]?.startsWith('extra ')) {
-    extra = decodeCanonicalBase64(lines.shift()?.slice(6) ?? '');
+    extra = decodeBase64(lines.shift()?.slice(6) ?? '');
     if (!extra) throw malformed('extra is not base64');
   }
   const index = /^index (0|[1-9][0-9]{0,15})$/.exec(lines.shift() ?? '');
   if (!index || !Number.isSafeInteger(Number(index[1]))) throw malformed('expected "index N"');
   const proof = lines.map((line) => {
-    const hash = decodeCanonicalBase64(line);
+    const hash = decodeBase64(line);
     if (hash?.byteLength !== HASH_SIZE) throw malformed('a proof line is not base64 of 32 bytes');
     return hash;
   });

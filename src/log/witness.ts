@@ -9,8 +9,7 @@
  * Refusals are CardsErrors whose status (the wire table's) is the spec's HTTP status.
  */
 import { CardsError } from '../core/errors.js';
-import { decodeCanonicalBase64 } from './base64.js';
-import { decodeUtf8, encodeBase64Each } from '../core/encoding.js';
+import { decodeBase64, decodeUtf8, encodeBase64Each } from '../core/encoding.js';
 import { openCheckpoint, parseCheckpoint, type Checkpoint } from './checkpoint.js';
 import type { Cosigner } from './cosignature.js';
 import { HASH_SIZE, equalHashes } from './hash.js';
@@ -43,7 +42,7 @@ export function parseAddCheckpoint(body: string | Uint8Array): AddCheckpointRequ
   if (proofLines.length > MAX_PROOF_LINES)
     throw malformed(`more than ${MAX_PROOF_LINES} proof lines`);
   const proof = proofLines.map((line) => {
-    const hash = decodeCanonicalBase64(line);
+    const hash = decodeBase64(line);
     if (hash?.byteLength !== HASH_SIZE) throw malformed('a proof line is not base64 of 32 bytes');
     return hash;
   });

@@ -7,7 +7,7 @@
 import { LRUCache } from 'lru-cache';
 import { cardIdOf } from '../core/card-id.js';
 import type { CardState } from '../core/chain.js';
-import { decodeBase64 } from '../core/encoding.js';
+import { decodeBase64, isPortableText } from '../core/encoding.js';
 import { CardsError, isCardsError } from '../core/errors.js';
 import { decodeSnapshot } from '../core/snapshot.js';
 import { readStoredCard, serializeCard } from '../store/record.js';
@@ -117,13 +117,24 @@ export class Admin {
     after?: string;
     limit: number;
   }): Promise<Page<IdentitySummary>> {
+    // No identity holds such text (docs/http.md, "Text"); an engine would misread it.
+    for (const [name, value] of [
+      ['prefix', query.prefix],
+      ['cursor', query.after],
+    ] as const)
+      if (value !== undefined && !isPortableText(value))
+        throw new CardsError(
+          'QUERY_INVALID',
+          `Query parameter ${name} must be well-formed Unicode without U+0000.`,
+        );
     const items = await this.#store.listIdentities(query);
     const last = items.at(-1);
     return { items, next: last && items.length === query.limit ? last.identity : null };
   }
 
   async history(identity: string): Promise<IdentityHistory> {
-    const chains = await this.#store.chainsOf([identity]);
+    // An identity no card can have (docs/http.md, "Text"): never handed to an engine.
+    const chains = isPortableText(identity) ? await this.#store.chainsOf([identity]) : [];
     if (chains.length === 0)
       throw new CardsError('IDENTITY_NOT_FOUND', `No card has the identity "${identity}".`);
     return {

@@ -15,7 +15,7 @@
 import { LRUCache } from 'lru-cache';
 import { CardsError } from '../core/errors.js';
 import { cardIdOf } from '../core/card-id.js';
-import { decodeBase64 } from '../core/encoding.js';
+import { decodeStoredBase64 } from '../core/encoding.js';
 import { CARD_ID_PATTERN } from '../core/limits.js';
 import type { LogWriter } from '../log/log-writer.js';
 import { parseTilePath, TILE_WIDTH, type TileRef } from '../log/tile-path.js';
@@ -46,7 +46,7 @@ export interface CardLogOptions {
  * card's id (a snapshot damaged on disk is never logged; the store refuses to serve it too).
  */
 export function cardLogEntry(entry: CardEntry, location: string): Uint8Array {
-  const bytes = decodeBase64(entry.card.content_snapshot);
+  const bytes = decodeStoredBase64(entry.card.content_snapshot);
   if (!bytes || cardIdOf(bytes) !== entry.id)
     throw new CardsError(
       'STORE_CORRUPT',

@@ -1,8 +1,9 @@
 /**
  * Reading request bodies the way the deployed service does, where the core parsers leave a gap:
- * the search query (40200, 40300) and the snapshot checked against the token's identity
- * (40034). Pure.
+ * the search query (40200, 40300, and 40091 for an identity no card can have) and the snapshot
+ * checked against the token's identity (40034). Pure.
  */
+import { isPortableText } from '../core/encoding.js';
 import { CardsError } from '../core/errors.js';
 import { isObject } from '../core/json.js';
 import { LIMITS } from '../core/limits.js';
@@ -27,15 +28,28 @@ export function parseSearchQuery(body: unknown): string[] {
         'SEARCH_TOO_MANY',
         `Identities to search amount limited to ${LIMITS.searchIdentitiesMax} (got ${identities.length}).`,
       );
-    return [...new Set(identities as string[])];
+    return [...new Set((identities as string[]).map(searchable))];
   }
   if (identity !== undefined && identity !== null) {
     if (typeof identity !== 'string')
       throw new CardsError('BODY_PARSE', '"identity" must be a string.');
     if (identity === '') throw new CardsError('SEARCH_EMPTY');
-    return [identity];
+    return [searchable(identity)];
   }
   throw new CardsError('SEARCH_EMPTY');
+}
+
+/**
+ * An identity a search may ask for: one a card can have (docs/http.md, "Text"). A lone
+ * surrogate is refused rather than matched, since an engine storing text as UTF-8 would read
+ * it as U+FFFD and answer with the cards of another identity.
+ */
+function searchable(identity: string): string {
+  if (isPortableText(identity)) return identity;
+  throw new CardsError(
+    'TEXT_NOT_UNICODE',
+    'Text is incorrect. It must be well-formed Unicode without U+0000: a searched identity is not.',
+  );
 }
 
 /**

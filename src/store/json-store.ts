@@ -18,7 +18,7 @@ import { dirname, resolve } from 'node:path';
 import { Low } from 'lowdb';
 import { CardsError } from '../core/errors.js';
 import { cardIdOf } from '../core/card-id.js';
-import { decodeBase64 } from '../core/encoding.js';
+import { decodeStoredBase64 } from '../core/encoding.js';
 import { fsyncDir, replaceFile } from '../io/fs-durable.js';
 import { CardIndex, type IndexedCard, type Reservation } from './card-index.js';
 import { batchText, journalText, JOURNAL_HEADER, replayJournal } from './journal.js';
@@ -447,7 +447,7 @@ export class JsonStore implements CardStore {
 
 /** The id a card's snapshot hashes to, or undefined when the snapshot is not base64. */
 function idOf(card: StoredCard): string | undefined {
-  const bytes = decodeBase64(card.content_snapshot);
+  const bytes = decodeStoredBase64(card.content_snapshot);
   return bytes && cardIdOf(bytes);
 }
 

@@ -270,6 +270,21 @@ describe('the Error object for every refusal', () => {
         makeCard('alice', { previousCardId: 'f'.repeat(64) }).raw,
         'PREVIOUS_NOT_FOUND',
       ],
+      // Text every engine holds alike (docs/http.md, "Text"): no U+0000, no lone surrogate.
+      ['POST', '/card/v5', body({ identity: 'al\u0000ice' }), 'TEXT_NOT_UNICODE'],
+      ['POST', '/card/v5/actions/search', { identities: ['x\uD800'] }, 'TEXT_NOT_UNICODE'],
+      // A snapshot read one way only: a name twice is not JSON to us (40003).
+      [
+        'POST',
+        '/card/v5',
+        {
+          content_snapshot: encodeBase64(
+            utf8('{"identity":"alice","identity":"bob","version":"5.0","created_at":1}'),
+          ),
+          signatures: [],
+        },
+        'SNAPSHOT_NOT_JSON',
+      ],
       ['POST', '/card/v5/actions/search', {}, 'SEARCH_EMPTY'],
       ['POST', '/card/v5/actions/search', { identities: Array(51).fill('a') }, 'SEARCH_TOO_MANY'],
       [
