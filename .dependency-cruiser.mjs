@@ -1,7 +1,8 @@
 // The import graph of src/, checked by `npm run check` (issue 10; CONVENTIONS "The shape of the
 // house"): no circle, type-only imports included, and every arrow between src/ folders runs
-// down: core ← crypto ← (store, log, registry, http, client) ← server ← cli. src/io is the
-// shared file-system floor (durable writes) that store, server and cli stand on.
+// down: core ← crypto ← log ← store ← (registry, http, client) ← server ← cli. src/io is the
+// shared file-system floor (durable writes) that log, store, server and cli stand on. An engine
+// (src/store/<engine>/) holds the log's tiles, so the store stands on the log's TileStore.
 const layer = (name, comment, allowed) => ({
   name,
   comment,
@@ -22,7 +23,7 @@ export default {
     layer('core', 'src/core is the ground floor: it imports nothing else of src/.', ['core']),
     layer('crypto', 'src/crypto stands on core only.', ['core', 'crypto']),
     layer('io', 'src/io (durable writes) stands on core only.', ['core', 'io']),
-    layer('store', 'src/store stands on core and io only.', ['core', 'io', 'store']),
+    layer('store', 'src/store stands on core, io and log only.', ['core', 'io', 'log', 'store']),
     layer('log', 'src/log stands on core, crypto and io only.', ['core', 'crypto', 'io', 'log']),
     layer(
       'pythia',

@@ -25,7 +25,11 @@ const here = fileURLToPath(import.meta.url);
 
 /** One run (in a child process): integrates `n` cards with the build under `root`. */
 async function integrate(root, n) {
-  const { LogWriter, FileTiles } = await import(join(root, 'dist/src/log/index.js'));
+  const log = await import(join(root, 'dist/src/log/index.js'));
+  const { LogWriter } = log;
+  // The JSON engine owns the file tiles (src/store/json); a build before that exported them here.
+  const FileTiles =
+    log.FileTiles ?? (await import(join(root, 'dist/src/store/json/file-tiles.js'))).FileTiles;
   const { PrivateKey } = await import(join(root, 'dist/src/crypto/keys.js'));
   const { cardLogEntry } = await import(join(root, 'dist/src/registry/card-log.js'));
   const { cardIdOf } = await import(join(root, 'dist/src/core/card-id.js'));

@@ -25,7 +25,7 @@ import { blast, hasWrk, median, pinToCpu, wrkGet } from './lib/load.mjs';
 import { CARDS_BIN, cpuMsOf, hermeticEnv, startCards } from './lib/servers.mjs';
 import { appKeyOf, copyStore, makeKeysDir, removeTempDirs } from './lib/stores.mjs';
 import { createPool, storeIdentities } from './lib/cards.mjs';
-import { openJsonStore } from '../dist/src/store/json-store.js';
+import { openJsonStore } from '../dist/src/store/json/json-store.js';
 import { cardIdOf } from '../dist/src/core/card-id.js';
 import { tilePath } from '../dist/src/log/tile-path.js';
 

@@ -6,7 +6,7 @@
 import { cpSync, linkSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { openJsonStore } from '../../dist/src/store/json-store.js';
+import { openJsonStore } from '../../dist/src/store/json/json-store.js';
 import { fileHome } from '../../dist/src/server/file-home.js';
 import { loadOrCreatePrivateKey } from '../../dist/src/server/key-files.js';
 import { createRegistry } from '../../dist/src/registry/registry.js';

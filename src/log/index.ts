@@ -13,6 +13,5 @@ export * from './tile-path.js';
 export * from './tlog-proof.js';
 export * from './tree.js';
 export * from './witness.js';
-export * from './file-tiles.js';
 export * from './log-writer.js';
 export * from './tile-store.js';

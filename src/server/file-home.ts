@@ -12,9 +12,9 @@
 import { existsSync } from 'node:fs';
 import { mkdir, rm, rmdir } from 'node:fs/promises';
 import { dirname, resolve } from 'node:path';
-import { openJsonStore, type JsonStore, type JsonStoreOptions } from '../store/json-store.js';
-import { checkCompanions, storeCompanions, storePaths } from '../store/paths.js';
-import { acquireLock } from './lock.js';
+import { openJsonStore, type JsonStore, type JsonStoreOptions } from '../store/json/json-store.js';
+import { checkCompanions, storeCompanions, storePaths } from '../store/json/paths.js';
+import { acquireLock } from '../store/json/lock.js';
 
 /** Where a server keeps its own key files, whatever its store. */
 export interface ServerHome {

@@ -7,16 +7,16 @@
 import { existsSync } from 'node:fs';
 import { CardsError } from '../core/errors.js';
 import type { PrivateKey } from '../crypto/keys.js';
-import { FileTiles } from '../log/file-tiles.js';
+import { FileTiles } from '../store/json/file-tiles.js';
 import { defaultLogOrigin, LogWriter } from '../log/log-writer.js';
 import { isValidKeyName } from '../log/note-keys.js';
 import { MemoryTileStore, type TileStore } from '../log/tile-store.js';
 import { CardLog } from '../registry/card-log.js';
-import { PostgresStore } from '../store/postgres-store.js';
+import { PostgresStore } from '../store/postgres/postgres-store.js';
 import type { CardStore } from '../store/store.js';
 import { witnessClient } from '../witness/client.js';
 import type { OpenedStore } from './open-store.js';
-import { PostgresTiles } from './postgres-tiles.js';
+import { PostgresTiles } from '../store/postgres/tiles.js';
 
 export interface LogSettings {
   /** Checkpoint origin; default `cards.local/<hex>` from the log key. */

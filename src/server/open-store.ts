@@ -6,9 +6,9 @@
  * for PostgreSQL.
  */
 import { CardsError } from '../core/errors.js';
-import { MemoryStore } from '../store/memory-store.js';
-import { checkDatabaseUrl, redactUrl } from '../store/postgres-errors.js';
-import { openPostgresStore } from '../store/postgres-store.js';
+import { MemoryStore } from '../store/memory/memory-store.js';
+import { checkDatabaseUrl, redactUrl } from '../store/postgres/errors.js';
+import { openPostgresStore } from '../store/postgres/postgres-store.js';
 import type { CardStore } from '../store/store.js';
 import { isStoreUrl } from './defaults.js';
 import { openFileStore, type FileHome } from './file-home.js';

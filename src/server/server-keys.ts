@@ -10,7 +10,7 @@
  */
 import { generatePrivateKey, parsePrivateKey, type PrivateKey } from '../crypto/keys.js';
 import type { TrustedKey } from '../crypto/tokens.js';
-import { PostgresStore } from '../store/postgres-store.js';
+import { PostgresStore } from '../store/postgres/postgres-store.js';
 import type { FileHome } from './file-home.js';
 import { loadOrCreatePrivateKey, readPrivateKeyFile } from './key-files.js';
 import type { OpenedStore } from './open-store.js';

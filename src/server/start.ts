@@ -15,7 +15,7 @@ import { createRegistry, type Registry } from '../registry/registry.js';
 import type { PrivateKey } from '../crypto/keys.js';
 import type { CardStore } from '../store/store.js';
 import type { FileHome } from './file-home.js';
-import { PostgresStore } from '../store/postgres-store.js';
+import { PostgresStore } from '../store/postgres/postgres-store.js';
 import {
   ADMIN_TOKEN_NAME,
   isLoopbackHost,

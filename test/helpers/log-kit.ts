@@ -16,7 +16,7 @@ import { LogWriter } from '../../src/log/log-writer.js';
 import { MemoryTileStore } from '../../src/log/tile-store.js';
 import { CardLog } from '../../src/registry/card-log.js';
 import { createRegistry } from '../../src/registry/registry.js';
-import { MemoryStore } from '../../src/store/memory-store.js';
+import { MemoryStore } from '../../src/store/memory/memory-store.js';
 
 /** Entry i: "cards log entry <i>" repeated (i mod 7)+1 times, as tlog-oracle.go builds it. */
 export const entry = (i: number): Uint8Array =>

@@ -24,7 +24,7 @@ import { parsePrivateKey } from '../../src/crypto/keys.js';
 import { APP_KEY_NAME } from '../../src/server/server-keys.js';
 import { mintToken, type TokenFormat } from '../../src/crypto/tokens.js';
 import { fileHome, type FileHome } from '../../src/server/file-home.js';
-import { storePaths, type StorePaths } from '../../src/store/paths.js';
+import { storePaths, type StorePaths } from '../../src/store/json/paths.js';
 import { awakeTimer } from './awake.js';
 import { freshStoreUrl, sql } from './postgres.js';
 import { checkFetchesTo } from './contract.js';

@@ -14,7 +14,7 @@ import { mintToken } from '../../src/crypto/tokens.js';
 import { createApp, type AdminAppOptions } from '../../src/http/app.js';
 import { createAuthenticator } from '../../src/http/auth.js';
 import { createRegistry } from '../../src/registry/registry.js';
-import { MemoryStore } from '../../src/store/memory-store.js';
+import { MemoryStore } from '../../src/store/memory/memory-store.js';
 import { checkContract } from '../helpers/contract.js';
 import { makeCard, makeRevocation } from './card-kit.js';
 

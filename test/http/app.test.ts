@@ -17,7 +17,7 @@ import { createApp } from '../../src/http/app.js';
 import { createAuthenticator, type Authenticator } from '../../src/http/auth.js';
 import { CARD_PREFIXES as ROUTE_PREFIXES } from '../../src/core/routes.js';
 import { createRegistry, type Registry } from '../../src/registry/registry.js';
-import type { MemoryStoreOptions } from '../../src/store/memory-store.js';
+import type { MemoryStoreOptions } from '../../src/store/memory/memory-store.js';
 import { openTestStore, testEngine } from '../store/engines.js';
 import { checkContract } from '../helpers/contract.js';
 import { cardFromFields, fieldsFor, makeCard, makeRevocation } from './card-kit.js';

@@ -16,7 +16,7 @@ import { createAuthenticator } from '../../src/http/auth.js';
 import { buildOpenApi } from '../../src/http/openapi.js';
 import { errorsOf } from '../../src/http/openapi-schemas.js';
 import { createRegistry } from '../../src/registry/registry.js';
-import { MemoryStore } from '../../src/store/memory-store.js';
+import { MemoryStore } from '../../src/store/memory/memory-store.js';
 
 type Doc = {
   openapi: string;

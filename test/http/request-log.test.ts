@@ -10,7 +10,7 @@ import { createApp } from '../../src/http/app.js';
 import { createAuthenticator } from '../../src/http/auth.js';
 import { createRequestLogger } from '../../src/http/request-log.js';
 import { createRegistry } from '../../src/registry/registry.js';
-import { MemoryStore } from '../../src/store/memory-store.js';
+import { MemoryStore } from '../../src/store/memory/memory-store.js';
 
 async function appWithLog(format: 'text' | 'json') {
   let written = '';

@@ -25,7 +25,7 @@ import { mintToken } from '../../src/crypto/tokens.js';
 import { createApp } from '../../src/http/app.js';
 import { createAuthenticator } from '../../src/http/auth.js';
 import { createRegistry } from '../../src/registry/registry.js';
-import { openJsonStore, type JsonStore } from '../../src/store/json-store.js';
+import { openJsonStore, type JsonStore } from '../../src/store/json/json-store.js';
 import { makeTempDir, startServer } from '../helpers/server.js';
 import { cardFromFields, fieldsFor, makeCard } from '../http/card-kit.js';
 import { errorCodeOf, parseRawResponse, rawExchange, storeBytes, tokenFor } from './kit.js';

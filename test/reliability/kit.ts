@@ -12,7 +12,7 @@ import { decodeBase64 } from '../../src/core/encoding.js';
 import { codeForWire, WIRE_ERRORS, type ErrorCode } from '../../src/core/errors.js';
 import { verifyParts } from '../../src/crypto/ed25519.js';
 import { parsePublicKey } from '../../src/crypto/keys.js';
-import type { StorePaths } from '../../src/store/paths.js';
+import type { StorePaths } from '../../src/store/json/paths.js';
 import type { TestContext } from 'node:test';
 import type { TestServer } from '../helpers/server.js';
 

@@ -14,9 +14,9 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after } from 'node:test';
-import { openJsonStore } from '../../src/store/json-store.js';
-import { MemoryStore, type MemoryStoreOptions } from '../../src/store/memory-store.js';
-import { openPostgresStore, PostgresStore } from '../../src/store/postgres-store.js';
+import { openJsonStore } from '../../src/store/json/json-store.js';
+import { MemoryStore, type MemoryStoreOptions } from '../../src/store/memory/memory-store.js';
+import { openPostgresStore, PostgresStore } from '../../src/store/postgres/postgres-store.js';
 import type { CardStore, StoredCard } from '../../src/store/store.js';
 import { freshStoreUrl } from '../helpers/postgres.js';
 

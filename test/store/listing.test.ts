@@ -9,8 +9,8 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, describe, test } from 'node:test';
-import { openJsonStore } from '../../src/store/json-store.js';
-import { MemoryStore } from '../../src/store/memory-store.js';
+import { openJsonStore } from '../../src/store/json/json-store.js';
+import { MemoryStore } from '../../src/store/memory/memory-store.js';
 import type { CardStore, StoredCard } from '../../src/store/store.js';
 
 const root = mkdtempSync(join(tmpdir(), 'cards-listing-test-'));

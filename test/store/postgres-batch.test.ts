@@ -13,7 +13,7 @@ import { after, describe, test } from 'node:test';
 import pg from 'pg';
 import { cardIdOf } from '../../src/core/card-id.js';
 import { CardsError } from '../../src/core/errors.js';
-import { openPostgresStore, type PostgresStore } from '../../src/store/postgres-store.js';
+import { openPostgresStore, type PostgresStore } from '../../src/store/postgres/postgres-store.js';
 import type { StoredCard } from '../../src/store/store.js';
 import { freshStoreUrl, sql } from '../helpers/postgres.js';
 

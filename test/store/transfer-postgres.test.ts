@@ -11,12 +11,12 @@ import { join } from 'node:path';
 import { after, describe, test } from 'node:test';
 import { generatePrivateKey } from '../../src/crypto/keys.js';
 import { createRegistry } from '../../src/registry/registry.js';
-import { openJsonStore } from '../../src/store/json-store.js';
+import { openJsonStore } from '../../src/store/json/json-store.js';
 import { sandbox } from '../cli/harness.js';
 import { runServeToExit } from '../helpers/server.js';
 import { freshStoreUrl, sql, testPostgres } from '../helpers/postgres.js';
 import { makeCard } from '../http/card-kit.js';
-import { SCHEMA_VERSION } from '../../src/store/postgres-sql.js';
+import { SCHEMA_VERSION } from '../../src/store/postgres/sql.js';
 
 const box = sandbox();
 after(() => box.cleanup());

@@ -11,7 +11,7 @@ import { test } from 'node:test';
 import { generatePrivateKey } from '../../src/crypto/keys.js';
 import { Admin } from '../../src/registry/admin.js';
 import { createRegistry } from '../../src/registry/registry.js';
-import { MemoryStore } from '../../src/store/memory-store.js';
+import { MemoryStore } from '../../src/store/memory/memory-store.js';
 import { makeCard } from '../http/card-kit.js';
 
 test('import into a store whose count() takes a network round trip reads every line', async () => {

@@ -12,7 +12,7 @@ import { generatePrivateKey } from '../../src/crypto/keys.js';
 import { LogWriter } from '../../src/log/log-writer.js';
 import { MemoryTileStore, type TileTransaction } from '../../src/log/tile-store.js';
 import { CardLog } from '../../src/registry/card-log.js';
-import { MemoryStore } from '../../src/store/memory-store.js';
+import { MemoryStore } from '../../src/store/memory/memory-store.js';
 
 const publicKey = encodeBase64(generatePrivateKey().publicKey.spki);
 

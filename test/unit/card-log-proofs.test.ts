@@ -8,7 +8,7 @@ import { MemoryTileStore } from '../../src/log/tile-store.js';
 import type { TileRef } from '../../src/log/tile-path.js';
 import { parseTlogProof } from '../../src/log/tlog-proof.js';
 import { CardLog } from '../../src/registry/card-log.js';
-import { MemoryStore } from '../../src/store/memory-store.js';
+import { MemoryStore } from '../../src/store/memory/memory-store.js';
 
 test('a client cycling through 20,000 cards gets every proof from memory the second time', async () => {
   const store = new MemoryStore();

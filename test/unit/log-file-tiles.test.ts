@@ -9,7 +9,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, test } from 'node:test';
 import { EMPTY_EDGE, appendEntries, edgeRoot, loadEdge } from '../../src/log/append.js';
-import { FileTiles } from '../../src/log/file-tiles.js';
+import { FileTiles } from '../../src/store/json/file-tiles.js';
 import { leafHash } from '../../src/log/hash.js';
 import { MemoryTiles } from '../../src/log/memory-tiles.js';
 import { inclusionProof, verifyInclusion } from '../../src/log/proofs.js';

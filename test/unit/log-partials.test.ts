@@ -13,13 +13,13 @@ import { join } from 'node:path';
 import { after, test } from 'node:test';
 import { RemoteLog } from '../../src/cli/log-remote.js';
 import { EMPTY_EDGE, appendEntries } from '../../src/log/append.js';
-import { FileTiles } from '../../src/log/file-tiles.js';
+import { FileTiles } from '../../src/store/json/file-tiles.js';
 import { LogWriter } from '../../src/log/log-writer.js';
 import { tilePath, tilesForSize, type TileRef } from '../../src/log/tile-path.js';
 import { MemoryTileStore, type TileStore, type TileTransaction } from '../../src/log/tile-store.js';
 import { generatePrivateKey } from '../../src/crypto/keys.js';
-import { PostgresTiles } from '../../src/server/postgres-tiles.js';
-import { openPostgresStore } from '../../src/store/postgres-store.js';
+import { PostgresTiles } from '../../src/store/postgres/tiles.js';
+import { openPostgresStore } from '../../src/store/postgres/postgres-store.js';
 import { entry } from '../helpers/log-kit.js';
 import { freshStoreUrl, sql } from '../helpers/postgres.js';
 

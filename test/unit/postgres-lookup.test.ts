@@ -6,7 +6,7 @@
  */
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
-import { Lookup } from '../../src/store/postgres-lookup.js';
+import { Lookup } from '../../src/store/postgres/lookup.js';
 
 interface Row {
   key: string;

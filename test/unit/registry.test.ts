@@ -8,7 +8,7 @@ import { verifyParts } from '../../src/crypto/ed25519.js';
 import { generatePrivateKey } from '../../src/crypto/keys.js';
 import { signEntry } from '../../src/crypto/sign-card.js';
 import { createRegistry, type Registry } from '../../src/registry/registry.js';
-import type { MemoryStoreOptions } from '../../src/store/memory-store.js';
+import type { MemoryStoreOptions } from '../../src/store/memory/memory-store.js';
 import type { CardStore, StoredCard } from '../../src/store/store.js';
 import { allCards, openTestStore, testEngine } from '../store/engines.js';
 import {

@@ -22,7 +22,7 @@ import { CardsError } from '../../src/core/errors.js';
 import { generatePrivateKey } from '../../src/crypto/keys.js';
 import { fileHome, openFileStore } from '../../src/server/file-home.js';
 import { loadOrCreatePrivateKey, readPrivateKeyFile } from '../../src/server/key-files.js';
-import { storePaths } from '../../src/store/paths.js';
+import { storePaths } from '../../src/store/json/paths.js';
 import { codeOf } from '../helpers/code-of.js';
 
 const root = mkdtempSync(join(tmpdir(), 'cards-home-test-'));
@@ -147,7 +147,7 @@ describe('server home: one server per store', () => {
     mkdirSync(join(db, '..'), { recursive: true });
     const lock = fileHome(db).lock;
     writeFileSync(lock, `${deadPid()}\n`);
-    const lockModule = new URL('../../src/server/lock.js', import.meta.url).href;
+    const lockModule = new URL('../../src/store/json/lock.js', import.meta.url).href;
     const script = `
       const { acquireLock } = await import(${JSON.stringify(lockModule)});
       try {

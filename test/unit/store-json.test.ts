@@ -11,8 +11,8 @@ import {
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, describe, test } from 'node:test';
-import { openJsonStore } from '../../src/store/json-store.js';
-import { storePaths } from '../../src/store/paths.js';
+import { openJsonStore } from '../../src/store/json/json-store.js';
+import { storePaths } from '../../src/store/json/paths.js';
 import type { StoredCard } from '../../src/store/store.js';
 import { serializeCard } from '../../src/store/record.js';
 import { StoredLine } from '../../src/store/stored-line.js';

@@ -9,7 +9,7 @@ import { closeSync, mkdtempSync, openSync, rmSync, statSync, writeSync } from 'n
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, test } from 'node:test';
-import { openJsonStore } from '../../src/store/json-store.js';
+import { openJsonStore } from '../../src/store/json/json-store.js';
 
 const root = mkdtempSync(join(tmpdir(), 'cards-large-'));
 after(() => rmSync(root, { recursive: true, force: true }));

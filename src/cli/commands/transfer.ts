@@ -15,7 +15,7 @@ import {
   resolveStoreTarget,
 } from '../../server/open-store.js';
 import { DEFAULT_DB } from '../../server/defaults.js';
-import { PostgresStore } from '../../store/postgres-store.js';
+import { PostgresStore } from '../../store/postgres/postgres-store.js';
 import type { CardStore } from '../../store/store.js';
 
 export interface TransferOptions {

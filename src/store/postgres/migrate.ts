@@ -9,15 +9,15 @@
  * JSON store file is.
  */
 import type pg from 'pg';
-import { CardsError } from '../core/errors.js';
-import { isRetryable, isUniqueViolation } from './postgres-errors.js';
+import { CardsError } from '../../core/errors.js';
+import { isRetryable, isUniqueViolation } from './errors.js';
 import {
   APPLIED_VERSION,
   CREATE_MIGRATIONS,
   MIGRATIONS,
   RECORD_MIGRATION,
   SCHEMA_VERSION,
-} from './postgres-sql.js';
+} from './sql.js';
 
 export interface MigrationResult {
   /** Schema version found. */

@@ -16,14 +16,14 @@
 import { mkdir, open, rm, type FileHandle } from 'node:fs/promises';
 import { dirname, resolve } from 'node:path';
 import { Low } from 'lowdb';
-import { CardsError } from '../core/errors.js';
-import { cardIdOf } from '../core/card-id.js';
-import { decodeStoredBase64 } from '../core/encoding.js';
-import { fsyncDir, replaceFile } from '../io/fs-durable.js';
-import { CardIndex, type IndexedCard, type Reservation } from './card-index.js';
+import { CardsError } from '../../core/errors.js';
+import { cardIdOf } from '../../core/card-id.js';
+import { decodeStoredBase64 } from '../../core/encoding.js';
+import { fsyncDir, replaceFile } from '../../io/fs-durable.js';
+import { CardIndex, type IndexedCard, type Reservation } from '../card-index.js';
 import { batchText, journalText, JOURNAL_HEADER, replayJournal } from './journal.js';
 import { checkCompanions, storeCompanions, storePaths, type StorePaths } from './paths.js';
-import { serializeCard } from './record.js';
+import { serializeCard } from '../record.js';
 import { STORE_FORMAT, STORE_VERSION, StoreFileAdapter, type StoreFileData } from './store-file.js';
 import type {
   CardChain,
@@ -33,7 +33,7 @@ import type {
   IdentitySummary,
   StoreStats,
   StoredCard,
-} from './store.js';
+} from '../store.js';
 
 export interface JsonStoreOptions {
   /** The store file (companions are found beside it through paths.ts). */

@@ -15,7 +15,7 @@
  */
 import { existsSync, lstatSync, realpathSync, statSync } from 'node:fs';
 import { basename, dirname, extname, join, resolve } from 'node:path';
-import { CardsError } from '../core/errors.js';
+import { CardsError } from '../../core/errors.js';
 
 export interface StorePaths {
   readonly store: string;

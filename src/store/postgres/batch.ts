@@ -21,17 +21,11 @@
  * are retried. No SQL here: postgres-sql.ts.
  */
 import type pg from 'pg';
-import { CardsError } from '../core/errors.js';
-import {
-  isRetryable,
-  isRowRefusal,
-  isUniqueViolation,
-  rowRefused,
-  unavailable,
-} from './postgres-errors.js';
-import { RowEntry } from './postgres-rows.js';
-import * as SQL from './postgres-sql.js';
-import { wireJsonOf, type CardEntry, type StoredCard } from './store.js';
+import { CardsError } from '../../core/errors.js';
+import { isRetryable, isRowRefusal, isUniqueViolation, rowRefused, unavailable } from './errors.js';
+import { RowEntry } from './rows.js';
+import * as SQL from './sql.js';
+import { wireJsonOf, type CardEntry, type StoredCard } from '../store.js';
 
 export interface GroupCommitOptions {
   /** A connection of the pool, or a CardsError (503) when none can be had. */

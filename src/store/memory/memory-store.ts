@@ -4,8 +4,8 @@
  * store (card-index.ts). `beforeAppend` lets a test delay or fail a write (a disk that fills up,
  * a slow fdatasync) without touching the file system.
  */
-import { CardsError } from '../core/errors.js';
-import { CardIndex } from './card-index.js';
+import { CardsError } from '../../core/errors.js';
+import { CardIndex } from '../card-index.js';
 import type {
   CardChain,
   CardEntry,
@@ -14,7 +14,7 @@ import type {
   IdentitySummary,
   StoreStats,
   StoredCard,
-} from './store.js';
+} from '../store.js';
 
 export interface MemoryStoreOptions {
   /** Cards stored already, in insertion order (checked like a store file's). */

@@ -3,9 +3,9 @@
  * is rebuilt as the exact line the JSON store writes (record.ts serializeCard), so an export is
  * byte-identical whichever engine it comes from, and the wire object is the stored text.
  */
-import { cardState, type CardState } from '../core/chain.js';
-import type { CardChain, CardEntry, StoredCard } from './store.js';
-import { parseStoredLine } from './stored-line.js';
+import { cardState, type CardState } from '../../core/chain.js';
+import type { CardChain, CardEntry, StoredCard } from '../store.js';
+import { parseStoredLine } from '../stored-line.js';
 
 export interface CardRow {
   readonly id: string;

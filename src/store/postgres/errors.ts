@@ -4,7 +4,7 @@
  * statement past its timeout is 503 STORE_UNAVAILABLE (the client may retry); at start-up, a
  * configuration that cannot work stops the server with its own code (docs/errors.md).
  */
-import { CardsError } from '../core/errors.js';
+import { CardsError } from '../../core/errors.js';
 
 /** SQLSTATEs a retry of the same statement may cure (serialization failure, deadlock). */
 export const RETRYABLE = new Set(['40001', '40P01']);

@@ -14,10 +14,10 @@
  * A journal without the header (written before batches were marked) is read by the older rule:
  * a torn last line is ignored, any other unreadable line is corruption.
  */
-import { corrupt, readStoredCard, serializeCard } from './record.js';
+import { corrupt, readStoredCard, serializeCard } from '../record.js';
 import { readLines, type Line } from './line-reader.js';
-import type { StoredCard } from './store.js';
-import { parseStoredLine } from './stored-line.js';
+import type { StoredCard } from '../store.js';
+import { parseStoredLine } from '../stored-line.js';
 
 export const JOURNAL_HEADER = '{"format":"cards-journal","version":2}';
 

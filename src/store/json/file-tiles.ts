@@ -10,11 +10,11 @@
  */
 import { mkdir, open, readFile, rename, rm } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
-import { replaceFile } from '../io/fs-durable.js';
-import type { TileData } from './append.js';
-import { readTileAt } from './memory-tiles.js';
-import type { TileStore, TileTransaction } from './tile-store.js';
-import { tilePath, type TileRef } from './tile-path.js';
+import { replaceFile } from '../../io/fs-durable.js';
+import type { TileData } from '../../log/append.js';
+import { readTileAt } from '../../log/memory-tiles.js';
+import type { TileStore, TileTransaction } from '../../log/tile-store.js';
+import { tilePath, type TileRef } from '../../log/tile-path.js';
 
 export class FileTiles implements TileStore {
   /** One server per store file (its lock): no other writer. */

@@ -6,9 +6,9 @@
  * shared engine (PostgreSQL) asks this after its atomic insert refused a card, so a loser of a
  * race gets the same code and message as on the JSON store.
  */
-import { previousConflict } from '../core/chain.js';
-import { CardsError } from '../core/errors.js';
-import type { CardEntry, StoredCard } from './store.js';
+import { previousConflict } from '../../core/chain.js';
+import { CardsError } from '../../core/errors.js';
+import type { CardEntry, StoredCard } from '../store.js';
 
 export interface ConflictQueries {
   getCard(id: string): Promise<CardEntry | undefined>;

@@ -17,11 +17,11 @@
 import { isAscii } from 'node:buffer';
 import { readFile } from 'node:fs/promises';
 import type { Adapter } from 'lowdb';
-import { replaceFile } from '../io/fs-durable.js';
-import { corrupt, readStoredCard, serializeCard } from './record.js';
-import type { StoredCard } from './store.js';
+import { replaceFile } from '../../io/fs-durable.js';
+import { corrupt, readStoredCard, serializeCard } from '../record.js';
+import type { StoredCard } from '../store.js';
 import { fileSize, readLines } from './line-reader.js';
-import { parseStoredLine, type StoredLine } from './stored-line.js';
+import { parseStoredLine, type StoredLine } from '../stored-line.js';
 
 export const STORE_FORMAT = 'cards-store';
 export const STORE_VERSION = 1;

@@ -4,11 +4,11 @@
  * Shared by every server on the database: `update` is one transaction holding the state row's
  * lock, so whichever server holds it extends the one tree, and the others take it up.
  */
-import type { TileData } from '../log/append.js';
-import { partialPaths, readTileAt } from '../log/memory-tiles.js';
-import type { TileStore, TileTransaction } from '../log/tile-store.js';
-import { tilePath, type TileRef } from '../log/tile-path.js';
-import type { PostgresStore } from '../store/postgres-store.js';
+import type { TileData } from '../../log/append.js';
+import { partialPaths, readTileAt } from '../../log/memory-tiles.js';
+import type { TileStore, TileTransaction } from '../../log/tile-store.js';
+import { tilePath, type TileRef } from '../../log/tile-path.js';
+import type { PostgresStore } from './postgres-store.js';
 
 const rows = (tiles: readonly TileData[]) =>
   tiles.map(({ tile, data }) => ({ path: tilePath(tile), data }));

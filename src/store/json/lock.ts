@@ -19,7 +19,7 @@ import { readFileSync } from 'node:fs';
 import { link, readFile, rm, stat, unlink, writeFile } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
 import { randomBytes } from 'node:crypto';
-import { CardsError } from '../core/errors.js';
+import { CardsError } from '../../core/errors.js';
 
 export interface StoreLock {
   readonly path: string;

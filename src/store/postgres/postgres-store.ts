@@ -13,10 +13,10 @@
  * connections by itself, so the store comes back when the database does.
  */
 import pg from 'pg';
-import { CardsError, isCardsError } from '../core/errors.js';
+import { CardsError, isCardsError } from '../../core/errors.js';
 import { insertConflict } from './insert-conflict.js';
-import { GroupCommit } from './postgres-batch.js';
-import { Lookup } from './postgres-lookup.js';
+import { GroupCommit } from './batch.js';
+import { Lookup } from './lookup.js';
 import {
   checkDatabaseUrl,
   isConnectionLost,
@@ -26,10 +26,10 @@ import {
   openFailure,
   redactUrl,
   unavailable,
-} from './postgres-errors.js';
-import { migrate, type MigrationResult } from './postgres-migrate.js';
-import { chainsOfRows, entryOf, storedCardOf, type CardRow } from './postgres-rows.js';
-import * as SQL from './postgres-sql.js';
+} from './errors.js';
+import { migrate, type MigrationResult } from './migrate.js';
+import { chainsOfRows, entryOf, storedCardOf, type CardRow } from './rows.js';
+import * as SQL from './sql.js';
 import {
   wireJsonOf,
   type CardChain,
@@ -39,7 +39,7 @@ import {
   type IdentitySummary,
   type StoreStats,
   type StoredCard,
-} from './store.js';
+} from '../store.js';
 
 export interface PostgresStoreOptions {
   /** postgres://USER:PASSWORD@HOST:PORT/DATABASE */
