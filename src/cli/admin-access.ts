@@ -5,7 +5,7 @@
  */
 import { readFileSync } from 'node:fs';
 import { AdminClient } from '../client/admin-client.js';
-import { adminTokenPath } from '../server/admin-token.js';
+import { adminTokenPath } from '../server/file-home.js';
 import { readConfig } from './config-file.js';
 import type { CommandContext } from './context.js';
 import { resolveSettings, type ConnectionFlags, type Settings } from './settings.js';

@@ -8,7 +8,6 @@ import { rmSync } from 'node:fs';
 import { resolve } from 'node:path';
 import type { WireProfile } from '../core/profile.js';
 import { replaceFileSync } from '../io/fs-durable.js';
-import { describeStore } from '../server/open-store.js';
 import type { RunningServer } from '../server/start.js';
 import type { SeedResult } from './commands/seed.js';
 
@@ -39,20 +38,20 @@ export function startInfo(
   running: RunningServer,
   extra: { cards: number; profile: WireProfile; version: string; seed?: [string, SeedResult] },
 ): StartInfo {
-  const { appKey, home } = running;
-  const appKeyFile = appKey && home && running.tokenKeys.includes(home.appKey) ? home.appKey : null;
+  const { appKey } = running;
+  const appKeyFile = running.appKeyFile ?? null;
   const seeded = extra.seed;
   return {
     url: running.url,
     pid: process.pid,
     serviceKey: running.serviceKey.key.publicKey.toBase64(),
-    store: describeStore(running.store),
+    store: running.engine.description,
     cards: extra.cards,
     profile: extra.profile.name,
     version: extra.version,
     tokens: running.tokenKeys,
     appKeyFile,
-    ...(appKey && running.store.engine === 'memory' && { appKey: appKey.toPem() }),
+    ...(appKey && !running.engine.durable && { appKey: appKey.toPem() }),
     keys: running.serviceKeyFrom,
     admin: running.adminToken
       ? {

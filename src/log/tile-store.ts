@@ -1,8 +1,8 @@
 /**
  * Where a log keeps its tiles, entry bundles and last signed checkpoint: the one interface the
- * log writer (log-writer.ts) needs from storage. Engines: memory (here), plain files at their
- * tlog-tiles paths beside a JSON store (file-tiles.ts), and tables of the PostgreSQL store
- * shared by several servers (src/server/postgres-tiles.ts).
+ * log writer (log-writer.ts) needs from storage. Each engine holds one (src/store/engine.ts):
+ * memory (here), plain files at their tlog-tiles paths beside a JSON store
+ * (src/store/json/file-tiles.ts), tables shared by several servers (src/store/postgres/tiles.ts).
  *
  * Rules an implementation keeps: every change happens in `update`, which runs one writer at a
  * time (a shared engine holds a lock for the transaction and commits its writes together); a
@@ -44,6 +44,11 @@ export interface TileStore extends TileReader {
   readonly location: string;
   /** Several servers write it (a database): a writer reads it again before each change. */
   readonly shared: boolean;
+  /**
+   * The folder holding the log's files at their tlog-tiles paths (`checkpoint`, `tile/…`), for
+   * an engine that keeps them so (the JSON engine): they can be served as static files.
+   */
+  readonly directory?: string;
   /** The last signed checkpoint, verbatim, or undefined for a new log. */
   readCheckpoint(): Promise<string | undefined>;
   /** Runs `fn` as the only writer; a shared engine commits its writes together, or none. */

@@ -1,5 +1,5 @@
 /**
- * Moving a registry between stores (issue 14, `cards export` / `cards import`): NDJSON, one
+ * Moving a registry between stores (`cards export` / `cards import`): NDJSON, one
  * stored record per line exactly as the JSON store writes it (store/record.ts serializeCard),
  * in insertion order, streaming both ways (a page or a batch of cards in memory, never the
  * store), so a move is byte-identical and JSON → PostgreSQL → JSON gives the same store file.
@@ -7,14 +7,16 @@
  * Import checks every card before it is stored: its record's shape, its id (the SHA-256 of its
  * snapshot, spec 2.4), the snapshot's identity, previous card and revoking flag against the
  * record, and the self signature of a card with a key (spec 2.3); the chain rules are the
- * store's atomic insert's (src/core/chain.ts), card by card. The service signature is kept as
- * it is: it was made by the service the cards come from.
+ * store's atomic insert's (src/core/chain.ts), card by card, through the engine's bulk import
+ * (src/store/engine.ts). The service signature is kept as it is: it was made by the service the
+ * cards come from.
  */
 import { cardIdOf } from '../core/card-id.js';
 import { decodeBase64 } from '../core/encoding.js';
 import { CardsError } from '../core/errors.js';
 import { decodeSnapshot } from '../core/snapshot.js';
 import { readStoredCard, serializeCard } from '../store/record.js';
+import { ImportError, type Engine } from '../store/engine.js';
 import type { CardStore, StoredCard } from '../store/store.js';
 import { parseStoredLine } from '../store/stored-line.js';
 import { checkSelfSignature } from './self-signature.js';
@@ -77,66 +79,50 @@ export function verifiedCard(line: string, where: string): StoredCard {
 }
 
 export interface ImportOptions {
-  /** Add to a store that holds cards already (each card checked against them). */
+  /** Add to a store that holds cards already, one card at a time (each checked against them). */
   readonly append?: boolean;
-  /** A batch of cards in one transaction (PostgreSQL, into an empty store). */
-  readonly insertMany?: (cards: readonly StoredCard[]) => Promise<void>;
 }
 
-/** Stores the dump's cards in order; resolves with how many. */
+/**
+ * Stores the dump's cards in order, each checked first (verifiedCard); resolves with how many.
+ * Into an empty store they go by the engine's bulk import; with `append`, one at a time.
+ */
 export async function importCards(
-  store: CardStore,
+  engine: Engine,
   lines: AsyncIterable<string>,
   options: ImportOptions = {},
 ): Promise<number> {
   // Start listening before the first await: a readline interface emits the lines it has read
   // whether or not anyone iterates yet, and lines emitted before that are lost.
   const iterator = lines[Symbol.asyncIterator]();
-  const input = { [Symbol.asyncIterator]: () => iterator };
+  const store = engine.cards;
   const existing = await store.count();
   if (existing > 0 && !options.append)
     throw new CardsError(
       'STORE_NOT_EMPTY',
       `The store ${store.location} holds ${existing} cards already; import into an empty store, or pass --append to add the cards one by one with the registry's rules.`,
     );
-  const bulk = existing === 0 ? options.insertMany : undefined;
   let n = 0;
-  let batch: StoredCard[] = [];
-  /** Cards being written (JSON store: group commit), by id. */
-  let inFlight = new Map<string, Promise<unknown>>();
-  const settle = async (): Promise<void> => {
-    await Promise.all(inFlight.values());
-    inFlight = new Map();
-  };
-  const flush = async (): Promise<void> => {
-    if (bulk && batch.length > 0) await bulk(batch);
-    batch = [];
-  };
-  for await (const line of input) {
-    if (line.trim() === '') continue;
-    n++;
-    const where = `line ${n} of the dump`;
-    const card = verifiedCard(line, where);
-    const named = (err: unknown): never => {
-      if (err instanceof CardsError)
-        throw new CardsError(err.code, `${where} (card ${card.id}): ${err.message}`);
-      throw err;
-    };
-    if (bulk) {
-      batch.push(card);
-      if (batch.length >= PAGE) await flush().catch(named);
-    } else if (options.append) {
-      await store.insert(card).catch(named);
-    } else {
-      // Insert in order without waiting for each write; a card naming one still in flight
-      // waits for it (the store checks previous cards against durable ones).
-      if (card.previous_card_id !== undefined && inFlight.has(card.previous_card_id))
-        await settle();
-      inFlight.set(card.id, store.insert(card).catch(named));
-      if (inFlight.size >= PAGE) await settle();
+  async function* cards(): AsyncGenerator<StoredCard> {
+    for await (const line of { [Symbol.asyncIterator]: () => iterator }) {
+      if (line.trim() === '') continue;
+      n++;
+      yield verifiedCard(line, `line ${n} of the dump`);
     }
   }
-  await settle();
-  await flush();
-  return n;
+  const named = (err: unknown, line: number, card: StoredCard): never => {
+    if (err instanceof CardsError)
+      throw new CardsError(err.code, `line ${line} of the dump (card ${card.id}): ${err.message}`);
+    throw err;
+  };
+  if (options.append) {
+    for await (const card of cards()) await store.insert(card).catch((err) => named(err, n, card));
+    return n;
+  }
+  try {
+    return await engine.importCards(cards());
+  } catch (err) {
+    if (err instanceof ImportError) named(err.cause, err.index + 1, err.card);
+    throw err;
+  }
 }

@@ -1,13 +1,11 @@
 /**
  * Private key files: the one reader every part of `cards` uses (the CLI's --key, --app-key and
- * keystore, the server's --service-key), and the maker of the keys a server keeps in its home
- * (file-home.ts): made on first start (PEM PKCS#8, mode 0600, written whole or not at all, never
- * overwritten) and read on every start after.
+ * keystore, the server's --service-key), a key kept in a file made on first use (the witness),
+ * and the one message for a kept key that does not parse, wherever it is kept.
  */
-import { readFileSync, statSync } from 'node:fs';
 import { CardsError } from '../core/errors.js';
 import { generatePrivateKey, parsePrivateKey, type PrivateKey } from '../crypto/keys.js';
-import { createFileSync } from '../io/fs-durable.js';
+import { keepPrivateFile, readPrivateFile } from '../io/private-file.js';
 
 export interface KeyFile {
   readonly key: PrivateKey;
@@ -32,64 +30,46 @@ export const inFile = (path: string, err: unknown): unknown =>
  * it. Synchronous: a key is read once, before any work, by the CLI and by a starting server.
  */
 export function readPrivateKeyFile(path: string, what = 'Key file'): KeyFile {
-  let text: string;
-  try {
-    text = readFileSync(path, 'utf8');
-  } catch (err) {
-    const code = (err as NodeJS.ErrnoException).code;
-    if (code === 'ENOENT' || code === 'ENOTDIR')
-      throw new CardsError('FILE_NOT_FOUND', `${what} ${path} does not exist.`);
-    if (code === 'EISDIR')
-      throw new CardsError('USAGE', `${what} ${path} is a folder, not a file.`);
-    throw err;
-  }
+  const found = readPrivateFile(path);
+  if (!found) throw new CardsError('FILE_NOT_FOUND', `${what} ${path} does not exist.`);
   let key: PrivateKey;
   try {
-    key = parsePrivateKey(text);
+    key = parsePrivateKey(found.text);
   } catch (err) {
     throw inFile(path, err);
   }
-  const { mode } = statSync(path);
-  const warning =
-    (mode & 0o077) !== 0
-      ? `${path} can be read by other users (mode ${(mode & 0o777).toString(8)}); run chmod 600 ${path}`
-      : undefined;
-  return { key, path, created: false, ...(warning && { warning }) };
+  return { key, path, created: false, ...(found.warning && { warning: found.warning }) };
+}
+
+/** The key at `path`, made when there is none yet (src/io/private-file.ts: whole or not at all). */
+export async function loadOrCreatePrivateKey(path: string): Promise<KeyFile> {
+  const kept = keepPrivateFile(path, () => generatePrivateKey().toPem());
+  return {
+    key: parseKeptKey(kept.text, `file ${path}`),
+    path,
+    created: kept.created,
+    ...(kept.warning && { warning: kept.warning }),
+  };
 }
 
 /**
- * The key at `path`, made when there is none yet: written whole or not at all (createFileSync:
- * temporary file, fsync, link, fsync of the folder), mode 0600, never replacing a key. A file
- * that holds no whole key was left by a start cut off mid-write (an older version wrote in
- * place) or was damaged: refused, naming the file and what to do.
+ * The key kept at `where` ("file …", "kept in the database …"). One that holds no whole key was
+ * left by a start cut off mid-write (an older version wrote in place) or was damaged: refused,
+ * saying what to do.
  */
-export async function loadOrCreatePrivateKey(path: string): Promise<KeyFile> {
+export function parseKeptKey(text: string, where: string): PrivateKey {
   try {
-    return readPrivateKeyFile(path);
+    return parsePrivateKey(text);
   } catch (err) {
-    if (err instanceof CardsError && err.code === 'KEY_FORMAT') throw unfinished(path, err);
-    if (!(err instanceof CardsError) || err.code !== 'FILE_NOT_FOUND') throw err;
+    if (!(err instanceof CardsError)) throw err;
+    const what =
+      text.trim() === ''
+        ? 'is empty: a start was cut off while making it'
+        : 'does not hold a whole key: a start was cut off while writing it, or it was damaged';
+    const why = err.cause instanceof Error ? err.cause.message : err.message;
+    throw new CardsError('KEY_FORMAT', `The key ${where} ${what} (${why}).`, {
+      hint: 'if nothing was ever signed with it (no card stored, no token minted), delete it and start again to make a new one; otherwise restore it from a backup',
+      cause: err,
+    });
   }
-  const key = generatePrivateKey();
-  try {
-    createFileSync(path, key.toPem(), 0o600);
-  } catch (err) {
-    // Another process made it between our read and our create: use theirs.
-    if ((err as NodeJS.ErrnoException).code === 'EEXIST') return readPrivateKeyFile(path);
-    throw err;
-  }
-  return { key, path, created: true };
-}
-
-function unfinished(path: string, err: CardsError): CardsError {
-  const size = statSync(path).size;
-  const what =
-    size === 0
-      ? 'is empty (0 bytes): a start was cut off while making it'
-      : 'does not hold a whole key: a start was cut off while writing it, or it was damaged';
-  const why = err.cause instanceof Error ? err.cause.message : err.message;
-  return new CardsError('KEY_FORMAT', `The key file ${path} ${what} (${why}).`, {
-    hint: `if nothing was ever signed with it (no card stored, no token minted), delete ${path} and start again to make a new one; otherwise restore it from a backup`,
-    cause: err,
-  });
 }

@@ -1,137 +1,152 @@
 /**
- * The keys a server signs with and trusts, wherever its store is (issue 14):
- * - the service key: `--service-key FILE`; else, beside a JSON store file, the key file made on
- *   first start; else, on PostgreSQL, the key kept in the database (made by the first server to
- *   start, picked up by every other), so all servers sign with one key;
- * - the token keys: `--jwt-key`; else the local app key, beside the JSON store file or kept in
- *   the database the same way.
- * Private keys in the database are the operator's choice (docs/scaling.md says the risk: anyone
+ * The secrets a server signs and checks with, each given by the operator or else kept by its
+ * engine (src/store/engine.ts `secrets`: files beside a JSON store, rows of the PostgreSQL
+ * database every server on it shares, or made for the run in memory):
+ * - the service key: `--service-key FILE`, else kept as "service-key";
+ * - the token keys: `--jwt-key`, else the app key, kept as "app-key";
+ * - the transparency log's own key ("log-key"; never the service key), when the log is on;
+ * - the admin API's token: `--admin-token`, else kept as "admin-token", unless the API is off.
+ * Private keys in a database are the operator's choice (docs/scaling.md says the risk: anyone
  * who can read the table can sign cards and mint tokens); give key files to avoid it.
  */
-import { generatePrivateKey, parsePrivateKey, type PrivateKey } from '../crypto/keys.js';
+import { randomBytes } from 'node:crypto';
+import { CardsError } from '../core/errors.js';
+import { generatePrivateKey, type PrivateKey } from '../crypto/keys.js';
 import type { TrustedKey } from '../crypto/tokens.js';
-import { PostgresStore } from '../store/postgres/postgres-store.js';
-import type { FileHome } from './file-home.js';
-import { loadOrCreatePrivateKey, readPrivateKeyFile } from './key-files.js';
-import type { OpenedStore } from './open-store.js';
+import { generateAdminToken } from '../http/admin-auth.js';
+import type { Engine, KeptSecret, SecretName } from '../store/engine.js';
+import { parseKeptKey, readPrivateKeyFile } from './key-files.js';
 import { readTrustedKeys } from './trusted-keys.js';
 
-export interface ServerKeys {
+export const APP_KEY_NAME: SecretName = 'app-key';
+
+export interface AdminToken {
+  readonly token: string;
+  readonly created: boolean;
+  /** Where it came from, for the banner: "--admin-token", "file …", "kept in the database …". */
+  readonly from: string;
+}
+
+export interface ServerSecrets {
   readonly serviceKey: PrivateKey;
   /** Where the service key came from, for the banner. */
   readonly serviceKeyFrom: string;
   readonly trusted: TrustedKey[];
   /** The banner's "tokens:" line. */
   readonly tokenKeys: string;
-  /** The local app key tokens are checked against (none with --jwt-key). */
+  /** The kept app key tokens are checked against (none with --jwt-key), and its file if any. */
   readonly appKey?: PrivateKey;
+  readonly appKeyFile?: string;
+  /** The log's key, when the log is on. */
+  readonly logKey?: PrivateKey;
+  /** Undefined with the admin API off. */
+  readonly adminToken?: AdminToken;
   /** Private key files this start made (worth a warning in a git work tree). */
   readonly createdKeyFiles: readonly string[];
 }
 
-export interface ServerKeyOptions {
+export interface SecretOptions {
   readonly serviceKey?: string | undefined;
   readonly jwtKeys: readonly string[];
+  readonly log: boolean;
+  readonly admin: boolean;
+  readonly adminToken?: string | undefined;
 }
 
-export const SERVICE_KEY_NAME = 'service-key';
-export const APP_KEY_NAME = 'app-key';
-export const LOG_KEY_NAME = 'log-key';
+const TOKEN_TEXT = /^[\x21-\x7e]{16,512}$/;
 
-async function keptKey(store: PostgresStore, name: string): Promise<PrivateKey> {
-  const kept = await store.keptKey(name, () => generatePrivateKey().toPem());
-  return parsePrivateKey(kept.pem);
-}
-
-/** The service key and the trusted token keys of a server on `opened`. */
-export async function loadServerKeys(
-  opened: OpenedStore,
-  options: ServerKeyOptions,
+export async function loadServerSecrets(
+  engine: Engine,
+  options: SecretOptions,
   warn: (message: string) => void,
-): Promise<ServerKeys> {
-  const files: FileHome | undefined = opened.home;
-  const database = opened.store instanceof PostgresStore ? opened.store : undefined;
+): Promise<ServerSecrets> {
+  const createdKeyFiles: string[] = [];
+  const kept = async (name: SecretName, make: () => string): Promise<KeptSecret> => {
+    const secret = await engine.secrets.keep(name, make);
+    if (secret.warning) warn(secret.warning);
+    if (secret.created && secret.path !== undefined && name !== 'admin-token')
+      createdKeyFiles.push(secret.path);
+    return secret;
+  };
+  const keptKey = async (name: SecretName): Promise<{ key: PrivateKey; secret: KeptSecret }> => {
+    const secret = await kept(name, () => generatePrivateKey().toPem());
+    return { key: parseKeptKey(secret.value, secret.where), secret };
+  };
+
   let serviceKey: PrivateKey;
   let serviceKeyFrom: string;
-  const createdKeyFiles: string[] = [];
-  if (options.serviceKey || files) {
-    const file = options.serviceKey
-      ? readPrivateKeyFile(options.serviceKey)
-      : await loadOrCreatePrivateKey((files as NonNullable<typeof files>).serviceKey);
+  if (options.serviceKey) {
+    const file = readPrivateKeyFile(options.serviceKey);
     if (file.warning) warn(file.warning);
-    if (file.created) createdKeyFiles.push(file.path);
     serviceKey = file.key;
     serviceKeyFrom = `file ${file.path}`;
-  } else if (database) {
-    serviceKey = await keptKey(database, SERVICE_KEY_NAME);
-    serviceKeyFrom = 'kept in the database (cards_keys)';
   } else {
-    serviceKey = generatePrivateKey();
-    serviceKeyFrom = 'made for this run';
+    const service = await keptKey('service-key');
+    serviceKey = service.key;
+    serviceKeyFrom = service.secret.where;
   }
-  if (options.jwtKeys.length > 0) {
-    const trusted = await readTrustedKeys(options.jwtKeys);
-    const n = trusted.length;
-    return {
-      serviceKey,
-      serviceKeyFrom,
-      trusted,
-      tokenKeys: `${n} trusted key${n === 1 ? '' : 's'} from --jwt-key`,
-      createdKeyFiles,
-    };
-  }
-  if (files) {
-    const appKey = await loadOrCreatePrivateKey(files.appKey);
-    if (appKey.warning) warn(appKey.warning);
-    if (appKey.created) createdKeyFiles.push(appKey.path);
-    return {
-      serviceKey,
-      serviceKeyFrom,
-      appKey: appKey.key,
-      createdKeyFiles,
-      trusted: [{ key: appKey.key.publicKey }],
-      tokenKeys: `signed by the local app key ${appKey.path} (mint one with \`cards jwt\`)`,
-    };
-  }
-  if (database) {
-    const appKey = await keptKey(database, APP_KEY_NAME);
-    return {
-      serviceKey,
-      serviceKeyFrom,
-      appKey,
-      createdKeyFiles,
-      trusted: [{ key: appKey.publicKey }],
-      tokenKeys:
-        'signed by the app key kept in the database (cards_keys, name "app-key"; mint one with `cards jwt --store URL`)',
-    };
-  }
-  const appKey = generatePrivateKey();
+
+  const n = options.jwtKeys.length;
+  const app = n > 0 ? undefined : await keptKey(APP_KEY_NAME);
+  const tokens = app
+    ? {
+        appKey: app.key,
+        ...(app.secret.path !== undefined && { appKeyFile: app.secret.path }),
+        trusted: [{ key: app.key.publicKey }],
+        tokenKeys: !engine.durable
+          ? 'signed by an app key made in memory (no file: give --jwt-key to trust your own, or read appKey from --json or --ready-file)'
+          : app.secret.path !== undefined
+            ? `signed by the local app key ${app.secret.path} (mint one with \`cards jwt\`)`
+            : `signed by the app key ${app.secret.where} (mint one with \`cards jwt --store URL\`)`,
+      }
+    : {
+        trusted: await readTrustedKeys(options.jwtKeys),
+        tokenKeys: `${n} trusted key${n === 1 ? '' : 's'} from --jwt-key`,
+      };
+
+  const logKey = options.log ? (await keptKey('log-key')).key : undefined;
+  const adminToken = options.admin
+    ? await resolveAdminToken(options.adminToken, engine.durable, () =>
+        kept('admin-token', () => generateAdminToken(randomBytes(32))),
+      )
+    : undefined;
   return {
     serviceKey,
     serviceKeyFrom,
-    appKey,
+    ...tokens,
+    ...(logKey && { logKey }),
+    ...(adminToken && { adminToken }),
     createdKeyFiles,
-    trusted: [{ key: appKey.publicKey }],
-    tokenKeys:
-      'signed by an app key made in memory (no file: give --jwt-key to trust your own, or read appKey from --json or --ready-file)',
   };
 }
 
-/**
- * The transparency log's own key (issue 16; never the service key): beside a JSON store file,
- * kept in the database on PostgreSQL (every server signs the one log's checkpoints), made for
- * the run in memory.
- */
-export async function loadLogKey(
-  opened: OpenedStore,
-  warn: (message: string) => void,
-): Promise<{ key: PrivateKey; createdFile?: string }> {
-  if (opened.home) {
-    const file = await loadOrCreatePrivateKey(opened.home.logKey);
-    if (file.warning) warn(file.warning);
-    return { key: file.key, ...(file.created && { createdFile: file.path }) };
+/** `--admin-token` when given, else the one the engine keeps (made on first start). */
+async function resolveAdminToken(
+  given: string | undefined,
+  durable: boolean,
+  keep: () => Promise<KeptSecret>,
+): Promise<AdminToken> {
+  if (given !== undefined) {
+    if (!TOKEN_TEXT.test(given))
+      throw new CardsError(
+        'USAGE',
+        '--admin-token must be 16 to 512 printable characters without spaces.',
+      );
+    return { token: given, created: false, from: '--admin-token' };
   }
-  if (opened.store instanceof PostgresStore)
-    return { key: await keptKey(opened.store, LOG_KEY_NAME) };
-  return { key: generatePrivateKey() };
+  const { value, created, where, path } = await keep();
+  if (!TOKEN_TEXT.test(value))
+    throw new CardsError(
+      'CONFIG_INVALID',
+      `The admin token ${where} is not one (16-512 printable characters).`,
+      { hint: 'Remove it to have a new one made, or pass --admin-token.' },
+    );
+  // Kept durably but in no file (a database every server shares): say which start made it.
+  const shared = durable && path === undefined;
+  const from = shared ? `${where}, made by ${created ? 'this' : 'an earlier'} start` : where;
+  return { token: value, created, from };
 }
+
+/** The host listens on loopback addresses only (127.0.0.0/8, ::1, localhost). */
+export const isLoopbackHost = (host: string): boolean =>
+  /^127(?:\.\d{1,3}){3}$/.test(host) || ['::1', '[::1]', 'localhost'].includes(host.toLowerCase());

@@ -1,40 +1,32 @@
 /**
- * Starts and stops a server (house habit 5, "thin serve"): take the store's lock and open it,
- * load or make the keys of the server's home, build the registry and the app, listen. `close`
- * stops accepting, finishes requests in flight, folds the journal into the store file and
- * releases the lock. Settings arrive resolved (src/cli/serve-settings.ts); nothing is printed.
+ * Starts and stops a server (house habit 5, "thin serve"): open the engine, take the secrets it
+ * keeps (or the operator's), build the log, the registry and the app, listen. `close` stops
+ * accepting, finishes requests in flight and closes the engine (a JSON store folds its journal in
+ * and releases its lock). Settings arrive resolved (src/cli/serve-settings.ts); nothing is printed.
  */
 import type { AddressInfo } from 'node:net';
 import type { FastifyInstance } from 'fastify';
 import { CardsError } from '../core/errors.js';
 import type { WireProfile } from '../core/profile.js';
+import type { PrivateKey } from '../crypto/keys.js';
 import { createApp } from '../http/app.js';
 import { createAuthenticator } from '../http/auth.js';
 import type { RequestLogger } from '../http/request-log.js';
-import { createRegistry, type Registry } from '../registry/registry.js';
-import type { PrivateKey } from '../crypto/keys.js';
-import type { CardStore } from '../store/store.js';
-import type { FileHome } from './file-home.js';
-import { PostgresStore } from '../store/postgres/postgres-store.js';
-import {
-  ADMIN_TOKEN_NAME,
-  isLoopbackHost,
-  resolveAdminToken,
-  type AdminToken,
-} from './admin-token.js';
-import { openStore } from './open-store.js';
-import { readPrivateKeyFile } from './key-files.js';
-import { loadLogKey, loadServerKeys } from './server-keys.js';
-import { logTilesOf, openCardLog, type LogSettings } from './log-setup.js';
-import { readTrustedKeys } from './trusted-keys.js';
 import type { CardLog } from '../registry/card-log.js';
+import { createRegistry, type Registry } from '../registry/registry.js';
+import type { CardStore } from '../store/store.js';
+import { readPrivateKeyFile } from './key-files.js';
+import { openCardLog, type LogSettings } from './log-setup.js';
+import { MEMORY_TARGET, openEngine, type Engine } from './open-engine.js';
+import { isLoopbackHost, loadServerSecrets, type AdminToken } from './server-keys.js';
+import { readTrustedKeys } from './trusted-keys.js';
 
 export interface ServerOptions {
   readonly host: string;
   readonly port: number;
-  /** The store: a PostgreSQL URL, or a JSON store file with the server's home beside it. */
+  /** The store target: a PostgreSQL URL, or a JSON store file with its files beside it. */
   readonly store: string;
-  /** Keep everything in memory: `store` is not used, no file is written. */
+  /** Keep everything in memory (the memory engine): `store` is not used, no file is written. */
   readonly memory?: boolean;
   /** A private key file; default: the home's service key, made on first start. */
   readonly serviceKey?: string;
@@ -65,9 +57,9 @@ export interface RunningServer {
   readonly url: string;
   readonly app: FastifyInstance;
   readonly registry: Registry;
+  readonly engine: Engine;
+  /** The engine's cards. */
   readonly store: CardStore;
-  /** A JSON store's home (key files and lock beside it); none on PostgreSQL. */
-  readonly home: FileHome | undefined;
   readonly serviceKey: { readonly key: PrivateKey };
   /** Where the service key came from (a file, the database), for the banner. */
   readonly serviceKeyFrom: string;
@@ -75,8 +67,9 @@ export interface RunningServer {
   readonly adminToken?: AdminToken;
   /** Listening on loopback only: the page and the admin API need no token. */
   readonly loopbackOpen: boolean;
-  /** The app key tokens are checked against (undefined with --jwt-key). */
+  /** The app key tokens are checked against (undefined with --jwt-key), and its file if any. */
   readonly appKey: PrivateKey | undefined;
+  readonly appKeyFile: string | undefined;
   /** Private key files this start made (a warning-worthy event in a git work tree). */
   readonly createdKeyFiles: readonly string[];
   /** Where token keys come from, for the start-up banner. */
@@ -100,72 +93,39 @@ export async function startServing(
   // What the operator gave is read before anything is made: a failed start creates nothing.
   if (options.serviceKey) readPrivateKeyFile(options.serviceKey);
   if (options.jwtKeys.length > 0) await readTrustedKeys(options.jwtKeys);
-  const opened = await openStore(options.store, {
-    ...(options.memory && { memory: true }),
+  const warn = (message: string): void => logger.warn(message);
+  const engine = await openEngine(options.memory ? MEMORY_TARGET : options.store, {
     compactBytes: options.compactBytes,
     poolSize: options.poolSize,
     statementTimeoutMs: options.statementTimeoutMs,
-    onWarning: (m) => logger.warn(m),
+    onWarning: warn,
   });
-  const { store, home } = opened;
   let app: FastifyInstance | undefined;
   let log: CardLog | undefined;
-  /** Files this start made, removed again if it fails. */
-  const made: string[] = [];
   try {
-    const loaded = await loadServerKeys(opened, options, (m) => logger.warn(m));
-    made.push(...loaded.createdKeyFiles);
-    const { tokenKeys, trusted: keys, serviceKeyFrom, appKey } = loaded;
-    const createdKeyFiles = [...loaded.createdKeyFiles];
-    const serviceKey = { key: loaded.serviceKey };
-    if (options.log) {
-      const logKey = await loadLogKey(opened, (m) => logger.warn(m));
-      if (logKey.createdFile !== undefined) {
-        made.push(logKey.createdFile);
-        createdKeyFiles.push(logKey.createdFile);
-      }
-      const tiles = logTilesOf(opened);
-      if (tiles.created !== undefined) made.push(tiles.created);
-      log = await openCardLog({
-        store,
-        key: logKey.key,
-        tiles: tiles.tiles,
-        settings: options.log,
-        onWarning: (m) => logger.warn(m),
-      });
-    }
+    const secrets = await loadServerSecrets(
+      engine,
+      { ...options, log: options.log !== undefined },
+      warn,
+    );
+    const { serviceKey, adminToken, logKey } = secrets;
+    if (options.log && logKey)
+      log = await openCardLog({ engine, key: logKey, settings: options.log, onWarning: warn });
     const cardLog = log;
     const registry = createRegistry({
-      store,
-      serviceKey: serviceKey.key,
+      store: engine.cards,
+      serviceKey,
       signer: options.profile.signer,
       ...(cardLog && { onInsert: () => cardLog.notify() }),
     });
     const auth = createAuthenticator({
-      keys,
+      keys: secrets.trusted,
       scheme: options.profile.scheme,
       ...(options.appId !== undefined && { appId: options.appId }),
       ...(options.appKeyId !== undefined && { appKeyId: options.appKeyId }),
       ...(options.clockSkewSeconds !== undefined && { clockSkewSeconds: options.clockSkewSeconds }),
     });
     const timeoutMs = options.requestTimeoutSeconds * 1000;
-    // A PostgreSQL store has no home on disk: without --admin-token, the one kept in the
-    // database (made by the first server to start); in memory, one made for this run.
-    const database = store instanceof PostgresStore ? store : undefined;
-    const adminToken = options.admin
-      ? await resolveAdminToken({
-          ...(options.adminToken !== undefined && { given: options.adminToken }),
-          path: home?.adminToken,
-          ...(database && {
-            kept: async (make: () => string) => {
-              const { pem, created } = await database.keptKey(ADMIN_TOKEN_NAME, make);
-              return { value: pem, created };
-            },
-          }),
-        })
-      : undefined;
-    if (adminToken?.warning) logger.warn(adminToken.warning);
-    if (adminToken?.created && adminToken.path !== undefined) made.push(adminToken.path);
     const loopbackOpen = isLoopbackHost(options.host);
     app = await createApp({
       registry,
@@ -178,7 +138,7 @@ export async function startServing(
         admin: {
           token: adminToken.token,
           loopbackOpen,
-          serviceKey: serviceKey.key.publicKey.toBase64(),
+          serviceKey: serviceKey.publicKey.toBase64(),
         },
       }),
       ...(cardLog && { log: cardLog }),
@@ -197,15 +157,16 @@ export async function startServing(
       url: `http://${host}:${address.port}`,
       app,
       registry,
-      store,
-      home,
-      serviceKey,
-      serviceKeyFrom,
+      engine,
+      store: engine.cards,
+      serviceKey: { key: serviceKey },
+      serviceKeyFrom: secrets.serviceKeyFrom,
       ...(adminToken && { adminToken }),
       loopbackOpen,
-      appKey,
-      createdKeyFiles,
-      tokenKeys,
+      appKey: secrets.appKey,
+      appKeyFile: secrets.appKeyFile,
+      createdKeyFiles: secrets.createdKeyFiles,
+      tokenKeys: secrets.tokenKeys,
       log: cardLog,
       async close() {
         await server.close();
@@ -218,14 +179,14 @@ export async function startServing(
         try {
           await registry.close();
         } finally {
-          await opened.close();
+          await engine.close();
         }
       },
     };
   } catch (err) {
     await app?.close().catch(() => undefined);
     await log?.close().catch(() => undefined);
-    await opened.discard(made).catch(() => undefined);
+    await engine.discard().catch(() => undefined);
     throw err;
   }
 }

@@ -10,9 +10,8 @@
  * have exactly one winner whichever server they reach. A store never checks signatures,
  * identities or snapshots: the registry does, before it inserts.
  *
- * Engines: memory (memory-store.ts), JSON file (json-store.ts), both keeping the indexes of
- * card-index.ts; PostgreSQL (postgres-store.ts), shared by several servers. Every engine passes
- * the conformance suite in test/store/.
+ * Each engine (engine.ts) holds one: memory and JSON file keep the indexes of card-index.ts;
+ * PostgreSQL is shared by several servers. Every one passes the contract suite in test/store/.
  */
 import type { RawSignature } from '../core/card.js';
 import type { CardState, ChainPlace } from '../core/chain.js';
@@ -70,9 +69,7 @@ export interface StoreStats {
   readonly compactions: number;
 }
 
-export type StoreEngine = 'memory' | 'json' | 'postgres';
-
-/** One identity as the admin API lists it (issue 15): its cards and chains, counted. */
+/** One identity as the admin API lists it: its cards and chains, counted. */
 export interface IdentitySummary {
   readonly identity: string;
   /** Cards of every chain, revoking cards included. */
@@ -93,7 +90,6 @@ export interface IdentityQuery {
 }
 
 export interface CardStore {
-  readonly engine: StoreEngine;
   /** Where the store lives, for messages ("/data/cards.json", "memory"). */
   readonly location: string;
   /** The card with this id (lowercase hex), or undefined. Only durable cards are found. */

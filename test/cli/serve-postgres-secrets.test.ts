@@ -42,9 +42,12 @@ describe('admin token kept in the database', () => {
     assert.equal(tokenOf(b), token, 'one admin token for both servers');
     assert.match(
       a.stdout(),
-      /^admin token from: the database \(cards_keys, name "admin-token"; made by this start\)$/m,
+      /^admin token from: kept in the database \(cards_keys, name "admin-token"\), made by this start$/m,
     );
-    assert.match(b.stdout(), /^admin token from: the database .*made by an earlier start\)$/m);
+    assert.match(
+      b.stdout(),
+      /^admin token from: kept in the database .*made by an earlier start$/m,
+    );
     const [row] = await sql<{ pem: string }>(
       store,
       `SELECT pem FROM cards_keys WHERE name = 'admin-token'`,

@@ -1,14 +1,19 @@
 /**
- * The store conformance suite (issue 10, "The store contract"; issue 14): what every engine
- * must answer, written once and run against each (memory.test.ts, json.test.ts,
- * postgres.test.ts). Cards here are records, not signed cards: a store never checks signatures
- * (the registry does), so a record with a made-up id is enough and fast.
+ * The engine contract suite: what every engine (src/store/engine.ts) must answer, written once
+ * and run against each (memory.test.ts, json.test.ts, postgres.test.ts, and a throwaway engine
+ * registered from outside in registered.test.ts): its card store, the secrets it keeps, the log's
+ * tiles and checkpoint, bulk import, its description, and what survives close and reopen — all
+ * of it on a durable engine, nothing on one that says it forgets. Cards here are records, not
+ * signed cards: a store never checks signatures (the registry does), so a record is enough.
  */
 import { cardIdOf } from '../../src/core/card-id.js';
 import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { describe, test } from 'node:test';
 import { CARD_STATES } from '../../src/core/chain.js';
 import { CardsError } from '../../src/core/errors.js';
+import { ImportError, type Engine } from '../../src/store/engine.js';
 import { serializeCard } from '../../src/store/record.js';
 import type { CardStore, StoredCard } from '../../src/store/store.js';
 import { allCards, type EngineFactory } from './engines.js';
@@ -36,14 +41,22 @@ function record(identity: string, previous?: StoredCard, revoking = false): Stor
   };
 }
 
-export function describeStoreContract(engineName: string, engine: EngineFactory): void {
-  describe(`store contract: ${engineName}`, () => {
-    const opened: CardStore[] = [];
-    const fresh = async (): Promise<{ store: CardStore; place: string }> => {
-      const place = await engine.place();
-      const store = await engine.open(place);
-      opened.push(store);
-      return { store, place };
+async function* each<T>(items: readonly T[]): AsyncGenerator<T> {
+  yield* items;
+}
+
+export function describeEngineContract(factory: EngineFactory): void {
+  describe(`engine contract: ${factory.name}`, () => {
+    const opened: Engine[] = [];
+    const open = async (place: string): Promise<Engine> => {
+      const engine = await factory.open(place);
+      opened.push(engine);
+      return engine;
+    };
+    const fresh = async (): Promise<{ store: CardStore; place: string; engine: Engine }> => {
+      const place = await factory.place();
+      const engine = await open(place);
+      return { store: engine.cards, place, engine };
     };
 
     test('queries: a card, its chain, the chains of identities; states from core/chain', async () => {
@@ -102,12 +115,13 @@ export function describeStoreContract(engineName: string, engine: EngineFactory)
     });
 
     test('revisionOf: changes with every card the identity gains, a reset, never repeats', async () => {
-      const { store } = await fresh();
-      if (store.engine === 'postgres') {
+      const { store, engine } = await fresh();
+      if (engine.tiles.shared) {
         // Written by other servers too: no server can tell when an identity changed.
         assert.equal(store.revisionOf, undefined);
         return;
       }
+      assert.equal(typeof store.revisionOf, 'function', 'an engine no other server writes');
       const revision = (identity: string): number | undefined => store.revisionOf?.(identity);
       assert.equal(revision('alice'), undefined);
       const a1 = record('alice');
@@ -215,7 +229,7 @@ export function describeStoreContract(engineName: string, engine: EngineFactory)
     });
 
     test('a failed write leaves nothing; reopen keeps everything, in order', async () => {
-      const { store, place } = await fresh();
+      const { store, place, engine } = await fresh();
       const cards: StoredCard[] = [];
       const a = record('alice');
       for (const card of [a, record('bob'), record('alice', a)]) {
@@ -227,28 +241,153 @@ export function describeStoreContract(engineName: string, engine: EngineFactory)
       const revoking = record('alice', cards[2], true);
       await store.insert(revoking);
       cards.push(revoking);
-      await store.close();
-      const again = await engine.open(place);
-      opened.push(again);
-      assert.equal(await again.count(), 4);
-      assert.deepEqual(
-        (await allCards(again)).map(serializeCard),
-        cards.map(serializeCard),
-        'byte-identical records, insertion order',
-      );
-      assert.equal((await again.getCard(a.id))?.state, 'revoked');
+      const kept = async (again: CardStore): Promise<void> => {
+        assert.equal(await again.count(), 4);
+        assert.deepEqual(
+          (await allCards(again)).map(serializeCard),
+          cards.map(serializeCard),
+          'byte-identical records, insertion order',
+        );
+        assert.equal((await again.getCard(a.id))?.state, 'revoked');
+      };
+      // An engine that forgets holds it all until it closes, and nothing after.
+      if (!engine.durable) {
+        await kept(store);
+        assert.equal((await store.insert(record('carol'))).seq, 4);
+      }
+      await engine.close();
+      const reopened = await open(place);
+      const again = reopened.cards;
+      if (!engine.durable) {
+        assert.equal(await again.count(), 0, 'an engine that says it forgets, forgets');
+        return;
+      }
+      await kept(again);
       assert.equal((await again.insert(record('carol'))).seq, 4);
-      await again.close();
-      if (engine.name === 'memory') return;
+      await reopened.close();
       // Closed: an insert is refused and nothing is stored.
       assert.equal(await codeOf(() => again.insert(record('dave'))), 'STORE_UNAVAILABLE');
-      const third = await engine.open(place);
-      opened.push(third);
-      assert.equal(await third.count(), 5);
+      const third = await open(place);
+      assert.equal(await third.cards.count(), 5);
+    });
+
+    test('secrets: kept or made, one winner when two make at once, kept across reopen', async () => {
+      const { engine, place } = await fresh();
+      let made = 0;
+      const make = (value: string) => (): string => {
+        made++;
+        return `  ${value}\n`;
+      };
+      const first = await engine.secrets.keep('service-key', make('key-one'));
+      assert.equal(first.created, true);
+      assert.equal(first.value, 'key-one', 'kept without surrounding white space');
+      assert.ok(first.where.length > 0);
+      const again = await engine.secrets.keep('service-key', make('key-two'));
+      assert.deepEqual([again.created, again.value, made], [false, 'key-one', 1]);
+      const racing = await Promise.all([
+        engine.secrets.keep('admin-token', make('token-a')),
+        engine.secrets.keep('admin-token', make('token-b')),
+      ]);
+      assert.equal(racing[0].value, racing[1].value, 'both get the one kept');
+      assert.equal(racing.filter((r) => r.created).length, 1, 'one of them made it');
+      assert.equal((await engine.secrets.keep('app-key', make('app'))).value, 'app');
+      if (first.path !== undefined) assert.ok(first.where.includes(first.path), first.where);
+      await engine.close();
+      const reopened = await open(place);
+      const after = await reopened.secrets.keep('service-key', make('key-three'));
+      if (engine.durable) {
+        assert.deepEqual([after.created, after.value], [false, 'key-one'], 'kept across reopen');
+        assert.equal(
+          (await reopened.secrets.keep('admin-token', make('x'))).value,
+          racing[0].value,
+        );
+      } else assert.deepEqual([after.created, after.value], [true, 'key-three'], 'forgotten');
+      await reopened.close();
+    });
+
+    test('log tiles and checkpoint: written in one update, kept across reopen', async () => {
+      const { engine, place } = await fresh();
+      const full = { level: 0, index: 0, width: 256 } as const;
+      const bytes = new Uint8Array(256 * 32).map((_, i) => i % 251);
+      const bundle = { level: 'entries', index: 1, width: 3 } as const;
+      assert.equal(await engine.tiles.readCheckpoint(), undefined, 'a new log');
+      assert.equal(await engine.tiles.readTile(full), undefined);
+      await engine.tiles.update(async (tx) => {
+        assert.equal(tx.checkpoint, undefined);
+        await tx.write([
+          { tile: full, data: bytes },
+          { tile: bundle, data: new Uint8Array([0, 1, 7, 0, 1, 8, 0, 1, 9]) },
+        ]);
+        await tx.writeCheckpoint('origin\n1\nroot\n');
+      });
+      const partial = await engine.tiles.readTile({ level: 0, index: 0, width: 2 });
+      assert.deepEqual(partial, bytes.subarray(0, 64), 'a partial tile from its full one');
+      assert.equal(await engine.tiles.replaceCheckpoint('other', 'x'), false, 'moved meanwhile');
+      assert.equal(await engine.tiles.replaceCheckpoint('origin\n1\nroot\n', 'cosigned\n'), true);
+      if (engine.tiles.directory !== undefined) {
+        // Published as static files at their tlog-tiles paths.
+        assert.equal(
+          readFileSync(join(engine.tiles.directory, 'checkpoint'), 'utf8'),
+          'cosigned\n',
+        );
+        assert.deepEqual(
+          new Uint8Array(readFileSync(join(engine.tiles.directory, 'tile/0/000'))),
+          bytes,
+        );
+      }
+      await engine.close();
+      const reopened = await open(place);
+      if (engine.durable) {
+        assert.equal(await reopened.tiles.readCheckpoint(), 'cosigned\n');
+        assert.deepEqual(await reopened.tiles.readTile(full), bytes);
+        assert.deepEqual(
+          await reopened.tiles.readTile(bundle),
+          new Uint8Array([0, 1, 7, 0, 1, 8, 0, 1, 9]),
+        );
+        await reopened.tiles.update(async (tx) => {
+          assert.equal(tx.checkpoint, 'cosigned\n');
+          await tx.clear();
+        });
+        assert.equal(await reopened.tiles.readTile(full), undefined, 'clear removes the tiles');
+      } else {
+        assert.equal(await reopened.tiles.readCheckpoint(), undefined, 'forgotten');
+        assert.equal(await reopened.tiles.readTile(full), undefined);
+      }
+      await reopened.close();
+    });
+
+    test('bulk import: in order through the chain rules; a refusal names its card', async () => {
+      const { engine } = await fresh();
+      const a = record('alice');
+      const chain = [a, record('bob'), record('alice', a)];
+      chain.push(record('alice', chain[2], true));
+      const many = Array.from({ length: 1200 }, (_, i) => record(`user-${i % 50}`));
+      assert.equal(await engine.importCards(each([...chain, ...many])), chain.length + 1200);
+      assert.deepEqual(
+        (await allCards(engine.cards)).map(serializeCard),
+        [...chain, ...many].map(serializeCard),
+        'every card, in the order given',
+      );
+      assert.equal((await engine.cards.getCard(a.id))?.state, 'revoked');
+      const orphan = record('carol', record('carol'));
+      const refused = await engine.importCards(each([record('dave'), orphan])).catch((e) => e);
+      assert.ok(refused instanceof ImportError, String(refused));
+      assert.equal(refused.index, 1);
+      assert.equal(refused.card.id, orphan.id);
+      assert.equal((refused.cause as CardsError).code, 'PREVIOUS_NOT_FOUND');
+    });
+
+    test('describes itself in one line, a password never shown', async () => {
+      const { engine, place } = await fresh();
+      assert.equal(typeof engine.name, 'string');
+      assert.equal(typeof engine.durable, 'boolean');
+      assert.match(engine.description, /^[^\n]+$/);
+      const password = /^[a-z]+:\/\//.test(place) ? new URL(place).password : '';
+      if (password) assert.ok(!engine.description.includes(password), engine.description);
     });
 
     test('close', async () => {
-      for (const store of opened.splice(0)) await store.close().catch(() => undefined);
+      for (const engine of opened.splice(0)) await engine.close().catch(() => undefined);
     });
   });
 }

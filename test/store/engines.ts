@@ -1,8 +1,9 @@
 /**
- * Every store engine, opened the same way for the conformance suite (contract.ts) and for the
+ * Every engine, opened the same way for the engine contract suite (contract.ts) and for the
  * suites parametrised over engines (registry, HTTP app, races): `CARDS_TEST_ENGINE` (memory,
  * json or postgres) picks the engine of a suite written once; its `*-postgres.test.ts` twin sets
- * it before importing the suite.
+ * it before importing the suite. Engines are opened through the engine list, by target, as the
+ * server opens them.
  *
  * `cards` preloads a store (checked like a store being opened: impossible relations are
  * STORE_CORRUPT), `beforeAppend` delays or fails a write. The memory store does both itself; for
@@ -14,9 +15,8 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after } from 'node:test';
-import { openJsonStore } from '../../src/store/json/json-store.js';
+import { MEMORY_TARGET, openEngine, type Engine } from '../../src/server/open-engine.js';
 import { MemoryStore, type MemoryStoreOptions } from '../../src/store/memory/memory-store.js';
-import { openPostgresStore, PostgresStore } from '../../src/store/postgres/postgres-store.js';
 import type { CardStore, StoredCard } from '../../src/store/store.js';
 import { freshStoreUrl } from '../helpers/postgres.js';
 
@@ -31,13 +31,13 @@ export function testEngine(): EngineName {
   return name as EngineName;
 }
 
-/** Where an engine keeps a store, so that it can be opened again (reopen). */
+/** Where an engine keeps what it holds, so that it can be opened again (reopen). */
 export interface EngineFactory {
-  readonly name: EngineName;
-  /** A new empty place (a temp file, a fresh database). */
+  readonly name: string;
+  /** A new empty place: a target (a temp file, a fresh database). */
   place(): Promise<string>;
-  /** Opens the store at `place` (again). */
-  open(place: string): Promise<CardStore>;
+  /** Opens the engine at `place` (again). */
+  open(place: string): Promise<Engine>;
 }
 
 let root: string | undefined;
@@ -51,34 +51,17 @@ const tempRoot = (): string => {
   return root;
 };
 
-/** The memory store keeps nothing on close: "reopen" hands the same cards to a new one. */
-const memoryPlaces = new Map<string, MemoryStore>();
+/** An engine opened by target through the engine list, as `cards serve` opens it. */
+export const byTarget = (name: string, place: () => Promise<string>): EngineFactory => ({
+  name,
+  place,
+  open: (target) => openEngine(target, { poolSize: 8 }),
+});
 
 export const ENGINES: Record<EngineName, EngineFactory> = {
-  memory: {
-    name: 'memory',
-    async place() {
-      return `memory-${++dirs}`;
-    },
-    async open(place) {
-      const previous = memoryPlaces.get(place);
-      const store = new MemoryStore({ cards: previous?.cards ?? [] });
-      memoryPlaces.set(place, store);
-      return store;
-    },
-  },
-  json: {
-    name: 'json',
-    async place() {
-      return join(tempRoot(), `s${++dirs}`, 'cards.json');
-    },
-    open: (place) => openJsonStore({ path: place }),
-  },
-  postgres: {
-    name: 'postgres',
-    place: () => freshStoreUrl(),
-    open: (place) => openPostgresStore({ url: place, poolSize: 8 }),
-  },
+  memory: byTarget('memory', async () => MEMORY_TARGET),
+  json: byTarget('json', async () => join(tempRoot(), `s${++dirs}`, 'cards.json')),
+  postgres: byTarget('postgres', () => freshStoreUrl()),
 };
 
 /** Every card of a store in insertion order. */
@@ -91,6 +74,10 @@ export async function allCards(store: CardStore): Promise<StoredCard[]> {
   }
 }
 
+async function* each<T>(items: readonly T[]): AsyncGenerator<T> {
+  yield* items;
+}
+
 /** A store of engine `name` for a test, with the memory store's test options. */
 export async function openTestStore(
   name: EngineName,
@@ -99,14 +86,11 @@ export async function openTestStore(
   if (name === 'memory') return new MemoryStore(options);
   // Impossible relations are refused as a store being opened refuses them (STORE_CORRUPT).
   if (options.cards) new MemoryStore({ cards: options.cards });
-  const engine = ENGINES[name];
-  const store = await engine.open(await engine.place());
-  after(() => store.close().catch(() => undefined));
-  if (options.cards?.length) {
-    if (store instanceof PostgresStore) await store.insertMany(options.cards);
-    else for (const card of options.cards) await store.insert(card);
-  }
-  return options.beforeAppend ? gated(store, options.beforeAppend) : store;
+  const factory = ENGINES[name];
+  const engine = await factory.open(await factory.place());
+  after(() => engine.close().catch(() => undefined));
+  if (options.cards?.length) await engine.importCards(each(options.cards));
+  return options.beforeAppend ? gated(engine.cards, options.beforeAppend) : engine.cards;
 }
 
 /** The store with `beforeAppend` run before each insert; inserts reach it in that order. */
@@ -116,7 +100,6 @@ function gated(
 ): CardStore {
   let turn: Promise<unknown> = Promise.resolve();
   return {
-    engine: store.engine,
     location: store.location,
     getCard: (id) => store.getCard(id),
     lastOfChain: (id) => store.lastOfChain(id),

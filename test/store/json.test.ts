@@ -1,5 +1,5 @@
-/** The store conformance suite (contract.ts) against the json engine. */
-import { describeStoreContract } from './contract.js';
+/** The engine contract suite (contract.ts) against the json engine. */
+import { describeEngineContract } from './contract.js';
 import { ENGINES } from './engines.js';
 
-describeStoreContract('json', ENGINES.json);
+describeEngineContract(ENGINES.json);

@@ -93,7 +93,7 @@ test('PostgreSQL: the same, in the transaction that writes the full tile', async
   const url = await freshStoreUrl();
   const store = await openPostgresStore({ url, poolSize: 2 });
   try {
-    await growOneByOne(new PostgresTiles(store), 300);
+    await growOneByOne(new PostgresTiles(store.db), 300);
     const rows = await sql<{ path: string }>(url, 'SELECT path FROM cards_log_tiles');
     const paths = rows.map((row) => row.path);
     assert.deepEqual(paths.filter((path) => path.includes('.p/')).sort(), edgePartials(300));

@@ -1,6 +1,7 @@
 /**
- * The server's home beside a JSON store (src/server): the paths of its companions, the lock the
- * server takes around the store's lifetime (one server per store), and the private key files.
+ * The JSON engine's files beside its store (src/store/json, named for the CLI by src/server):
+ * the paths of its companions, the lock it holds while open (one server per store), and the
+ * private key files.
  */
 import assert from 'node:assert/strict';
 import { spawn, spawnSync } from 'node:child_process';
@@ -20,7 +21,8 @@ import { join } from 'node:path';
 import { after, describe, test } from 'node:test';
 import { CardsError } from '../../src/core/errors.js';
 import { generatePrivateKey } from '../../src/crypto/keys.js';
-import { fileHome, openFileStore } from '../../src/server/file-home.js';
+import { fileHome } from '../../src/server/file-home.js';
+import { openEngine } from '../../src/server/open-engine.js';
 import { loadOrCreatePrivateKey, readPrivateKeyFile } from '../../src/server/key-files.js';
 import { storePaths } from '../../src/store/json/paths.js';
 import { codeOf } from '../helpers/code-of.js';
@@ -52,10 +54,10 @@ describe('server home: files beside the store', () => {
 
   test('while open the lock holds our pid; close folds the journal and removes the lock', async () => {
     const db = newDb();
-    const opened = await openFileStore({ path: db });
-    assert.equal(readFileSync(opened.home.lock, 'utf8').split('\n')[0], String(process.pid));
+    const opened = await openEngine(db);
+    assert.equal(readFileSync(fileHome(db).lock, 'utf8').split('\n')[0], String(process.pid));
     await opened.close();
-    assert.ok(!existsSync(opened.home.lock) && !existsSync(storePaths(db).journal));
+    assert.ok(!existsSync(fileHome(db).lock) && !existsSync(storePaths(db).journal));
   });
 
   test('a store that cannot be opened leaves no lock behind', async () => {
@@ -73,7 +75,7 @@ describe('server home: files beside the store', () => {
       const db = newDb();
       mkdirSync(join(db, '..'), { recursive: true });
       write(db);
-      assert.equal(await codeOf(() => openFileStore({ path: db })), 'STORE_CORRUPT', name);
+      assert.equal(await codeOf(() => openEngine(db)), 'STORE_CORRUPT', name);
       assert.ok(!existsSync(fileHome(db).lock), `${name}: lock released`);
     }
   });
@@ -82,12 +84,12 @@ describe('server home: files beside the store', () => {
 describe('server home: one server per store', () => {
   test('a second open in this process, or a live pid in the lock, is STORE_LOCKED', async () => {
     const db = newDb();
-    const opened = await openFileStore({ path: db });
-    assert.equal(await codeOf(() => openFileStore({ path: db })), 'STORE_LOCKED');
+    const opened = await openEngine(db);
+    assert.equal(await codeOf(() => openEngine(db)), 'STORE_LOCKED');
     await opened.close();
     const lock = fileHome(db).lock;
     writeFileSync(lock, `${process.ppid}\n`);
-    assert.equal(await codeOf(() => openFileStore({ path: db })), 'STORE_LOCKED');
+    assert.equal(await codeOf(() => openEngine(db)), 'STORE_LOCKED');
     assert.equal(readFileSync(lock, 'utf8'), `${process.ppid}\n`, 'a live lock is left alone');
   });
 
@@ -96,7 +98,7 @@ describe('server home: one server per store', () => {
       const db = newDb();
       mkdirSync(join(db, '..'), { recursive: true });
       writeFileSync(fileHome(db).lock, content);
-      const opened = await openFileStore({ path: db });
+      const opened = await openEngine(db);
       assert.equal(readFileSync(fileHome(db).lock, 'utf8').split('\n')[0], String(process.pid));
       await opened.close();
     }
@@ -123,7 +125,7 @@ describe('server home: one server per store', () => {
       writeFileSync(fileHome(db).lock, content);
       let outcome: string = 'taken over';
       try {
-        await (await openFileStore({ path: db })).close();
+        await (await openEngine(db)).close();
       } catch (err) {
         outcome = err instanceof CardsError ? err.code : String(err);
       }
@@ -134,8 +136,8 @@ describe('server home: one server per store', () => {
   test('the lock records pid, process start time and boot id; old readers still see the pid', async (t) => {
     if (!existsSync('/proc/self/stat')) return t.skip('needs /proc');
     const db = newDb();
-    const opened = await openFileStore({ path: db });
-    const lines = readFileSync(opened.home.lock, 'utf8').split('\n');
+    const opened = await openEngine(db);
+    const lines = readFileSync(fileHome(db).lock, 'utf8').split('\n');
     assert.equal(Number.parseInt(lines.join('\n'), 10), process.pid, 'parseInt of the whole file');
     assert.match(lines[1] ?? '', /^start \d+$/);
     assert.match(lines[2] ?? '', /^boot [0-9a-f-]{36}$/);

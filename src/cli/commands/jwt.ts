@@ -8,9 +8,8 @@ import { CardsError } from '../../core/errors.js';
 import { parsePrivateKey } from '../../crypto/keys.js';
 import { mintToken } from '../../crypto/tokens.js';
 import { isStoreUrl } from '../../server/defaults.js';
+import { peekSecret } from '../../server/open-engine.js';
 import { APP_KEY_NAME } from '../../server/server-keys.js';
-import { redactUrl } from '../../store/postgres/errors.js';
-import { readKeptKey } from '../../store/postgres/postgres-store.js';
 import { appCredentials, missingCredentials, type AppCredentials } from '../connection.js';
 import type { CommandContext } from '../context.js';
 import { parseDuration } from '../inputs.js';
@@ -34,10 +33,9 @@ export interface JwtResult {
 
 /** The app key kept in the database at `url` (cards_keys, name "app-key"). */
 async function keptAppKey(url: string): Promise<AppCredentials> {
-  const where = `${redactUrl(url)} (cards_keys, name "${APP_KEY_NAME}")`;
-  const pem = await readKeptKey(url, APP_KEY_NAME);
+  const { value: pem, where } = await peekSecret(url, APP_KEY_NAME);
   if (pem === undefined)
-    throw new CardsError('CREDENTIALS_MISSING', `No app key is kept in ${where}.`, {
+    throw new CardsError('CREDENTIALS_MISSING', `No app key is ${where}.`, {
       hint: 'start `cards serve --store URL` once without --jwt-key (it makes one and keeps it there), or pass --app-key FILE',
     });
   return { key: parsePrivateKey(pem), format: 'jwt', file: where };

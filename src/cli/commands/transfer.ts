@@ -1,5 +1,5 @@
 /**
- * `cards export`, `cards import` and `cards db migrate` (issue 14): move a registry between a
+ * `cards export`, `cards import` and `cards db migrate`: move a registry between a
  * JSON store file and PostgreSQL, in either direction, as NDJSON on stdout / stdin (the rules
  * are src/registry/transfer.ts), and bring a PostgreSQL schema up to date ahead of a deploy.
  * Summaries go to stderr, so stdout is the dump alone.
@@ -8,15 +8,8 @@ import { createReadStream, createWriteStream, existsSync } from 'node:fs';
 import { createInterface } from 'node:readline';
 import { CardsError } from '../../core/errors.js';
 import { exportCards, importCards } from '../../registry/transfer.js';
-import {
-  describeStore,
-  isStoreUrl,
-  openStore,
-  resolveStoreTarget,
-} from '../../server/open-store.js';
-import { DEFAULT_DB } from '../../server/defaults.js';
-import { PostgresStore } from '../../store/postgres/postgres-store.js';
-import type { CardStore } from '../../store/store.js';
+import { DEFAULT_DB, isStoreUrl } from '../../server/defaults.js';
+import { openEngine, resolveStoreTarget, type Engine } from '../../server/open-engine.js';
 
 export interface TransferOptions {
   readonly store?: string;
@@ -41,14 +34,14 @@ const targetOf = (options: TransferOptions): string =>
 
 const plural = (n: number): string => `${n} card${n === 1 ? '' : 's'}`;
 
-async function withStore<T>(target: string, use: (store: CardStore) => Promise<T>): Promise<T> {
-  const opened = await openStore(target, {
+async function withEngine<T>(target: string, use: (engine: Engine) => Promise<T>): Promise<T> {
+  const engine = await openEngine(target, {
     onWarning: (m) => process.stderr.write(`warning: ${m}\n`),
   });
   try {
-    return await use(opened.store);
+    return await use(engine);
   } finally {
-    await opened.close();
+    await engine.close();
   }
 }
 
@@ -68,9 +61,9 @@ export async function exportCommand(options: TransferOptions): Promise<void> {
         out.once('error', reject);
       }
     });
-  const n = await withStore(target, async (store) => {
-    const count = await exportCards(store, write);
-    process.stderr.write(`exported ${plural(count)} from ${describeStore(store)}\n`);
+  const n = await withEngine(target, async (engine) => {
+    const count = await exportCards(engine.cards, write);
+    process.stderr.write(`exported ${plural(count)} from ${engine.description}\n`);
     return count;
   });
   if (out !== process.stdout)
@@ -83,17 +76,14 @@ export async function exportCommand(options: TransferOptions): Promise<void> {
 /** Cards from NDJSON on stdin into the store (empty, or --append). */
 export async function importCommand(options: TransferOptions): Promise<void> {
   const target = targetOf(options);
-  await withStore(target, async (store) => {
+  await withEngine(target, async (engine) => {
     const input =
       options.file === undefined || options.file === '-'
         ? process.stdin
         : createReadStream(options.file);
     const lines = createInterface({ input, crlfDelay: Infinity });
-    const n = await importCards(store, lines, {
-      ...(options.append && { append: true }),
-      ...(store instanceof PostgresStore && { insertMany: (cards) => store.insertMany(cards) }),
-    });
-    process.stderr.write(`imported ${plural(n)} into ${describeStore(store)}\n`);
+    const n = await importCards(engine, lines, { ...(options.append && { append: true }) });
+    process.stderr.write(`imported ${plural(n)} into ${engine.description}\n`);
   });
 }
 
@@ -105,12 +95,12 @@ export async function migrateCommand(options: TransferOptions): Promise<void> {
       'USAGE',
       '`cards db migrate` needs --store postgres://… (or DATABASE_URL).',
     );
-  await withStore(target, async (store) => {
-    const { from, to } = (store as PostgresStore).migration;
+  await withEngine(target, async (engine) => {
+    const { from, to } = engine.migration ?? { from: 0, to: 0 };
     process.stdout.write(
       from === to
-        ? `schema version ${to}: up to date (${describeStore(store)})\n`
-        : `schema migrated from version ${from} to ${to} (${describeStore(store)})\n`,
+        ? `schema version ${to}: up to date (${engine.description})\n`
+        : `schema migrated from version ${from} to ${to} (${engine.description})\n`,
     );
   });
 }

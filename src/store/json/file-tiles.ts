@@ -1,7 +1,7 @@
 /**
- * Tiles and entry bundles as plain files under a folder, at their tlog-tiles paths
- * (`<dir>/tile/0/x001/234.p/5`), so any static file server can publish the log. The only module
- * of src/log that touches the file system. Each file is written whole (temporary file, fsync,
+ * The JSON engine's log tiles: tiles and entry bundles as plain files under the folder beside the
+ * store (paths.ts `logDir`), at their tlog-tiles paths (`<dir>/tile/0/x001/234.p/5`), so any
+ * static file server can publish the log (`directory`). Each file is written whole (temporary file, fsync,
  * rename, fsync of its folder): a reader never sees a torn tile. Full tiles and bundles are
  * immutable; a partial one is written once at each width, its `.p/` folder goes once the full
  * tile is written, and a partial that is gone is served from the full tile (tlog-tiles
@@ -24,7 +24,7 @@ export class FileTiles implements TileStore {
   /** The checkpoint as last read or written here: as the only writer, what the file holds. */
   #stored: { text: string | undefined } | undefined;
 
-  constructor(readonly dir: string) {}
+  constructor(readonly directory: string) {}
 
   /** The checkpoint file's text, read once (again only after a write that failed). */
   async #checkpoint(): Promise<string | undefined> {
@@ -55,7 +55,7 @@ export class FileTiles implements TileStore {
    * either all of the old tiles or none; the checkpoint file stays until the writer replaces it.
    */
   async #clear(): Promise<void> {
-    const tiles = join(this.dir, 'tile');
+    const tiles = join(this.directory, 'tile');
     const gone = `${tiles}.${process.pid}.old`;
     this.#made.clear();
     await rename(tiles, gone).catch((err: NodeJS.ErrnoException) => {
@@ -65,18 +65,18 @@ export class FileTiles implements TileStore {
   }
 
   get location(): string {
-    return this.dir;
+    return this.directory;
   }
 
   async readCheckpoint(): Promise<string | undefined> {
-    const bytes = await readOrUndefined(join(this.dir, 'checkpoint'));
+    const bytes = await readOrUndefined(join(this.directory, 'checkpoint'));
     return bytes && Buffer.from(bytes).toString('utf8');
   }
 
   async writeCheckpoint(signed: string): Promise<void> {
-    await this.#mkdir(this.dir);
+    await this.#mkdir(this.directory);
     this.#stored = undefined;
-    await replaceFile(join(this.dir, 'checkpoint'), [signed], 0o644);
+    await replaceFile(join(this.directory, 'checkpoint'), [signed], 0o644);
     this.#stored = { text: signed };
   }
 
@@ -87,7 +87,7 @@ export class FileTiles implements TileStore {
   }
 
   pathOf(tile: TileRef): string {
-    return join(this.dir, tilePath(tile));
+    return join(this.directory, tilePath(tile));
   }
 
   /** Writes every tile durably; folders are made as needed. */
@@ -129,7 +129,7 @@ export class FileTiles implements TileStore {
   }
 
   readTile(tile: TileRef): Promise<Uint8Array | undefined> {
-    return readTileAt((path) => readOrUndefined(join(this.dir, path)), tile);
+    return readTileAt((path) => readOrUndefined(join(this.directory, path)), tile);
   }
 }
 

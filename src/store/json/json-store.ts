@@ -10,8 +10,8 @@
  *   file atomically; the same happens on close, and in the background whenever the journal
  *   outgrows the file (then only the cards written since are kept in a fresh journal).
  * - A failed write is cut back off the journal, so nothing of it survives a restart.
- * - A corrupt or newer file is refused, never overwritten. One writer per store: the server
- *   takes its lock before it opens the store (src/server/file-home.ts).
+ * - A corrupt or newer file is refused, never overwritten. One writer per store: the engine
+ *   takes its lock (lock.ts) and checks it is none of its own companions before it opens it.
  */
 import { mkdir, open, rm, type FileHandle } from 'node:fs/promises';
 import { dirname, resolve } from 'node:path';
@@ -22,7 +22,7 @@ import { decodeStoredBase64 } from '../../core/encoding.js';
 import { fsyncDir, replaceFile } from '../../io/fs-durable.js';
 import { CardIndex, type IndexedCard, type Reservation } from '../card-index.js';
 import { batchText, journalText, JOURNAL_HEADER, replayJournal } from './journal.js';
-import { checkCompanions, storeCompanions, storePaths, type StorePaths } from './paths.js';
+import { storePaths, type StorePaths } from './paths.js';
 import { serializeCard } from '../record.js';
 import { STORE_FORMAT, STORE_VERSION, StoreFileAdapter, type StoreFileData } from './store-file.js';
 import type {
@@ -65,7 +65,6 @@ const unavailable = (what: string, cause: unknown): CardsError =>
   );
 
 export class JsonStore implements CardStore {
-  readonly engine = 'json';
   readonly paths: StorePaths;
   readonly #db: Low<StoreFileData>;
   readonly #file: StoreFileAdapter;
@@ -110,7 +109,6 @@ export class JsonStore implements CardStore {
 
   /** Reads the store, replays and folds the journal, opens the journal for appends. */
   static async open(options: JsonStoreOptions): Promise<JsonStore> {
-    checkCompanions(storeCompanions(options.path)); // never fold into, or remove, the store
     await mkdir(dirname(resolve(options.path)), { recursive: true });
     const paths = storePaths(options.path);
     const file = new StoreFileAdapter(paths.store);

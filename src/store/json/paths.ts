@@ -1,6 +1,6 @@
 /**
  * Where a store file's companions live: the one function every part of `cards` asks (the JSON
- * store for its journal, the server for its lock and keys, the CLI for the local app key, the
+ * engine for its journal, lock, secrets and log folder, the CLI for the local app key, the
  * tests and the benchmark). Each companion keeps the store's whole file name and adds its own
  * ending, so `./data/cards.json` has `./data/cards.json.journal`, `.lock`, `.service-key.pem`
  * and `.app-key.pem`, and two stores of one stem (`a.json`, `a.db`) share nothing.
@@ -16,6 +16,7 @@
 import { existsSync, lstatSync, realpathSync, statSync } from 'node:fs';
 import { basename, dirname, extname, join, resolve } from 'node:path';
 import { CardsError } from '../../core/errors.js';
+import { SECRET_NAMES, type SecretName } from '../engine.js';
 
 export interface StorePaths {
   readonly store: string;
@@ -23,41 +24,45 @@ export interface StorePaths {
 }
 
 export interface StoreCompanions extends StorePaths {
-  /** Holds the owner of the one server using the store (src/server/lock.ts). */
+  /** Holds the owner of the one server using the store (lock.ts). */
   readonly lock: string;
-  readonly serviceKey: string;
-  readonly appKey: string;
-  /** The admin API's bearer token (issue 15). */
-  readonly adminToken: string;
-  /** The transparency log's own Ed25519 key (issue 16), not the service key. */
-  readonly logKey: string;
   /** The log's tiles and checkpoint at their tlog-tiles paths, publishable as is (a folder). */
   readonly logDir: string;
+  /** The file of each kept secret (file-secrets.ts). */
+  readonly secrets: Readonly<Record<SecretName, string>>;
   /** The names of a store made before companions kept the whole file name. */
   readonly legacy: boolean;
 }
 
-/** Each companion's ending; temporary files (durable writes, lock, keys) end in `.tmp`. */
-const ENDINGS = {
-  journal: '.journal',
-  lock: '.lock',
-  serviceKey: '.service-key.pem',
-  appKey: '.app-key.pem',
-  adminToken: '.admin-token',
-  logKey: '.log-key.pem',
-  logDir: '.log',
-} as const;
-const RESERVED = [...Object.values(ENDINGS), '.takeover', '.tmp'];
+/** Each kept secret's ending: a PEM key file, or the admin token's one line. */
+const SECRET_ENDINGS: Record<SecretName, string> = {
+  'service-key': '.service-key.pem',
+  'app-key': '.app-key.pem',
+  'log-key': '.log-key.pem',
+  'admin-token': '.admin-token',
+};
+/** Each other companion's ending; temporary files (durable writes, lock, keys) end in `.tmp`. */
+const ENDINGS = { journal: '.journal', lock: '.lock', logDir: '.log' } as const;
+const RESERVED = [...Object.values(ENDINGS), ...Object.values(SECRET_ENDINGS), '.takeover', '.tmp'];
 
-const named = (base: string): Omit<StoreCompanions, 'store' | 'legacy'> => ({
+type Named = Omit<StoreCompanions, 'store' | 'legacy'>;
+
+const named = (base: string): Named => ({
   journal: `${base}${ENDINGS.journal}`,
   lock: `${base}${ENDINGS.lock}`,
-  serviceKey: `${base}${ENDINGS.serviceKey}`,
-  appKey: `${base}${ENDINGS.appKey}`,
-  adminToken: `${base}${ENDINGS.adminToken}`,
-  logKey: `${base}${ENDINGS.logKey}`,
   logDir: `${base}${ENDINGS.logDir}`,
+  secrets: Object.fromEntries(
+    SECRET_NAMES.map((name) => [name, `${base}${SECRET_ENDINGS[name]}`]),
+  ) as Record<SecretName, string>,
 });
+
+/** Every companion file of `names`, by what it is. */
+const files = (names: Named): [string, string][] => [
+  ['journal', names.journal],
+  ['lock', names.lock],
+  ['log', names.logDir],
+  ...Object.entries(names.secrets),
+];
 
 export function storeCompanions(db: string, cwd = process.cwd()): StoreCompanions {
   const store = realStorePath(db, cwd);
@@ -66,8 +71,10 @@ export function storeCompanions(db: string, cwd = process.cwd()): StoreCompanion
   if (stem !== store && existsSync(store)) {
     const old = named(stem);
     // Older versions had no admin token nor log: only the companions they made tell an old store.
-    const any = ({ adminToken: _, logKey: _k, logDir: _d, ...files }: typeof current): boolean =>
-      Object.values(files).some((file) => existsSync(file));
+    const any = (names: Named): boolean =>
+      [names.journal, names.lock, names.secrets['service-key'], names.secrets['app-key']].some(
+        (file) => existsSync(file),
+      );
     if (!any(current) && any(old)) return { store, ...old, legacy: true };
   }
   return { store, ...current, legacy: false };
@@ -100,8 +107,8 @@ export function checkCompanions(companions: StoreCompanions): void {
       `The store ${store} ends in "${ending}", the ending of a file the server keeps beside a store; it could be taken for one and removed.`,
     );
   const storeStat = statOf(store);
-  for (const [what, file] of Object.entries(named(store)).concat(
-    companions.legacy ? Object.entries(named(storeStem(store))) : [],
+  for (const [what, file] of files(named(store)).concat(
+    companions.legacy ? files(named(storeStem(store))) : [],
   )) {
     if (file === store) throw refuse(`The store ${store} is its own ${what} file.`);
     let link;

@@ -1,6 +1,6 @@
 /**
- * A store held in memory: for `cards serve --memory`, unit tests of the registry and the HTTP
- * app, and tools that need a throwaway registry. It keeps the same indexes as the JSON-file
+ * The memory engine's card store (index.ts): for `cards serve --memory`, unit tests of the
+ * registry and the HTTP app, and tools that need a throwaway registry. It keeps the same indexes as the JSON-file
  * store (card-index.ts). `beforeAppend` lets a test delay or fail a write (a disk that fills up,
  * a slow fdatasync) without touching the file system.
  */
@@ -24,7 +24,6 @@ export interface MemoryStoreOptions {
 }
 
 export class MemoryStore implements CardStore {
-  readonly engine = 'memory';
   readonly location = 'memory';
   #index = new CardIndex();
   /** Inserts between reserve and commit: a reset waits for them. */

@@ -1,5 +1,5 @@
 /**
- * Every SQL statement of the PostgreSQL store (postgres-store.ts), and its numbered migrations.
+ * Every SQL statement of the PostgreSQL engine, and its numbered migrations.
  *
  * Kept to what Postgres-wire distributed databases (CockroachDB, YugabyteDB) also run, so that a
  * registry that outgrows one PostgreSQL can move (docs/scaling.md): text primary keys, no
@@ -16,7 +16,7 @@
  *   object's JSON text (spec 2.1) exactly as the registry made it: export is byte-identical.
  *   Unique `id` (primary key) and unique `previous_card_id` are what make racing inserts have
  *   one winner, on any number of servers (spec 2.2: a chain never branches).
- * - cards_keys: the service key and the app key when the operator keeps them in the database.
+ * - cards_keys: the secrets the servers keep (keys, the admin token), by name.
  * - cards_log_tiles, cards_log_state (migration 3): the transparency log's tiles and entry
  *   bundles by tlog-tiles path, and its one state row: the last signed checkpoint (null for a
  *   log not begun yet) and the epoch (new logs begun by resets). A server extends the log in
@@ -183,7 +183,7 @@ export const LOG_CLEAR_TILES = `DELETE FROM cards_log_tiles`;
 export const SCAN = `SELECT ${COLUMNS} FROM cards c WHERE c.seq >= $1 ORDER BY c.seq LIMIT $2`;
 
 /**
- * The start of a batch of inserts (postgres-batch.ts), sent as one simple query: the counter row,
+ * The start of a batch of inserts (batch.ts), sent as one simple query: the counter row,
  * locked until COMMIT. Every writer on every server takes it first, so inserts are serialized
  * there: seq order is commit order, and what the batch reads next cannot change before it
  * commits (the chain rules are decided on it, in the same transaction).
@@ -211,21 +211,6 @@ export const APPEND_BATCH: Prepared = {
     RETURNING seq)
   UPDATE cards_counter SET next_seq = $9 WHERE id = 1`,
 };
-
-/** Bulk import (in a transaction): the counter row, locked. */
-export const LOCK_COUNTER = `SELECT next_seq FROM cards_counter WHERE id = 1 FOR UPDATE`;
-
-export const SET_COUNTER = `UPDATE cards_counter SET next_seq = $1 WHERE id = 1`;
-
-/** The chain facts of the cards named as previous by a batch. */
-export const PREVIOUS_OF = `SELECT id, identity, revoking, chain_id, chain_seq FROM cards
-  WHERE id = ANY($1::text[])`;
-
-/** A batch of rows, as parallel arrays (one statement for 1,000 cards). */
-export const INSERT_BATCH = `INSERT INTO cards
-  (id, seq, identity, previous_card_id, revoking, chain_id, chain_seq, wire)
-  SELECT * FROM unnest($1::text[], $2::bigint[], $3::text[], $4::text[], $5::boolean[],
-    $6::text[], $7::bigint[], $8::text[])`;
 
 export const GET_KEY = `SELECT pem FROM cards_keys WHERE name = $1`;
 

@@ -1,50 +1,87 @@
 /**
- * The transparency log's TileStore on the PostgreSQL store (issue 16): tiles by tlog-tiles path
- * and the one state row, in the store's tables (its SQL stays in src/store/postgres-sql.ts).
- * Shared by every server on the database: `update` is one transaction holding the state row's
- * lock, so whichever server holds it extends the one tree, and the others take it up.
+ * The transparency log's TileStore on PostgreSQL: tiles and entry bundles by tlog-tiles path
+ * (cards_log_tiles) and the one state row holding the last signed checkpoint and the epoch
+ * (cards_log_state; SQL in sql.ts). Shared by every server on the database: `update` is one
+ * transaction holding the state row's lock, so whichever server holds it extends the one tree,
+ * its tile and checkpoint writes commit together or none do, and the others take it up.
  */
 import type { TileData } from '../../log/append.js';
 import { partialPaths, readTileAt } from '../../log/memory-tiles.js';
 import type { TileStore, TileTransaction } from '../../log/tile-store.js';
 import { tilePath, type TileRef } from '../../log/tile-path.js';
-import type { PostgresStore } from './postgres-store.js';
+import type { Database } from './database.js';
+import { unavailable } from './errors.js';
+import * as SQL from './sql.js';
 
-const rows = (tiles: readonly TileData[]) =>
-  tiles.map(({ tile, data }) => ({ path: tilePath(tile), data }));
+interface StateRow {
+  readonly checkpoint: string | null;
+  readonly epoch: number | string;
+}
+
+const tileOf = (row: { data: Buffer } | undefined): Uint8Array | undefined =>
+  row && new Uint8Array(row.data);
 
 export class PostgresTiles implements TileStore {
   readonly shared = true;
 
-  constructor(readonly store: PostgresStore) {}
+  constructor(readonly db: Database) {}
 
   get location(): string {
-    return `${this.store.location} (cards_log_tiles)`;
+    return `${this.db.location} (cards_log_tiles)`;
   }
 
   readTile(tile: TileRef): Promise<Uint8Array | undefined> {
-    return readTileAt((path) => this.store.logTile(path), tile);
-  }
-
-  async readCheckpoint(): Promise<string | undefined> {
-    return (await this.store.logState()).checkpoint;
-  }
-
-  update<T>(fn: (tx: TileTransaction) => Promise<T>): Promise<T> {
-    return this.store.logUpdate((tx) =>
-      fn({
-        checkpoint: tx.checkpoint,
-        epoch: tx.epoch,
-        readTile: (tile) => readTileAt((path) => tx.tile(path), tile),
-        write: (tiles) => tx.putTiles(rows(tiles)),
-        dropPartials: (full) => tx.deleteTiles(full.flatMap(partialPaths)),
-        writeCheckpoint: (signed) => tx.setCheckpoint(signed),
-        clear: () => tx.clearTiles(),
-      }),
+    return readTileAt(
+      async (path) => tileOf((await this.db.rows<{ data: Buffer }>(SQL.LOG_TILE, [path]))[0]),
+      tile,
     );
   }
 
-  replaceCheckpoint(current: string, next: string): Promise<boolean> {
-    return this.store.logReplaceCheckpoint(current, next);
+  async readCheckpoint(): Promise<string | undefined> {
+    const [row] = await this.db.rows<StateRow>(SQL.LOG_STATE);
+    return row?.checkpoint ?? undefined;
+  }
+
+  /** One transaction holding the state row's lock; serialization failures run `fn` again. */
+  update<T>(fn: (tx: TileTransaction) => Promise<T>): Promise<T> {
+    return this.db.transaction(async (client) => {
+      const state = (await client.query<StateRow>(SQL.LOG_STATE_LOCKED)).rows[0];
+      return fn({
+        checkpoint: state?.checkpoint ?? undefined,
+        epoch: Number(state?.epoch ?? 0),
+        readTile: (tile) =>
+          readTileAt(
+            async (path) => tileOf((await client.query(SQL.LOG_TILE, [path])).rows[0]),
+            tile,
+          ),
+        write: async (tiles: readonly TileData[]) => {
+          if (tiles.length === 0) return;
+          const paths = tiles.map(({ tile }) => tilePath(tile));
+          const data = tiles.map(({ data: d }) =>
+            Buffer.from(d.buffer, d.byteOffset, d.byteLength),
+          );
+          await client.query(SQL.LOG_PUT_TILES, [paths, data]);
+        },
+        dropPartials: async (full) => {
+          const paths = full.flatMap(partialPaths);
+          if (paths.length > 0) await client.query(SQL.LOG_DELETE_TILES, [paths]);
+        },
+        writeCheckpoint: async (signed) => {
+          await client.query(SQL.LOG_SET_CHECKPOINT, [signed]);
+        },
+        clear: async () => {
+          await client.query(SQL.LOG_CLEAR_TILES);
+        },
+      });
+    });
+  }
+
+  /** Replaces checkpoint `current` with `next` unless another writer moved it. */
+  async replaceCheckpoint(current: string, next: string): Promise<boolean> {
+    try {
+      return (await this.db.query(SQL.LOG_REPLACE_CHECKPOINT, [current, next])).rowCount === 1;
+    } catch (err) {
+      throw unavailable(err);
+    }
   }
 }

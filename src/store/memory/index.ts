@@ -1,0 +1,51 @@
+/**
+ * The memory engine (`cards serve --memory`, the target "memory:"): cards, secrets and the log's
+ * tiles held by this process only, made on open and forgotten on close (durable: false).
+ */
+import { MemoryTileStore } from '../../log/tile-store.js';
+import type { Engine, EngineKind, KeptSecret, SecretName } from '../engine.js';
+import { importInOrder } from '../import-cards.js';
+import { MemoryStore } from './memory-store.js';
+
+export const MEMORY_TARGET = 'memory:';
+
+/** Cards a bulk import keeps in flight. */
+const IMPORT_WINDOW = 1000;
+
+/** What a memory engine holds; another engine may hand in its own to keep it across opens. */
+export interface MemoryParts {
+  readonly cards?: MemoryStore;
+  readonly secrets?: Map<SecretName, string>;
+  readonly tiles?: MemoryTileStore;
+}
+
+export function openMemoryEngine(parts: MemoryParts = {}): Engine {
+  const cards = parts.cards ?? new MemoryStore();
+  const kept = parts.secrets ?? new Map<SecretName, string>();
+  const close = (): Promise<void> => cards.close();
+  return {
+    name: 'memory',
+    durable: false,
+    description: 'memory',
+    cards,
+    secrets: {
+      async keep(name, make): Promise<KeptSecret> {
+        const found = kept.get(name);
+        const value = found ?? make().trim();
+        kept.set(name, value);
+        return { value, created: found === undefined, where: 'made for this run' };
+      },
+    },
+    tiles: parts.tiles ?? new MemoryTileStore(),
+    importCards: (source) => importInOrder(cards, source, IMPORT_WINDOW),
+    close,
+    discard: close,
+  };
+}
+
+export const memory: EngineKind = {
+  name: 'memory',
+  targets: `"${MEMORY_TARGET}" (nothing kept)`,
+  matches: (target) => target === MEMORY_TARGET,
+  open: async () => openMemoryEngine(),
+};

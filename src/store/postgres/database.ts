@@ -1,0 +1,141 @@
+/**
+ * The PostgreSQL engine's connections, in one place for its card store, its log tiles and its
+ * secrets: a bounded pool (`poolSize` connections, at most `maxWaiting` requests waiting, each at
+ * most `connectTimeoutMs`), a statement timeout on every connection, reads tried once more on a
+ * connection the server dropped, transactions tried again on serialization failures, and every
+ * failure while serving turned into 503 STORE_UNAVAILABLE (errors.ts). The pool replaces dead
+ * connections by itself, so the engine comes back when the database does.
+ */
+import pg from 'pg';
+import { CardsError, isCardsError } from '../../core/errors.js';
+import { isConnectionLost, isRetryable, redactUrl, unavailable } from './errors.js';
+import type { Prepared } from './sql.js';
+
+export interface DatabaseOptions {
+  /** postgres://USER:PASSWORD@HOST:PORT/DATABASE */
+  readonly url: string;
+  /** Connections at most. Default 10. */
+  readonly poolSize?: number;
+  /** Requests waiting for a connection at most; more get 503 at once. Default 256. */
+  readonly maxWaiting?: number;
+  /** Longest wait for a connection (a new one, or a free one of the pool), ms. Default 5000. */
+  readonly connectTimeoutMs?: number;
+  /** Longest statement, ms (PostgreSQL statement_timeout). Default 5000. */
+  readonly statementTimeoutMs?: number;
+  /** Told about failures that do not fail a request (a connection dropped while idle). */
+  readonly onWarning?: (message: string) => void;
+}
+
+/** Clients given an 'error' listener of their own (see connect). */
+const LISTENED = new WeakSet<pg.PoolClient>();
+
+/** Attempts of a transaction: serialization failures are retried. */
+const ATTEMPTS = 6;
+
+export class Database {
+  readonly pool: pg.Pool;
+  /** The URL with the password redacted. */
+  readonly location: string;
+  readonly maxWaiting: number;
+
+  constructor(options: DatabaseOptions) {
+    const statementTimeout = options.statementTimeoutMs ?? 5000;
+    this.pool = new pg.Pool({
+      connectionString: options.url,
+      max: options.poolSize ?? 10,
+      connectionTimeoutMillis: options.connectTimeoutMs ?? 5000,
+      idleTimeoutMillis: 30_000,
+      statement_timeout: statementTimeout,
+      // The client gives up too, should the server not even answer (a network partition).
+      query_timeout: statementTimeout + 1000,
+      idle_in_transaction_session_timeout: statementTimeout * 2,
+      keepAlive: true,
+      application_name: 'cards',
+    });
+    const warn = options.onWarning ?? (() => undefined);
+    // A pooled connection the server dropped while idle: the pool discards it and makes another.
+    this.pool.on('error', (err: Error & { code?: string }) =>
+      warn(`PostgreSQL dropped an idle connection (${err.code ?? 'connection lost'}).`),
+    );
+    this.location = redactUrl(options.url);
+    this.maxWaiting = options.maxWaiting ?? 256;
+  }
+
+  /** One statement on a pooled connection; 503 at once when too many wait for one. */
+  async query(text: string | Prepared, values: unknown[] = []): Promise<pg.QueryResult> {
+    if (this.pool.waitingCount >= this.maxWaiting)
+      throw new CardsError(
+        'STORE_UNAVAILABLE',
+        'The card store (PostgreSQL) is busy: every connection is in use. Try again later.',
+        { status: 503 },
+      );
+    return typeof text === 'string'
+      ? this.pool.query(text, values)
+      : this.pool.query({ ...text, values });
+  }
+
+  /** A read's rows; tried once more on a dropped connection or a serialization failure. */
+  async rows<Row>(text: string | Prepared, values: unknown[] = []): Promise<Row[]> {
+    for (let attempt = 1; ; attempt++) {
+      try {
+        return (await this.query(text, values)).rows as Row[];
+      } catch (err) {
+        if (attempt < 2 && (isConnectionLost(err) || isRetryable(err))) continue;
+        throw unavailable(err);
+      }
+    }
+  }
+
+  /** A connection of the pool, or 503 when none can be had. */
+  async connect(): Promise<pg.PoolClient> {
+    let client: pg.PoolClient;
+    try {
+      client = await this.pool.connect();
+    } catch (err) {
+      throw unavailable(err);
+    }
+    // A checked-out client has no pool listener: a connection the server ends between two
+    // statements (a shutdown) would be an unhandled 'error' event and stop the process. Its
+    // next query fails instead, and the pool discards it on release.
+    if (!LISTENED.has(client)) {
+      LISTENED.add(client);
+      client.on('error', () => undefined);
+    }
+    return client;
+  }
+
+  /**
+   * Runs `work` in one transaction, committed when it resolves and rolled back when it throws;
+   * serialization failures and deadlocks run it again (up to `attempts` times in all).
+   */
+  async transaction<T>(
+    work: (client: pg.PoolClient) => Promise<T>,
+    attempts = ATTEMPTS,
+  ): Promise<T> {
+    for (let attempt = 1; ; attempt++) {
+      const client = await this.connect();
+      try {
+        await client.query('BEGIN');
+        const result = await work(client);
+        await client.query('COMMIT');
+        return result;
+      } catch (err) {
+        await client.query('ROLLBACK').catch(() => undefined);
+        if (attempt < attempts && isRetryable(err)) {
+          await backoff(attempt);
+          continue;
+        }
+        throw isCardsError(err) ? err : unavailable(err);
+      } finally {
+        client.release();
+      }
+    }
+  }
+
+  end(): Promise<void> {
+    return this.pool.end();
+  }
+}
+
+export const backoff = (attempt: number): Promise<void> =>
+  new Promise((resolve) => setTimeout(resolve, 2 ** attempt + Math.random() * 10));
