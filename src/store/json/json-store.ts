@@ -15,7 +15,6 @@
  */
 import { mkdir, open, rm, type FileHandle } from 'node:fs/promises';
 import { dirname, resolve } from 'node:path';
-import { Low } from 'lowdb';
 import { CardsError } from '../../core/errors.js';
 import { cardIdOf } from '../../core/card-id.js';
 import { decodeStoredBase64 } from '../../core/encoding.js';
@@ -24,7 +23,7 @@ import { CardIndex, type IndexedCard, type Reservation } from '../card-index.js'
 import { batchText, journalText, JOURNAL_HEADER, replayJournal } from './journal.js';
 import { storePaths, type StorePaths } from './paths.js';
 import { serializeCard } from '../record.js';
-import { STORE_FORMAT, STORE_VERSION, StoreFileAdapter, type StoreFileData } from './store-file.js';
+import { StoreFile } from './store-file.js';
 import type {
   CardChain,
   CardEntry,
@@ -51,12 +50,6 @@ interface Waiting {
   readonly reject: (err: unknown) => void;
 }
 
-const emptyData = (): StoreFileData => ({
-  format: STORE_FORMAT,
-  version: STORE_VERSION,
-  cards: [],
-});
-
 const unavailable = (what: string, cause: unknown): CardsError =>
   new CardsError(
     'STORE_UNAVAILABLE',
@@ -66,8 +59,7 @@ const unavailable = (what: string, cause: unknown): CardsError =>
 
 export class JsonStore implements CardStore {
   readonly paths: StorePaths;
-  readonly #db: Low<StoreFileData>;
-  readonly #file: StoreFileAdapter;
+  readonly #file: StoreFile;
   #index: CardIndex;
   readonly #compactBytes: number;
   readonly #warn: (message: string) => void;
@@ -91,15 +83,13 @@ export class JsonStore implements CardStore {
 
   private constructor(
     paths: StorePaths,
-    db: Low<StoreFileData>,
-    file: StoreFileAdapter,
+    file: StoreFile,
     index: CardIndex,
     fileCards: number,
     options: JsonStoreOptions,
   ) {
     this.paths = paths;
     this.#file = file;
-    this.#db = db;
     this.#index = index;
     this.#fileCards = fileCards;
     this.#compactBytes = options.compactBytes ?? 16 * 1024 * 1024;
@@ -111,15 +101,13 @@ export class JsonStore implements CardStore {
   static async open(options: JsonStoreOptions): Promise<JsonStore> {
     await mkdir(dirname(resolve(options.path)), { recursive: true });
     const paths = storePaths(options.path);
-    const file = new StoreFileAdapter(paths.store);
-    const db = new Low(file, emptyData());
-    await db.read(); // STORE_CORRUPT for a file it cannot read; no file: the empty default
-    const fileCards = db.data.cards.length;
-    const replay = await replayJournal(paths.journal);
-    // Relations no registry could have made refuse the store before anything is rewritten.
+    const file = new StoreFile(paths.store);
+    // STORE_CORRUPT for a file it cannot read; none: a new store. Relations no registry could
+    // have made refuse the store before anything is rewritten.
     const index = new CardIndex();
-    index.load(db.data.cards, paths.store, { checked: false });
-    db.data = emptyData();
+    index.load(await file.read(), paths.store, { checked: false });
+    const fileCards = index.size;
+    const replay = await replayJournal(paths.journal);
     // Cards already in the file were folded in before a crash that kept the journal.
     index.load(
       replay.cards.filter((card) => !index.get(card.id)),
@@ -130,7 +118,7 @@ export class JsonStore implements CardStore {
       options.onWarning?.(
         `The journal ${paths.journal} ended in a torn write (a crash or power loss mid-write): ${replay.dropped} line(s) of cards that were never acknowledged were dropped.`,
       );
-    const store = new JsonStore(paths, db, file, index, fileCards, options);
+    const store = new JsonStore(paths, file, index, fileCards, options);
     if (!file.found || replay.found) await store.#compactAll('start-up');
     await store.#openJournal();
     store.#checking = store.#checkAll();
@@ -394,12 +382,9 @@ export class JsonStore implements CardStore {
   async #compactAll(when: string): Promise<void> {
     const count = this.#index.size;
     try {
-      this.#db.data = { ...emptyData(), cards: this.cards().slice(0, count) };
-      await this.#db.write();
+      await this.#file.write(this.cards().slice(0, count));
     } catch (err) {
       throw unavailable(`Cannot write the store ${this.paths.store} at ${when}`, err);
-    } finally {
-      this.#db.data = emptyData();
     }
     this.#fileCards = count;
     this.#stats.compactions++;

@@ -1,6 +1,7 @@
 /**
- * The store's main file, read and written through lowdb with this project's own adapter
- * (house habit 9: not JSONFilePreset, which swaps to memory under NODE_ENV=test).
+ * The JSON engine's main file: read once when the store opens, rewritten whole (atomically, a
+ * chunk of cards at a time) when the journal is folded in. Its cards live in the engine's index
+ * (card-index.ts) in between, never in a document held beside them.
  *
  * Format, readable by a person (one card per line):
  *   {
@@ -16,21 +17,14 @@
  */
 import { isAscii } from 'node:buffer';
 import { readFile } from 'node:fs/promises';
-import type { Adapter } from 'lowdb';
 import { replaceFile } from '../../io/fs-durable.js';
 import { corrupt, readStoredCard, serializeCard } from '../record.js';
 import type { StoredCard } from '../store.js';
 import { fileSize, readLines } from './line-reader.js';
 import { parseStoredLine, type StoredLine } from '../stored-line.js';
 
-export const STORE_FORMAT = 'cards-store';
-export const STORE_VERSION = 1;
-
-export interface StoreFileData {
-  format: typeof STORE_FORMAT;
-  version: typeof STORE_VERSION;
-  cards: readonly StoredCard[];
-}
+const STORE_FORMAT = 'cards-store';
+const STORE_VERSION = 1;
 
 /** Cards per chunk when writing: big enough to be fast, small enough to yield to requests. */
 const CHUNK = 2000;
@@ -86,7 +80,7 @@ async function readStoreLines(path: string): Promise<StoredLine[] | undefined | 
   return footer === FOOTER.length - 1 ? cards : undefined;
 }
 
-export class StoreFileAdapter implements Adapter<StoreFileData> {
+export class StoreFile {
   readonly path: string;
   /** Size of the file as last read or written, in bytes. */
   bytes = 0;
@@ -98,18 +92,18 @@ export class StoreFileAdapter implements Adapter<StoreFileData> {
   }
 
   /**
-   * The file's data; null when there is no file or it is blank (a new store). Throws
+   * The file's cards; none when there is no file or it is blank (a new store). Throws
    * STORE_CORRUPT. Read as a stream of lines (line-reader.ts), so any file this store wrote
    * opens, however large; a file in any other shape (reformatted by a person) is parsed as
    * plain JSON when it fits in one string.
    */
-  async read(): Promise<StoreFileData | null> {
+  async read(): Promise<readonly StoredCard[]> {
     this.bytes = await fileSize(this.path);
-    if (this.bytes === 0) return null;
+    if (this.bytes === 0) return [];
     const cards = await readStoreLines(this.path);
-    if (cards === 'blank') return null;
+    if (cards === 'blank') return [];
     this.found = true;
-    if (cards) return { format: STORE_FORMAT, version: STORE_VERSION, cards };
+    if (cards) return cards;
     if (this.bytes > PLAIN_JSON_MAX)
       throw corrupt(
         `${this.path} is not in the one-card-per-line format this store writes, and at ${this.bytes} bytes it is too large to read as plain JSON`,
@@ -119,12 +113,13 @@ export class StoreFileAdapter implements Adapter<StoreFileData> {
     return parseStoreText(text, this.path);
   }
 
-  async write(data: StoreFileData): Promise<void> {
-    this.bytes = await replaceFile(this.path, storeChunks(data.cards));
+  /** Replaces the file by one holding `cards` (src/io/fs-durable.ts: whole or not at all). */
+  async write(cards: readonly StoredCard[]): Promise<void> {
+    this.bytes = await replaceFile(this.path, storeChunks(cards));
   }
 }
 
-export function parseStoreText(text: string, path: string): StoreFileData {
+function parseStoreText(text: string, path: string): readonly StoredCard[] {
   let json: unknown;
   try {
     json = JSON.parse(text);
@@ -143,7 +138,7 @@ export function parseStoreText(text: string, path: string): StoreFileData {
   if (!Array.isArray(data.cards)) throw corrupt(`${path} has no "cards" list`);
   const cards = data.cards as unknown[];
   for (let i = 0; i < cards.length; i++) readStoredCard(cards[i], `card #${i + 1} of ${path}`);
-  return { format: STORE_FORMAT, version: STORE_VERSION, cards: cards as StoredCard[] };
+  return cards as StoredCard[];
 }
 
 function* storeChunks(cards: readonly StoredCard[]): Generator<string> {
