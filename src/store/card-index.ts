@@ -30,7 +30,11 @@ let lastRevision = 0;
 
 export class Chain implements CardChain {
   readonly identity: string;
-  readonly cards: IndexedCard[] = [];
+  /**
+   * Oldest first. Made as an array of the chain's first card by CardIndex#add, not grown from
+   * an empty one: most chains hold one card, and an array's first push reserves room for 16.
+   */
+  cards!: IndexedCard[];
   /** Given anew each time a card joins the chain (the chain's cards only ever grow). */
   revision = 0;
 
@@ -254,7 +258,8 @@ export class CardIndex {
       }
     }
     const entry = new IndexedCard(card, chain, this.#entries.length);
-    chain.cards.push(entry);
+    if (previous) chain.cards.push(entry);
+    else chain.cards = [entry];
     chain.revision = ++lastRevision;
     if (previous) previous.next = entry;
     this.#byId.set(card.id, entry);
@@ -294,21 +299,22 @@ export class CardIndex {
     let position = 0;
     for (const card of cards) {
       position++;
-      const broken = (why: string): CardsError =>
-        new CardsError(
+      let why: string | undefined;
+      if (this.#byId.has(card.id)) why = 'appears twice';
+      else if (card.previous_card_id !== undefined) {
+        const previous = this.#byId.get(card.previous_card_id);
+        if (!previous) why = 'names a previous card that is not stored before it';
+        else if (previous.card.identity !== card.identity)
+          why = 'names a previous card of another identity';
+        else if (previous.next) why = 'names a previous card that is replaced already';
+        else if (previous.revoking) why = 'names a revoking card as its previous card';
+      }
+      if (why !== undefined)
+        throw new CardsError(
           'STORE_CORRUPT',
           `The store ${location} cannot be read: card #${position} (${card.id}) ${why}.`,
           { hint: 'Restore the file from a backup, or point --db at another file.' },
         );
-      if (this.#byId.has(card.id)) throw broken('appears twice');
-      if (card.previous_card_id !== undefined) {
-        const previous = this.#byId.get(card.previous_card_id);
-        if (!previous) throw broken('names a previous card that is not stored before it');
-        if (previous.card.identity !== card.identity)
-          throw broken('names a previous card of another identity');
-        if (previous.next) throw broken('names a previous card that is replaced already');
-        if (previous.revoking) throw broken('names a revoking card as its previous card');
-      }
       this.#add(card).checked = checked;
     }
   }

@@ -50,6 +50,9 @@ interface Waiting {
   readonly reject: (err: unknown) => void;
 }
 
+/** When the background pass over the ids of the cards read from disk starts. */
+const CHECK_AFTER_MS = 1000;
+
 const unavailable = (what: string, cause: unknown): CardsError =>
   new CardsError(
     'STORE_UNAVAILABLE',
@@ -78,6 +81,7 @@ export class JsonStore implements CardStore {
   #fileCards: number;
   #closing = false;
   #checking: Promise<void> | undefined;
+  #checkTimer: NodeJS.Timeout | undefined;
   #resetting: Promise<void> | undefined;
   #stats = { appends: 0, flushes: 0, compactions: 0 };
 
@@ -121,7 +125,10 @@ export class JsonStore implements CardStore {
     const store = new JsonStore(paths, file, index, fileCards, options);
     if (!file.found || replay.found) await store.#compactAll('start-up');
     await store.#openJournal();
-    store.#checking = store.#checkAll();
+    store.#checkTimer = setTimeout(() => {
+      store.#checkTimer = undefined;
+      store.#checking = store.#checkAll();
+    }, CHECK_AFTER_MS).unref();
     return store;
   }
 
@@ -165,7 +172,8 @@ export class JsonStore implements CardStore {
   /**
    * A card read from disk is served only once its id is recomputed from its snapshot (a bit
    * flipped on disk must not be served under an id it no longer matches): checked on first
-   * read, and by a background pass after start-up (so start-up itself hashes nothing).
+   * read, and by a background pass that starts CHECK_AFTER_MS after the store opened (so the
+   * server's start-up, its log catching up included, hashes nothing for it).
    */
   #check(entry: IndexedCard): void {
     if (idMatches(entry.card)) {
@@ -263,13 +271,16 @@ export class JsonStore implements CardStore {
     if (this.#closing) return;
     await this.#resetting?.catch(() => undefined);
     this.#closing = true;
+    clearTimeout(this.#checkTimer);
     await this.#checking;
     while (this.#flushing || this.#compaction) {
       if (this.#flushing) await new Promise<void>((resolve) => this.#idle.push(resolve));
       if (this.#compaction) await this.#compaction;
     }
     try {
-      if (this.#journalBytes > 0 || this.#fileCards !== this.#index.size)
+      // Folded in only when the journal holds a card or the file lacks one: a store that
+      // nothing was written to is not rewritten.
+      if (this.journalBytes > 0 || this.#fileCards !== this.#index.size)
         await this.#compactAll('shut-down');
       await this.#journal?.close();
       this.#journal = undefined;
