@@ -38,7 +38,7 @@ const testMem: EngineKind = {
     const engine = openMemoryEngine({ cards, secrets: state.secrets, tiles: state.tiles });
     const close = async (): Promise<void> => {
       await cards.close();
-      state.cards = cards.cards;
+      state.cards = cards.cards();
     };
     return {
       ...engine,

@@ -24,15 +24,8 @@ import { batchText, journalText, JOURNAL_HEADER, replayJournal } from './journal
 import { storePaths, type StorePaths } from './paths.js';
 import { serializeCard } from '../record.js';
 import { StoreFile } from './store-file.js';
-import type {
-  CardChain,
-  CardEntry,
-  CardStore,
-  IdentityQuery,
-  IdentitySummary,
-  StoreStats,
-  StoredCard,
-} from '../store.js';
+import { IndexedStore } from '../indexed-store.js';
+import type { CardEntry, StoreStats, StoredCard } from '../store.js';
 
 export interface JsonStoreOptions {
   /** The store file (companions are found beside it through paths.ts). */
@@ -60,10 +53,9 @@ const unavailable = (what: string, cause: unknown): CardsError =>
     { cause },
   );
 
-export class JsonStore implements CardStore {
+export class JsonStore extends IndexedStore {
   readonly paths: StorePaths;
   readonly #file: StoreFile;
-  #index: CardIndex;
   readonly #compactBytes: number;
   readonly #warn: (message: string) => void;
   #journal: FileHandle | undefined;
@@ -92,9 +84,10 @@ export class JsonStore implements CardStore {
     fileCards: number,
     options: JsonStoreOptions,
   ) {
+    super();
     this.paths = paths;
     this.#file = file;
-    this.#index = index;
+    this.index = index;
     this.#fileCards = fileCards;
     this.#compactBytes = options.compactBytes ?? 16 * 1024 * 1024;
     this.#compactAt = Math.max(this.#compactBytes, file.bytes);
@@ -141,51 +134,21 @@ export class JsonStore implements CardStore {
     return Math.max(0, this.#journalBytes - JOURNAL_HEADER.length - 1);
   }
 
-  /** Every durable card, in insertion order. */
-  cards(): StoredCard[] {
-    return this.#index.entries.map((entry) => entry.card);
-  }
-
-  async getCard(id: string): Promise<CardEntry | undefined> {
-    const entry = this.#index.get(id);
-    if (entry && !entry.checked) this.#check(entry);
-    return entry;
-  }
-
-  async lastOfChain(id: string): Promise<CardEntry | undefined> {
-    const last = this.#index.get(id)?.chain.last;
-    if (last && !last.checked) this.#check(last);
-    return last;
-  }
-
-  async chainsOf(identities: readonly string[]): Promise<CardChain[]> {
-    const chains = [...new Set(identities)].flatMap((identity) => this.#index.chainsOf(identity));
-    for (const chain of chains)
-      for (const entry of chain.cards) if (!entry.checked) this.#check(entry);
-    return chains;
-  }
-
-  revisionOf(identity: string): number | undefined {
-    return this.#index.revisionOf(identity);
-  }
-
   /**
    * A card read from disk is served only once its id is recomputed from its snapshot (a bit
    * flipped on disk must not be served under an id it no longer matches): checked on first
    * read, and by a background pass that starts CHECK_AFTER_MS after the store opened (so the
    * server's start-up, its log catching up included, hashes nothing for it).
    */
-  #check(entry: IndexedCard): void {
-    if (idMatches(entry.card)) {
-      entry.checked = true;
-      return;
-    }
-    throw mismatch(entry, this.paths.store);
+  protected override seen(entry: IndexedCard): void {
+    if (entry.checked) return;
+    if (!idMatches(entry.card)) throw mismatch(entry, this.paths.store);
+    entry.checked = true;
   }
 
   /** The background pass over every card read from disk, a slice at a time. */
   async #checkAll(): Promise<void> {
-    const entries = this.#index.entries;
+    const entries = this.index.entries;
     for (let start = 0; start < entries.length && !this.#closing; start += 2000) {
       await new Promise((resolve) => setImmediate(resolve));
       const end = Math.min(entries.length, start + 2000);
@@ -198,24 +161,8 @@ export class JsonStore implements CardStore {
     }
   }
 
-  async scan(fromSeq: number, limit: number): Promise<StoredCard[]> {
-    return this.#index.entries.slice(fromSeq, fromSeq + limit).map((entry) => entry.card);
-  }
-
-  async count(): Promise<number> {
-    return this.#index.size;
-  }
-
   stats(): StoreStats {
-    return { cards: this.#index.size, ...this.#stats };
-  }
-
-  async listCards(afterSeq: number | undefined, limit: number): Promise<CardEntry[]> {
-    return this.#index.list(afterSeq, limit);
-  }
-
-  async listIdentities(query: IdentityQuery): Promise<IdentitySummary[]> {
-    return this.#index.identities(query);
+    return { cards: this.index.size, ...this.#stats };
   }
 
   /**
@@ -244,7 +191,7 @@ export class JsonStore implements CardStore {
       } catch (err) {
         throw unavailable(`Cannot empty the journal ${this.paths.journal}`, err);
       }
-      this.#index = new CardIndex();
+      this.index = new CardIndex();
       await this.#compactAll('reset');
     })().finally(() => (this.#resetting = undefined));
     return this.#resetting;
@@ -257,7 +204,7 @@ export class JsonStore implements CardStore {
     if (this.#resetting) return this.#resetting.then(() => this.insert(card));
     let reservation: Reservation;
     try {
-      reservation = this.#index.reserve(card);
+      reservation = this.index.reserve(card);
     } catch (err) {
       return Promise.reject(err);
     }
@@ -280,7 +227,7 @@ export class JsonStore implements CardStore {
     try {
       // Folded in only when the journal holds a card or the file lacks one: a store that
       // nothing was written to is not rewritten.
-      if (this.journalBytes > 0 || this.#fileCards !== this.#index.size)
+      if (this.journalBytes > 0 || this.#fileCards !== this.index.size)
         await this.#compactAll('shut-down');
       await this.#journal?.close();
       this.#journal = undefined;
@@ -304,7 +251,7 @@ export class JsonStore implements CardStore {
           await this.#writeJournal(batchText(batch.map((entry) => entry.line)));
         } catch (err) {
           for (const entry of batch) {
-            this.#index.release(entry.reservation);
+            this.index.release(entry.reservation);
             entry.reject(err);
           }
           continue;
@@ -312,7 +259,7 @@ export class JsonStore implements CardStore {
         this.#stats.appends += batch.length;
         this.#stats.flushes++;
         // In queue order: the journal's order is the sequence.
-        for (const entry of batch) entry.resolve(this.#index.commit(entry.reservation));
+        for (const entry of batch) entry.resolve(this.index.commit(entry.reservation));
         if (!this.#compaction && !this.#closing && this.#journalBytes > this.#compactAt)
           this.#compaction = this.#compactInBackground().finally(() => {
             this.#compaction = undefined;
@@ -391,7 +338,7 @@ export class JsonStore implements CardStore {
 
   /** Writes every record to the main file (start-up, shut-down); the caller empties the journal. */
   async #compactAll(when: string): Promise<void> {
-    const count = this.#index.size;
+    const count = this.index.size;
     try {
       await this.#file.write(this.cards().slice(0, count));
     } catch (err) {
@@ -406,7 +353,7 @@ export class JsonStore implements CardStore {
   }
 
   async #compactInBackground(): Promise<void> {
-    const count = this.#index.size;
+    const count = this.index.size;
     try {
       await this.#compactAll('compaction');
     } catch (err) {
@@ -422,7 +369,7 @@ export class JsonStore implements CardStore {
   async #resetJournal(): Promise<void> {
     const from = this.#resetFrom as number;
     this.#resetFrom = undefined;
-    const kept = this.#index.entries.slice(from).map((entry) => entry.card);
+    const kept = this.index.entries.slice(from).map((entry) => entry.card);
     try {
       await replaceFile(this.paths.journal, [journalText(kept)]);
     } catch (err) {

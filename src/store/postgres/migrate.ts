@@ -1,5 +1,5 @@
 /**
- * The PostgreSQL store's schema, created and migrated by numbered migrations (postgres-sql.ts).
+ * The PostgreSQL engine's schema, created and migrated by numbered migrations (sql.ts).
  *
  * Safe when several servers start at once, without advisory locks (so CockroachDB and
  * YugabyteDB run it too): each migration runs in one transaction that first inserts its row in
@@ -83,20 +83,6 @@ export async function migrate(pool: pg.Pool, location: string): Promise<Migratio
         `The database ${location} could not be migrated to schema version ${SCHEMA_VERSION} (it is at ${to}).`,
       );
     return { from, to };
-  } finally {
-    client.release();
-  }
-}
-
-/** The schema version of the database, without changing anything (0: none yet). */
-export async function schemaVersion(pool: pg.Pool): Promise<number> {
-  const client = await pool.connect();
-  try {
-    const { rows } = await client.query<{ found: string | null }>(
-      `SELECT to_regclass('cards_migrations')::text AS found`,
-    );
-    if (!rows[0]?.found) return 0;
-    return await appliedVersion(client);
   } finally {
     client.release();
   }
