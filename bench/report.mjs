@@ -65,10 +65,16 @@ export function tableRows(result) {
       verdict: '',
     },
     {
-      measure: `start-up with ${n} cards: listening`,
+      measure: `start-up with ${n} cards: listening, alone`,
+      result: `${int(s.startup.A)} ms${s.startup.B === undefined ? '' : ` (B_ROOT's build: ${int(s.startup.B)} ms)`}`,
+      target: '≤ 1,000 ms',
+      verdict: atMost(s.startup.A, 1000, (x) => `${int(x)} ms`),
+    },
+    {
+      measure: `start-up with ${n} cards: listening, beside two servers`,
       result: `${int(s.listeningMs)} ms`,
-      target: '< 1,500 ms',
-      verdict: atMost(s.listeningMs, 1500, (x) => `${int(x)} ms`),
+      target: '(reported)',
+      verdict: '',
     },
     {
       measure: `resident memory with ${n} cards`,

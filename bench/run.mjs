@@ -5,6 +5,8 @@
 //   --json FILE  also write every round's raw figures to FILE
 //   --admin      only the admin API and page rows (admin.mjs; 5 rounds, --quick 3)
 //   --log        only the transparency log's rows (log-serve.mjs; 10^6 logged cards, --quick 10^5)
+//   --startup    only start-up with 100,000 cards (startup.mjs; --quick 20,000), this build
+//                against B_ROOT's when set
 // BENCH_CARDS_BIN=/other/checkout/bin/cards.js measures another build's server and CLI.
 import { execFileSync } from 'node:child_process';
 import { existsSync, writeFileSync } from 'node:fs';
@@ -18,6 +20,7 @@ const { values } = parseArgs({
     json: { type: 'string' },
     admin: { type: 'boolean', default: false },
     log: { type: 'boolean', default: false },
+    startup: { type: 'boolean', default: false },
   },
 });
 
@@ -40,6 +43,17 @@ if (values.admin) {
       : { storeSize: 100_000, seconds: 5, rounds: 5 },
   ).finally(removeTempDirs);
   console.log(formatAdmin(out));
+  if (values.json) writeFileSync(values.json, `${JSON.stringify(out, null, 2)}\n`);
+  process.exit(0);
+}
+
+if (values.startup) {
+  const { formatStartup, runStartupBench } = await import('./startup.mjs');
+  const { removeTempDirs } = await import('./lib/stores.mjs');
+  const out = await runStartupBench(
+    values.quick ? { storeSize: 20_000, rounds: 5 } : { storeSize: 100_000, rounds: 7 },
+  ).finally(removeTempDirs);
+  console.log(formatStartup(out));
   if (values.json) writeFileSync(values.json, `${JSON.stringify(out, null, 2)}\n`);
   process.exit(0);
 }

@@ -17,6 +17,7 @@ import { measureFsync } from './lib/disk.mjs';
 import { watchMachine } from './lib/machine.mjs';
 import { median } from './lib/load.mjs';
 import { memoryOf, startCards } from './lib/servers.mjs';
+import { BUILDS, startupMedians, startupRound } from './startup.mjs';
 import {
   appKeyOf,
   buildStore,
@@ -67,6 +68,10 @@ async function round(config, prepared, r) {
   const sequentialOptions = { warm: config.sequentialWarm };
   const machine = watchMachine();
   const out = {};
+
+  // Start-up alone on the idle machine, and B_ROOT's build's too when set (startup.mjs).
+  log(`round ${r}: start-up with ${config.storeSize} cards (${Object.keys(BUILDS).join(' and ')})`);
+  out.startup = await startupRound(big, r);
 
   // The three servers run side by side (idle unless measured), so that each pair of figures a
   // ratio compares is measured back to back.
@@ -222,6 +227,7 @@ export function summarise(rounds) {
     searchFifty: m((r) => r.reads.searchFifty.rps),
     searchFiftyP99: m((r) => r.reads.searchFifty.p99),
     listeningMs: m((r) => r.listeningMs),
+    startup: startupMedians(rounds.map((r) => r.startup)),
     rssMB: m((r) => r.memoryAtStart.rssMB),
     peakMB: m((r) => r.memoryAtEnd.peakMB),
     versionMs: m((r) => r.versionMs),

@@ -45,7 +45,7 @@ export function openMemoryEngine(parts: MemoryParts = {}): Engine {
 
 export const memory: EngineKind = {
   name: 'memory',
-  targets: `"${MEMORY_TARGET}" (nothing kept)`,
+  targets: `"${MEMORY_TARGET}" (\`cards serve --memory\`: nothing kept)`,
   matches: (target) => target === MEMORY_TARGET,
   open: async () => openMemoryEngine(),
 };
