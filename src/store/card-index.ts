@@ -242,9 +242,12 @@ export class CardIndex {
       this.#pendingSuccessors.delete(card.previous_card_id);
   }
 
-  #add(card: StoredCard): IndexedCard {
-    const previous =
-      card.previous_card_id === undefined ? undefined : this.#byId.get(card.previous_card_id);
+  #add(
+    card: StoredCard,
+    previous = card.previous_card_id === undefined
+      ? undefined
+      : this.#byId.get(card.previous_card_id),
+  ): IndexedCard {
     let chain: Chain;
     if (previous) {
       chain = previous.chain;
@@ -300,9 +303,10 @@ export class CardIndex {
     for (const card of cards) {
       position++;
       let why: string | undefined;
+      const previous =
+        card.previous_card_id === undefined ? undefined : this.#byId.get(card.previous_card_id);
       if (this.#byId.has(card.id)) why = 'appears twice';
       else if (card.previous_card_id !== undefined) {
-        const previous = this.#byId.get(card.previous_card_id);
         if (!previous) why = 'names a previous card that is not stored before it';
         else if (previous.card.identity !== card.identity)
           why = 'names a previous card of another identity';
@@ -315,7 +319,7 @@ export class CardIndex {
           `The store ${location} cannot be read: card #${position} (${card.id}) ${why}.`,
           { hint: 'Restore the file from a backup, or point --db at another file.' },
         );
-      this.#add(card).checked = checked;
+      this.#add(card, previous).checked = checked;
     }
   }
 }

@@ -4,8 +4,8 @@
  * Start-up with 100,000 cards must be fast and small: instead of JSON.parse'ing every card into
  * objects, each line is checked against the exact shape serializeCard writes (a strict subset
  * of JSON, so a line that passes is valid JSON) and only the index fields are read out. The
- * wire object a GET returns is a slice of the line; the full record is parsed on first use of
- * content_snapshot or signatures. A line of any other shape (a hand-edited file) is not an
+ * wire object a GET returns and the content snapshot are slices of the line; the full record is
+ * parsed on first use of the signatures. A line of any other shape (a hand-edited file) is not an
  * error here: the caller falls back to JSON.parse and its own checks.
  */
 import type { StoredCard } from './store.js';
@@ -16,16 +16,16 @@ const SIG = String.raw`\{"signer":${STR},"signature":${STR}(?:,"snapshot":${STR}
 const LINE = new RegExp(
   String.raw`^\{"id":"([0-9a-f]{64})","identity":(${STR})` +
     String.raw`(?:,"previous_card_id":"([0-9a-f]{64})")?(,"revoking":true)?` +
-    String.raw`,("content_snapshot":"[A-Za-z0-9+/=]+","signatures":\[(?:${SIG}(?:,${SIG})*)?\]\})$`,
+    String.raw`,("content_snapshot":"([A-Za-z0-9+/=]+)","signatures":\[(?:${SIG}(?:,${SIG})*)?\]\})$`,
 );
-
-const SNAPSHOT_KEY = '"content_snapshot":"';
 
 export class StoredLine implements StoredCard {
   readonly id: string;
   readonly identity: string;
   readonly previous_card_id?: string;
   readonly revoking?: true;
+  /** A slice of the line (base64 holds no escapes): the log and the id check read it once each. */
+  readonly content_snapshot: string;
   /** The card's line exactly as serializeCard wrote it. */
   readonly line: string;
   readonly #wireStart: number;
@@ -39,14 +39,9 @@ export class StoredLine implements StoredCard {
     this.identity = literal.includes('\\') ? (JSON.parse(literal) as string) : literal.slice(1, -1);
     if (previous !== undefined) this.previous_card_id = previous;
     if (match[4] !== undefined) this.revoking = true;
+    this.content_snapshot = match[6] as string;
     this.line = line;
     this.#wireStart = line.length - (match[5] as string).length;
-  }
-
-  /** Sliced from the line (base64 holds no escapes): checking ids parses nothing. */
-  get content_snapshot(): string {
-    const start = this.#wireStart + SNAPSHOT_KEY.length;
-    return this.line.slice(start, this.line.indexOf('"', start));
   }
 
   get signatures(): StoredCard['signatures'] {
