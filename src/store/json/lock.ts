@@ -1,6 +1,6 @@
 /**
- * One server per store: a lock file beside it (file-home.ts `lock`) naming its owner. The server
- * takes it before it opens the store and drops it after the store is closed.
+ * One server per store: a lock file beside it (paths.ts `lock`) naming its owner. The JSON
+ * engine takes it before it opens the store and drops it after the store is closed.
  *
  * The owner is its pid on the first line (all an older version wrote, and all it reads: it
  * parses the file as an integer), then, on Linux, `start <ticks>` (field 22 of /proc/PID/stat,

@@ -1,9 +1,9 @@
 /**
- * Lookups by key that arrive together share one query (the PostgreSQL store's reads, issue 14
- * "Speed"): a get by id or a search by identity asks for its keys, and the keys asked while
- * `maxInFlight` queries are already out go in the next query together (`= ANY($1)`). Each round
- * trip to PostgreSQL costs both processes CPU, so under load this is what lets reads scale;
- * when idle, a lookup goes out at once, alone.
+ * Lookups by key that arrive together share one query (the PostgreSQL store's reads): a get by
+ * id or a search by identity asks for its keys, and the keys asked while `maxInFlight` queries
+ * are already out go in the next query together (`= ANY($1)`). Each round trip to PostgreSQL
+ * costs both processes CPU, so under load this is what lets reads scale; when idle, a lookup
+ * goes out at once, alone.
  *
  * Never a cache: a lookup never joins a query already sent, so it sees everything committed
  * before it was asked (a card acknowledged by any server), and nothing is kept once answered.

@@ -1,6 +1,6 @@
 /**
- * Rows of the PostgreSQL store → the contract's entries and chains (store.ts). The stored card
- * is rebuilt as the exact line the JSON store writes (record.ts serializeCard), so an export is
+ * Rows of the PostgreSQL store → the contract's entries and chains (../store.ts). The stored card
+ * is rebuilt as the exact line the JSON store writes (../record.ts serializeCard), so an export is
  * byte-identical whichever engine it comes from, and the wire object is the stored text.
  */
 import { cardState, type CardState } from '../../core/chain.js';
