@@ -22,8 +22,10 @@ import { codeOf } from '../helpers/code-of.js';
 let next = 0;
 const hex = (): string => (++next).toString(16).padStart(8, '0').repeat(8);
 
-/** A record for `identity`, optionally naming `previous`; `revoking` for a revoking card. */
-/** A stored record whose id is its snapshot's real id (stores recheck ids read from disk). */
+/**
+ * A record for `identity`, optionally naming `previous`; `revoking` for a revoking card. Its id
+ * is its snapshot's real id (stores recheck ids read from disk).
+ */
 function record(identity: string, previous?: StoredCard, revoking = false): StoredCard {
   const snapshot = Buffer.from(`{"identity":${JSON.stringify(identity)},"n":"${hex()}"}`);
   return {
@@ -251,14 +253,14 @@ export function describeEngineContract(factory: EngineFactory): void {
         assert.equal((await again.getCard(a.id))?.state, 'revoked');
       };
       // An engine that forgets holds it all until it closes, and nothing after.
-      if (!engine.durable) {
+      if (!factory.durable) {
         await kept(store);
         assert.equal((await store.insert(record('carol'))).seq, 4);
       }
       await engine.close();
       const reopened = await open(place);
       const again = reopened.cards;
-      if (!engine.durable) {
+      if (!factory.durable) {
         assert.equal(await again.count(), 0, 'an engine that says it forgets, forgets');
         return;
       }
@@ -295,7 +297,7 @@ export function describeEngineContract(factory: EngineFactory): void {
       await engine.close();
       const reopened = await open(place);
       const after = await reopened.secrets.keep('service-key', make('key-three'));
-      if (engine.durable) {
+      if (factory.durable) {
         assert.deepEqual([after.created, after.value], [false, 'key-one'], 'kept across reopen');
         assert.equal(
           (await reopened.secrets.keep('admin-token', make('x'))).value,
@@ -337,7 +339,7 @@ export function describeEngineContract(factory: EngineFactory): void {
       }
       await engine.close();
       const reopened = await open(place);
-      if (engine.durable) {
+      if (factory.durable) {
         assert.equal(await reopened.tiles.readCheckpoint(), 'cosigned\n');
         assert.deepEqual(await reopened.tiles.readTile(full), bytes);
         assert.deepEqual(
@@ -380,7 +382,11 @@ export function describeEngineContract(factory: EngineFactory): void {
     test('describes itself in one line, a password never shown', async () => {
       const { engine, place } = await fresh();
       assert.equal(typeof engine.name, 'string');
-      assert.equal(typeof engine.durable, 'boolean');
+      assert.equal(
+        engine.durable,
+        factory.durable,
+        factory.durable ? 'a durable engine says so' : 'an engine that forgets says so',
+      );
       assert.match(engine.description, /^[^\n]+$/);
       const password = /^[a-z]+:\/\//.test(place) ? new URL(place).password : '';
       if (password) assert.ok(!engine.description.includes(password), engine.description);

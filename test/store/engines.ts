@@ -34,6 +34,8 @@ export function testEngine(): EngineName {
 /** Where an engine keeps what it holds, so that it can be opened again (reopen). */
 export interface EngineFactory {
   readonly name: string;
+  /** Whether the engine must keep what it holds across close and reopen (memory: it forgets). */
+  readonly durable: boolean;
   /** A new empty place: a target (a temp file, a fresh database). */
   place(): Promise<string>;
   /** Opens the engine at `place` (again). */
@@ -52,16 +54,21 @@ const tempRoot = (): string => {
 };
 
 /** An engine opened by target through the engine list, as `cards serve` opens it. */
-export const byTarget = (name: string, place: () => Promise<string>): EngineFactory => ({
+export const byTarget = (
+  name: string,
+  durable: boolean,
+  place: () => Promise<string>,
+): EngineFactory => ({
   name,
+  durable,
   place,
   open: (target) => openEngine(target, { poolSize: 8 }),
 });
 
 export const ENGINES: Record<EngineName, EngineFactory> = {
-  memory: byTarget('memory', async () => MEMORY_TARGET),
-  json: byTarget('json', async () => join(tempRoot(), `s${++dirs}`, 'cards.json')),
-  postgres: byTarget('postgres', () => freshStoreUrl()),
+  memory: byTarget('memory', false, async () => MEMORY_TARGET),
+  json: byTarget('json', true, async () => join(tempRoot(), `s${++dirs}`, 'cards.json')),
+  postgres: byTarget('postgres', true, () => freshStoreUrl()),
 };
 
 /** Every card of a store in insertion order. */

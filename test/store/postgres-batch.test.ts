@@ -1,11 +1,11 @@
 /**
- * Group commit of the PostgreSQL store (postgres-batch.ts), against a real PostgreSQL: cards
- * that arrive together share one transaction (one commit), each card of a batch is decided in
+ * Group commit of the PostgreSQL store (src/store/postgres/batch.ts), against a real PostgreSQL:
+ * cards that arrive together share one transaction (one commit), each card of a batch is decided in
  * order against the stored cards and the earlier cards of its batch (the losers get the JSON
  * store's codes), seq stays dense and in commit order, a batch whose COMMIT fails rejects every
- * card of it with 503 and stores none, and a serialization failure at COMMIT is tried again.
- * A batch is made by holding the counter row from a test connection: the store's writer waits
- * on it with one card while the others queue behind it.
+ * card of it with 503 and stores none, and a serialization failure at COMMIT is tried again. A
+ * batch is made by holding the counter row from a test connection: the store's writer waits on it
+ * with one card while the others queue behind it.
  */
 import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';

@@ -53,7 +53,7 @@ const testMem: EngineKind = {
 
 registerEngine(testMem);
 let n = 0;
-describeEngineContract(byTarget('test-mem', async () => `test-mem:${++n}`));
+describeEngineContract(byTarget('test-mem', true, async () => `test-mem:${++n}`));
 
 test('the registered engine opens its targets; the others still open theirs', async () => {
   const engine = await openEngine('test-mem:check');

@@ -4,7 +4,7 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { utf8 } from '../../src/core/encoding.js';
 import type { KeyknoxV2Entry } from '../../src/store/keyknox.js';
-import { MemoryKeyknoxStore } from '../../src/store/keyknox-memory.js';
+import { MemoryKeyknoxStore } from '../../src/store/memory/keyknox-store.js';
 import { KeyknoxV2 } from '../../src/registry/keyknox-v2.js';
 
 const entry = (key: string, revision: number, root = 'r', path = 'p'): KeyknoxV2Entry => ({

@@ -8,7 +8,7 @@ import { CardsError, WIRE_ERRORS, type ErrorCode } from '../../src/core/errors.j
 import { ABSENT_HASH } from '../../src/registry/keyknox-common.js';
 import { parsePreviousHash, parseV1Push } from '../../src/registry/keyknox-input.js';
 import { KeyknoxV1 } from '../../src/registry/keyknox-v1.js';
-import { MemoryKeyknoxStore } from '../../src/store/keyknox-memory.js';
+import { MemoryKeyknoxStore } from '../../src/store/memory/keyknox-store.js';
 import { refusalCode } from '../helpers/refusal.js';
 
 const alice = { app: 'app', identity: 'alice' };

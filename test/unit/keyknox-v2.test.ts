@@ -13,7 +13,7 @@ import {
   parseV2Reset,
 } from '../../src/registry/keyknox-input.js';
 import { KeyknoxV2 } from '../../src/registry/keyknox-v2.js';
-import { MemoryKeyknoxStore } from '../../src/store/keyknox-memory.js';
+import { MemoryKeyknoxStore } from '../../src/store/memory/keyknox-store.js';
 import { refusalCode } from '../helpers/refusal.js';
 
 const APP = 'app';

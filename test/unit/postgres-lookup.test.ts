@@ -1,5 +1,5 @@
 /**
- * The PostgreSQL store's shared lookups (src/store/postgres-lookup.ts), with a fake query: keys
+ * The PostgreSQL store's shared lookups (src/store/postgres/lookup.ts), with a fake query: keys
  * asked in one turn share one query, each caller gets the rows of its own keys in order, at most
  * `maxInFlight` queries are out, a lookup never joins a query already sent (it would miss what
  * was committed after that query began), and a failed query fails exactly its callers.

@@ -7,7 +7,7 @@
  * the process's start time since boot) and `boot <id>` (/proc/sys/kernel/random/boot_id). A pid
  * is reused once its process is gone, so a live pid alone does not prove the owner lives: the
  * lock holds only when the pid is alive on the same boot with the same start time. A lock
- * without them (an older version's) holds while its pid is alive, as before.
+ * without them (an older version's) holds while its pid is alive.
  *
  * The file is written whole under a temporary name and linked into place (link fails with
  * EEXIST atomically, like O_EXCL), so a lock file never exists half-written. A lock whose owner

@@ -15,10 +15,9 @@
  * failure is one row's (PostgreSQL refused the data of a card: a data exception, an integrity
  * or a size limit, a trigger's refusal), the batch is written again one card per transaction,
  * so that refusal (500 STORE_UNAVAILABLE: trying again cannot help) is that card's answer
- * alone and the others of its batch commit. A card that
- * lost reads why from the committed state (insert-conflict.ts), as a loser of a race did before,
- * so its code and message are the JSON store's. Serialization failures (40001) and deadlocks
- * are retried. No SQL here: postgres-sql.ts.
+ * alone and the others of its batch commit. A card that lost reads why from the committed
+ * state (insert-conflict.ts), so its code and message are the JSON store's. Serialization
+ * failures (40001) and deadlocks are retried. No SQL here: sql.ts.
  */
 import type pg from 'pg';
 import { CardsError } from '../../core/errors.js';

@@ -1,6 +1,6 @@
 /**
  * Why a card cannot be inserted, read from a store's committed state, in the order the
- * registry and ../card-index.ts `reserve` check it (wire-facts section 4): previous missing
+ * registry and ../card-index.ts `reserve` check it (Cards spec 3 and 4.1): previous missing
  * (40015) → previous replaced (40037, or 40310 when its chain is revoked; src/core/chain.ts) →
  * other identity (40032) → duplicate id (40027) → previous is the revoking card (40310). A
  * shared engine (PostgreSQL) asks this after its atomic insert refused a card, so a loser of a

@@ -1,5 +1,5 @@
 /**
- * The Keyknox contract of ./keyknox.ts in memory: maps keyed by address, records copied in and
+ * The Keyknox contract of ../keyknox.ts in memory: maps keyed by address, records copied in and
  * out so a caller can never change what is stored by changing what it holds. One event loop,
  * so each call is atomic; the revision checks still decide every write, as in the durable
  * engines.
@@ -12,7 +12,7 @@ import type {
   KeyknoxV2Entry,
   KeyknoxV2Filter,
   KeyknoxV2Summary,
-} from './keyknox.js';
+} from '../keyknox.js';
 
 // JSON arrays as keys: unambiguous whatever characters the parts hold.
 const v1Key = (a: KeyknoxV1Address): string => JSON.stringify([a.app, a.identity]);
