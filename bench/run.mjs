@@ -7,6 +7,8 @@
 //   --log        only the transparency log's rows (log-serve.mjs; 10^6 logged cards, --quick 10^5)
 //   --startup    only start-up with 100,000 cards (startup.mjs; --quick 20,000), this build
 //                against B_ROOT's when set
+//   --ab         only the JSON engine's start-up and create into 100,000 cards (ab-create.mjs;
+//                --quick 20,000), this build against B_ROOT's when set
 // BENCH_CARDS_BIN=/other/checkout/bin/cards.js measures another build's server and CLI.
 import { execFileSync } from 'node:child_process';
 import { existsSync, writeFileSync } from 'node:fs';
@@ -21,6 +23,7 @@ const { values } = parseArgs({
     admin: { type: 'boolean', default: false },
     log: { type: 'boolean', default: false },
     startup: { type: 'boolean', default: false },
+    ab: { type: 'boolean', default: false },
   },
 });
 
@@ -34,26 +37,37 @@ if (!existsSync(new URL('../dist/src/index.js', import.meta.url))) {
   process.exit(1);
 }
 
-if (values.admin) {
-  const { runAdminBench, formatAdmin } = await import('./admin.mjs');
+// The parts that also run alone (one flag each): module, its run and format functions, and the
+// options of a quick and a full pass.
+const PARTS = {
+  admin: {
+    module: './admin.mjs',
+    run: 'runAdminBench',
+    format: 'formatAdmin',
+    quick: { storeSize: 20_000, seconds: 2, rounds: 3 },
+    full: { storeSize: 100_000, seconds: 5, rounds: 5 },
+  },
+  startup: {
+    module: './startup.mjs',
+    run: 'runStartupBench',
+    format: 'formatStartup',
+    quick: { storeSize: 20_000, rounds: 5 },
+    full: { storeSize: 100_000, rounds: 7 },
+  },
+  ab: {
+    module: './ab-create.mjs',
+    run: 'runCreateAb',
+    format: 'formatCreateAb',
+    quick: { storeSize: 20_000, rounds: 3, seconds: 1 },
+    full: { storeSize: 100_000, rounds: 5, seconds: 3 },
+  },
+};
+for (const [flag, part] of Object.entries(PARTS)) {
+  if (!values[flag]) continue;
+  const module = await import(part.module);
   const { removeTempDirs } = await import('./lib/stores.mjs');
-  const out = await runAdminBench(
-    values.quick
-      ? { storeSize: 20_000, seconds: 2, rounds: 3 }
-      : { storeSize: 100_000, seconds: 5, rounds: 5 },
-  ).finally(removeTempDirs);
-  console.log(formatAdmin(out));
-  if (values.json) writeFileSync(values.json, `${JSON.stringify(out, null, 2)}\n`);
-  process.exit(0);
-}
-
-if (values.startup) {
-  const { formatStartup, runStartupBench } = await import('./startup.mjs');
-  const { removeTempDirs } = await import('./lib/stores.mjs');
-  const out = await runStartupBench(
-    values.quick ? { storeSize: 20_000, rounds: 5 } : { storeSize: 100_000, rounds: 7 },
-  ).finally(removeTempDirs);
-  console.log(formatStartup(out));
+  const out = await module[part.run](values.quick ? part.quick : part.full).finally(removeTempDirs);
+  console.log(module[part.format](out));
   if (values.json) writeFileSync(values.json, `${JSON.stringify(out, null, 2)}\n`);
   process.exit(0);
 }

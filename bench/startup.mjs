@@ -6,7 +6,7 @@
 // full run measures A's start-up every round and adds B's when B_ROOT is set.
 import { join, resolve } from 'node:path';
 import { median } from './lib/load.mjs';
-import { CARDS_BIN, startCards } from './lib/servers.mjs';
+import { CARDS_BIN, cpuMsOf, startCards } from './lib/servers.mjs';
 import { buildStore, copyStore, makeKeysDir } from './lib/stores.mjs';
 
 export const BUILDS = {
@@ -14,14 +14,18 @@ export const BUILDS = {
   ...(process.env.B_ROOT && { B: join(resolve(process.env.B_ROOT), 'bin/cards.js') }),
 };
 
-/** One start of each build on a copy of `storeDir`: listening ms by build. */
-export async function startupRound(storeDir, round) {
+/**
+ * One start of each build on a copy of `storeDir`: listening ms by build; `cpu` gets the CPU ms
+ * each server had used when it listened (a figure that holds up on a busy machine).
+ */
+export async function startupRound(storeDir, round, cpu = {}) {
   const names = Object.keys(BUILDS);
   if (round % 2 === 1) names.reverse();
   const out = {};
   for (const name of names) {
     const server = await startCards(copyStore(storeDir), ['--quiet'], [], BUILDS[name]);
     out[name] = server.listeningMs;
+    cpu[name] = cpuMsOf(server.proc.pid);
     await server.stop();
   }
   return out;
