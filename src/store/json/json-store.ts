@@ -15,6 +15,7 @@
  */
 import { mkdir, open, rm, type FileHandle } from 'node:fs/promises';
 import { dirname, resolve } from 'node:path';
+import { performance } from 'node:perf_hooks';
 import { CardsError } from '../../core/errors.js';
 import { cardIdOf } from '../../core/card-id.js';
 import { decodeStoredBase64 } from '../../core/encoding.js';
@@ -43,8 +44,16 @@ interface Waiting {
   readonly reject: (err: unknown) => void;
 }
 
-/** When the background pass over the ids of the cards read from disk starts. */
-const CHECK_AFTER_MS = 1000;
+/**
+ * The background pass over the ids of the cards read from disk checks a slice of them after each
+ * step of the event loop busy at most half the time, or after a second of busy steps: an idle
+ * server checks 100,000 cards in about five seconds, a busy one (its start-up, its log catching
+ * up, a load of creates) gives the pass about 1% of a core.
+ */
+const CHECK_SLICE = 2000;
+const CHECK_IDLE = 0.5;
+const CHECK_STEP_MS = 100;
+const CHECK_WAIT_MS = 1000;
 
 const unavailable = (what: string, cause: unknown): CardsError =>
   new CardsError(
@@ -74,6 +83,7 @@ export class JsonStore extends IndexedStore {
   #closing = false;
   #checking: Promise<void> | undefined;
   #checkTimer: NodeJS.Timeout | undefined;
+  #checkWake: (() => void) | undefined;
   #resetting: Promise<void> | undefined;
   #stats = { appends: 0, flushes: 0, compactions: 0 };
 
@@ -118,10 +128,7 @@ export class JsonStore extends IndexedStore {
     const store = new JsonStore(paths, file, index, fileCards, options);
     if (!file.found || replay.found) await store.#compactAll('start-up');
     await store.#openJournal();
-    store.#checkTimer = setTimeout(() => {
-      store.#checkTimer = undefined;
-      store.#checking = store.#checkAll();
-    }, CHECK_AFTER_MS).unref();
+    store.#checking = store.#checkAll();
     return store;
   }
 
@@ -137,8 +144,8 @@ export class JsonStore extends IndexedStore {
   /**
    * A card read from disk is served only once its id is recomputed from its snapshot (a bit
    * flipped on disk must not be served under an id it no longer matches): checked on first
-   * read, and by a background pass that starts CHECK_AFTER_MS after the store opened (so the
-   * server's start-up, its log catching up included, hashes nothing for it).
+   * read, and by a background pass that runs in the process's idle time (CHECK_IDLE), so that
+   * the server's start-up, its log catching up included, hashes next to nothing for it.
    */
   protected override seen(entry: IndexedCard): void {
     if (entry.checked) return;
@@ -146,12 +153,25 @@ export class JsonStore extends IndexedStore {
     entry.checked = true;
   }
 
+  /** Resolves after a step of the event loop idle enough, after CHECK_WAIT_MS, or on close. */
+  async #quietMoment(): Promise<void> {
+    for (let waited = 0; waited < CHECK_WAIT_MS && !this.#closing; waited += CHECK_STEP_MS) {
+      const since = performance.eventLoopUtilization();
+      await new Promise<void>((resolve) => {
+        this.#checkWake = resolve;
+        this.#checkTimer = setTimeout(resolve, CHECK_STEP_MS).unref();
+      });
+      if (performance.eventLoopUtilization(since).utilization <= CHECK_IDLE) return;
+    }
+  }
+
   /** The background pass over every card read from disk, a slice at a time. */
   async #checkAll(): Promise<void> {
     const entries = this.index.entries;
-    for (let start = 0; start < entries.length && !this.#closing; start += 2000) {
-      await new Promise((resolve) => setImmediate(resolve));
-      const end = Math.min(entries.length, start + 2000);
+    for (let start = 0; start < entries.length; start += CHECK_SLICE) {
+      await this.#quietMoment();
+      if (this.#closing) return;
+      const end = Math.min(entries.length, start + CHECK_SLICE);
       for (let i = start; i < end; i++) {
         const entry = entries[i] as IndexedCard;
         if (entry.checked) continue;
@@ -219,6 +239,7 @@ export class JsonStore extends IndexedStore {
     await this.#resetting?.catch(() => undefined);
     this.#closing = true;
     clearTimeout(this.#checkTimer);
+    this.#checkWake?.();
     await this.#checking;
     while (this.#flushing || this.#compaction) {
       if (this.#flushing) await new Promise<void>((resolve) => this.#idle.push(resolve));
