@@ -4,6 +4,7 @@
  * UNREACHABLE. Never prints, never reads files or the environment.
  */
 import { CardsError, codeForWire } from '../core/errors.js';
+import { identitySegment } from '../core/identity-segment.js';
 import { ROUTES, type RouteName } from '../core/routes.js';
 
 export interface AdminClientOptions {
@@ -13,9 +14,12 @@ export interface AdminClientOptions {
   readonly fetch?: typeof fetch;
 }
 
-const pathOf = (name: RouteName, param?: string): string => {
+/** The route's path with `param` as its segment, and the query that says its form. */
+const pathOf = (name: RouteName, param?: string): { path: string; form?: string } => {
   const path = (ROUTES.find((route) => route.name === name) as { path: string }).path;
-  return param === undefined ? path : path.replace(/:[A-Za-z]+/, encodeURIComponent(param));
+  if (param === undefined) return { path };
+  const { segment, form } = identitySegment(param);
+  return { path: path.replace(/:[A-Za-z]+/, segment), ...(form && { form }) };
 };
 
 export class AdminClient {
@@ -39,10 +43,11 @@ export class AdminClient {
       type?: string;
     } = {},
   ): Promise<Response> {
-    const query = new URLSearchParams();
+    const { path, form } = pathOf(name, options.param);
+    const query = new URLSearchParams(form && { form });
     for (const [key, value] of Object.entries(options.query ?? {}))
       if (value !== undefined) query.set(key, value);
-    const url = `${this.#base}${pathOf(name, options.param)}${query.size ? `?${query}` : ''}`;
+    const url = `${this.#base}${path}${query.size ? `?${query}` : ''}`;
     let response: Response;
     try {
       response = await this.#fetch(url, {

@@ -7,6 +7,7 @@ import { createInterface } from 'node:readline';
 import { Readable } from 'node:stream';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { CardsError } from '../core/errors.js';
+import { identityOfSegment, JSON_FORM } from '../core/identity-segment.js';
 import type { WireProfile } from '../core/profile.js';
 import { MAX_PARAM_LENGTH, routePath, type AdminRouteName } from '../core/routes.js';
 import type { Admin } from '../registry/admin.js';
@@ -74,6 +75,20 @@ function parseSeqCursor(query: Query): number | undefined {
   return Number(text);
 }
 
+/** The identity of the history route: the segment itself, or its JSON string (`form=json`). */
+function identityParam(params: { identity: string }, query: Query): string {
+  const form = one(query, 'form');
+  const identity = identityOfSegment(params.identity, form);
+  if (identity === undefined)
+    throw new CardsError(
+      'QUERY_INVALID',
+      form === JSON_FORM
+        ? 'With form=json the identity segment must be a JSON string, quotes included.'
+        : `Query parameter form must be ${JSON_FORM}, got "${form}".`,
+    );
+  return identity;
+}
+
 const json = (reply: FastifyReply, body: unknown, status = 200): FastifyReply =>
   reply.code(status).type(JSON_TYPE).send(JSON.stringify(body));
 
@@ -126,7 +141,9 @@ export function adminHandlers(deps: AdminDeps): Record<AdminRouteName, Handler> 
     },
     adminIdentity: async (request, reply) => {
       const { type, body } = historyAnswer(
-        await admin.historyJson((request.params as { identity: string }).identity),
+        await admin.historyJson(
+          identityParam(request.params as { identity: string }, request.query as Query),
+        ),
       );
       return reply.type(type).send(body);
     },

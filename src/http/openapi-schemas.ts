@@ -175,7 +175,7 @@ export const ROUTE_ERRORS: Record<RouteName, readonly WireCode[]> = {
   adminInfo: ADMIN_AUTH,
   adminCards: [...ADMIN_AUTH, 'QUERY_INVALID'],
   adminIdentities: [...ADMIN_AUTH, 'QUERY_INVALID'],
-  adminIdentity: [...ADMIN_AUTH, 'IDENTITY_NOT_FOUND'],
+  adminIdentity: [...ADMIN_AUTH, 'QUERY_INVALID', 'IDENTITY_NOT_FOUND'],
   adminExport: ADMIN_AUTH,
   adminImport: [
     ...ADMIN_AUTH,

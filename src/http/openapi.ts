@@ -104,6 +104,15 @@ const QUERY: Partial<Record<RouteName, Schema[]>> = {
     query('cursor', 'next_cursor of the previous page.'),
     query('prefix', 'Only identities starting with this.'),
   ],
+  adminIdentity: [
+    query(
+      'form',
+      'json: the identity segment is the identity as a JSON string, quotes included (for "." ' +
+        'and "..", which URL parsers remove, and identities with a lone surrogate, which have ' +
+        'no UTF-8 form).',
+      { enum: ['json'] },
+    ),
+  ],
   adminImport: [query('append', 'true: add to a non-empty registry.', { enum: ['true', 'false'] })],
   adminRequests: [query('limit', 'How many (default 100).', { type: 'integer', minimum: 1 })],
 };

@@ -13,6 +13,7 @@ import { existsSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { startServer, type TestServer } from '../helpers/server.js';
+import { makeCard } from '../http/card-kit.js';
 import { said, sandbox, type Sandbox } from './harness.js';
 
 const onPostgres = process.env.CARDS_TEST_ENGINE === 'postgres';
@@ -129,6 +130,26 @@ describe(`admin commands against cards serve${onPostgres ? ' on PostgreSQL' : ''
     });
     assert.equal(fromServer.status, 0, said(fromServer));
     assert.equal(readFileSync(join(box.dir, 'b.ndjson'), 'utf8'), dump.stdout, 'the profile url');
+  });
+
+  test('history of identities a URL path does not carry as they are: ., .., /, %', async () => {
+    const odd = ['.', '..', 'a/b', '100%', '%2E%2E'];
+    for (const identity of odd) {
+      const created = await fetch(`${server.url}/card/v5`, {
+        method: 'POST',
+        headers: {
+          authorization: `Service ${await server.token(identity)}`,
+          'content-type': 'application/json',
+        },
+        body: JSON.stringify(makeCard(identity).raw),
+      });
+      assert.equal(created.status, 201, await created.text());
+    }
+    for (const identity of odd) {
+      const history = await box.cards(['history', identity, '--json']);
+      assert.equal(history.status, 0, `${identity}: ${said(history)}`);
+      assert.equal(history.json<{ identity: string }>().identity, identity);
+    }
   });
 
   test('a wrong admin token from the environment is refused (exit 7)', async () => {

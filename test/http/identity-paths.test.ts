@@ -1,0 +1,61 @@
+/**
+ * An identity's history over a real `cards serve`, whatever the identity holds: `.` and `..`
+ * (which URL parsers drop as dot segments, percent-encoded or not) and a lone surrogate (no
+ * UTF-8 form) travel as their JSON string with `form=json`; the client writes every identity
+ * so, and the server refuses a form it does not know.
+ */
+import assert from 'node:assert/strict';
+import { after, before, describe, test } from 'node:test';
+import { AdminClient } from '../../src/client/admin-client.js';
+import { startServer, type TestServer } from '../helpers/server.js';
+import { makeCard } from './card-kit.js';
+
+const ODD = ['.', '..', 'lone\ud800', 'a/b', '100%', '%2E%2E', 'alice'];
+let server: TestServer;
+
+before(async () => {
+  server = await startServer({ args: ['--quiet'] });
+  for (const identity of ODD) {
+    const created = await fetch(`${server.url}/card/v5`, {
+      method: 'POST',
+      headers: {
+        authorization: `Service ${await server.token(identity)}`,
+        'content-type': 'application/json',
+      },
+      body: JSON.stringify(makeCard(identity).raw),
+    });
+    assert.equal(created.status, 201, await created.text());
+  }
+});
+after(() => server?.dispose());
+
+const get = (path: string) => fetch(`${server.url}${path}`);
+
+describe("an identity's history, whatever the identity holds", () => {
+  test('the client writes ., .., a lone surrogate as their JSON string (form=json)', async () => {
+    const client = new AdminClient({ url: server.url });
+    for (const identity of ODD) {
+      const history = await client.json<{ identity: string; chains: unknown[] }>(
+        'GET',
+        'adminIdentity',
+        { param: identity },
+      );
+      assert.equal(history.identity, identity);
+      assert.equal(history.chains.length, 1);
+    }
+  });
+
+  test('a form other than json, or a segment that is not a JSON string: QUERY_INVALID', async () => {
+    for (const path of [
+      '/_cards/identities/alice?form=text',
+      '/_cards/identities/alice?form=json',
+      `/_cards/identities/${encodeURIComponent('["alice"]')}?form=json`,
+    ]) {
+      const response = await get(path);
+      assert.equal(response.status, 400, path);
+      assert.equal(((await response.json()) as { code: string }).code, '30100', path);
+    }
+    const quoted = await get(`/_cards/identities/${encodeURIComponent('"alice"')}?form=json`);
+    assert.equal(quoted.status, 200);
+  });
+});
