@@ -7,7 +7,7 @@
  * bad JSON 30001, malformed requests 400, fastify's own errors translated (error-reply.ts).
  */
 import cors from '@fastify/cors';
-import { createServer, type IncomingMessage } from 'node:http';
+import { createServer, type IncomingHttpHeaders, type IncomingMessage } from 'node:http';
 import type { Socket } from 'node:net';
 import Fastify, { type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
 import { CardsError, numberOf, WIRE_ERRORS, wireErrorOf, type ErrorCode } from '../core/errors.js';
@@ -26,12 +26,14 @@ import {
   trackConnections,
   type ServerLimits,
 } from './connections.js';
+import { corsGetHeaders, corsOptions } from './cors.js';
 import { errorBody, rawErrorResponse, toCardsError } from './error-reply.js';
-import { fastPath, type FastRead } from './fast-path.js';
+import { fastPath, type RawHandler } from './fast-path.js';
 import { logFastReads } from './log-routes.js';
 import { Metrics } from './metrics.js';
 import { RequestJournal } from './request-journal.js';
 import { silentLogger, type RequestLogger } from './request-log.js';
+import { SECURITY_HEADERS } from './security-headers.js';
 import { allowedMethods, JSON_TYPE, registerRoutes } from './routes.js';
 
 export interface AppOptions {
@@ -69,8 +71,27 @@ export interface AdminAppOptions {
   readonly journalSize?: number;
 }
 
-/** Not journaled: the page's own polling and files (they would push out what matters). */
-const UNJOURNALED = new Set<RouteName | ''>(['adminRequests', 'pageAsset', 'metrics']);
+/**
+ * Not journaled: the journal's own reads, scrapes, and the page and its files (they would push
+ * out what matters).
+ */
+const UNJOURNALED = new Set<RouteName | ''>([
+  'adminRequests',
+  'pageAsset',
+  'metrics',
+  'page',
+  'docs',
+]);
+
+/**
+ * A request the page made (Fetch standard: a browser sends `Sec-Fetch-Site: same-origin` on a
+ * fetch or load by a document of the same origin, and only the page and /docs are served from
+ * this origin): not journaled either, so watching the journal does not fill it. The journal
+ * is a view for debugging clients, not an audit log: a client that sends this header itself
+ * only leaves itself out (metrics still count it).
+ */
+const fromThePage = (headers: IncomingHttpHeaders): boolean =>
+  headers['sec-fetch-site'] === 'same-origin';
 
 /** RFC 9112 section 3.2: an HTTP/1.1 request without Host is a 400. */
 const missingHost = (request: IncomingMessage): boolean =>
@@ -114,13 +135,14 @@ export async function createApp(options: AppOptions): Promise<FastifyInstance> {
     ms: number;
     route: RouteName | '';
     identity: string;
+    headers: IncomingHttpHeaders;
   }): void => {
     const { method, status, code, ms, route } = served;
     const path = logPath(served.url);
     logger.request({ method, path, status, ...(code !== '' && { code }), ms });
     if (!admin) return;
     admin.metrics.request(route, status, ms);
-    if (!UNJOURNALED.has(route))
+    if (!UNJOURNALED.has(route) && !fromThePage(served.headers))
       admin.journal.push({
         at: Date.now(),
         method,
@@ -132,42 +154,42 @@ export async function createApp(options: AppOptions): Promise<FastifyInstance> {
       });
   };
 
-  const corsOptions = {
-    origin: '*',
-    methods: ['GET', 'HEAD', 'POST', 'OPTIONS'],
-    allowedHeaders: ['Authorization', 'Content-Type', 'Virgil-Agent'],
-    exposedHeaders: [profile.supersededHeader],
-    maxAge: 600,
-  };
   let closing = false;
   let isOverCap = (_socket: Socket): boolean => false;
-  // Cached reads answered before fastify (fast-path.ts): the log's, and the admin API's.
-  const fastReads: FastRead[] = [
-    ...(options.log ? logFastReads(options.log) : []),
-    ...(admin ? adminFastReads(admin) : []),
-  ];
-  const fast =
-    fastReads.length > 0 &&
+  // Cached reads answered before fastify (fast-path.ts): the log's with what @fastify/cors
+  // sends on a GET, the admin API's with the security headers (a test compares the two paths).
+  // A request the page made is passed on: fastify leaves it out of the journal (fromThePage).
+  const passOn = (request: IncomingMessage): boolean =>
+    closing || isOverCap(request.socket) || missingHost(request);
+  const fastServed = (route: RouteName, url: string, ms: number, identity: string): void =>
+    record({ method: 'GET', url, status: 200, code: '', ms, route, identity, headers: {} });
+  const fastLog =
+    options.log &&
     fastPath({
-      reads: fastReads,
-      // What @fastify/cors sends on a GET with corsOptions (a test compares the two paths).
-      headers: corsOn
-        ? {
-            'access-control-allow-origin': corsOptions.origin,
-            'access-control-expose-headers': corsOptions.exposedHeaders.join(', '),
-          }
-        : {},
-      passOn: (request) => closing || isOverCap(request.socket) || missingHost(request),
-      served: (route, url, ms, identity) =>
-        record({ method: 'GET', url, status: 200, code: '', ms, route, identity }),
+      reads: logFastReads(options.log),
+      headers: corsOn ? corsGetHeaders(profile) : {},
+      passOn,
+      served: fastServed,
     });
+  const fastAdmin =
+    admin &&
+    fastPath({
+      reads: adminFastReads(admin),
+      headers: SECURITY_HEADERS,
+      passOn: (request) => passOn(request) || fromThePage(request.headers),
+      served: fastServed,
+    });
+  const fast = (handler: RawHandler): RawHandler => {
+    const inner = fastAdmin ? fastAdmin(handler) : handler;
+    return fastLog ? fastLog(inner) : inner;
+  };
 
   const app = Fastify({
     logger: false,
     bodyLimit: LIMITS.bodyMax,
     return503OnClosing: false,
     serverFactory: (handler) => {
-      const server = createServer(httpServerOptions(limits), fast ? fast(handler) : handler);
+      const server = createServer(httpServerOptions(limits), fast(handler));
       server.setTimeout(Math.max(limits.requestTimeoutMs * 2, 60_000));
       return server;
     },
@@ -184,6 +206,7 @@ export async function createApp(options: AppOptions): Promise<FastifyInstance> {
         ms: 0,
         route: '',
         identity: '',
+        headers: request.headers,
       });
     },
     clientErrorHandler: (err, socket) => {
@@ -261,6 +284,10 @@ export async function createApp(options: AppOptions): Promise<FastifyInstance> {
         sendError(reply, new CardsError('ROUTE_NOT_FOUND'));
         return;
       }
+      if (!allowed.includes('OPTIONS')) {
+        notFound(request, reply);
+        return;
+      }
       if (!request.headers.origin || !request.headers['access-control-request-method']) {
         reply.code(204).header('allow', allowed.join(', ')).send();
         return;
@@ -283,6 +310,7 @@ export async function createApp(options: AppOptions): Promise<FastifyInstance> {
       ms: reply.elapsedTime,
       route: admin ? (request.routeOptions.config.routeName ?? '') : '',
       identity: request.identity,
+      headers: request.headers,
     });
     done();
   });
@@ -299,7 +327,7 @@ export async function createApp(options: AppOptions): Promise<FastifyInstance> {
     }
   });
 
-  if (corsOn) await app.register(cors, corsOptions);
+  if (corsOn) await app.register(cors, corsOptions(profile));
 
   app.setErrorHandler((err, _request, reply) => sendError(reply, toCardsError(err)));
   app.setNotFoundHandler((request, reply) => notFound(request, reply));

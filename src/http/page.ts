@@ -1,16 +1,17 @@
 /**
- * The page's files (issue 15): plain HTML, CSS and ES modules in src/http/page/, served as they
- * are (no build step, nothing fetched from the internet), plus the ES modules of @noble/curves
- * and @noble/hashes from node_modules, which the page's import map names, so that the browser
+ * The page's files: plain HTML, CSS and ES modules in src/http/page/, served as they are (no
+ * build step, nothing fetched from the internet), plus the ES modules of @noble/curves and
+ * @noble/hashes from node_modules, which the page's import map names, so that the browser
  * verifies signatures with the same library the tests cross-check node:crypto against.
  * Only names made of safe characters and ending in .html/.js/.css are served; files are read
- * once and kept.
+ * once and kept. An HTML document carries its own Content-Security-Policy (security-headers.ts).
  */
 import { readFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { FastifyReply } from 'fastify';
 import { CardsError } from '../core/errors.js';
+import { pagePolicy } from './security-headers.js';
 
 /** src/http/page/ of the package, from dist/src/http/page.js or src/http/page.ts alike. */
 const PAGE_DIR = fileURLToPath(new URL('../../../src/http/page/', import.meta.url));
@@ -32,12 +33,20 @@ const TYPES: Readonly<Record<string, string>> = {
 
 const SAFE_NAME = /^[A-Za-z0-9_-]+(?:\/[A-Za-z0-9_-]+)*\.(html|js|css)$/;
 
-const cache = new Map<string, Promise<Buffer>>();
+/** A file as sent: its bytes, and for an HTML document its own Content-Security-Policy. */
+interface PageFile {
+  readonly body: Buffer;
+  readonly policy?: string;
+}
 
-function readOnce(path: string): Promise<Buffer> {
+const cache = new Map<string, Promise<PageFile>>();
+
+function readOnce(path: string): Promise<PageFile> {
   let file = cache.get(path);
   if (!file) {
-    file = readFile(path);
+    file = readFile(path).then((body) =>
+      path.endsWith('.html') ? { body, policy: pagePolicy(body.toString('utf8')) } : { body },
+    );
     cache.set(path, file);
     file.catch(() => cache.delete(path));
   }
@@ -47,7 +56,8 @@ function readOnce(path: string): Promise<Buffer> {
 async function send(reply: FastifyReply, paths: readonly string[], type: string) {
   for (const path of paths) {
     try {
-      const body = await readOnce(path);
+      const { body, policy } = await readOnce(path);
+      if (policy !== undefined) reply.header('content-security-policy', policy);
       return reply.type(type).header('cache-control', 'no-cache').send(body);
     } catch (err) {
       if ((err as NodeJS.ErrnoException).code !== 'ENOENT') throw err;

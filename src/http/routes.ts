@@ -19,7 +19,9 @@ import type { CardEntry, Registry } from '../registry/registry.js';
 import { adminHandlers, type AdminDeps } from './admin-routes.js';
 import type { CardLog } from '../registry/card-log.js';
 import type { Authenticator } from './auth.js';
+import { corsAtPath, corsRoute } from './cors.js';
 import { logHandlers } from './log-routes.js';
+import { securityHeaders } from './security-headers.js';
 
 export const JSON_TYPE = 'application/json; charset=utf-8';
 
@@ -123,9 +125,12 @@ export function registerRoutes(app: FastifyInstance, deps: RouteDeps): readonly 
       scope.route({
         method: route.method,
         url,
-        config: { routeName: route.name },
+        config: { routeName: route.name, ...(!corsRoute(route) && { cors: false }) },
         ...(route.auth === 'card' && { onRequest: authenticate }),
-        ...(route.auth === 'admin' && { onRequest: authenticateAdmin }),
+        ...(isAdminRoute(route) && {
+          onRequest:
+            route.auth === 'admin' ? [securityHeaders, authenticateAdmin] : securityHeaders,
+        }),
         handler: handler[route.name] as Handler,
       });
   };
@@ -143,9 +148,16 @@ export function registerRoutes(app: FastifyInstance, deps: RouteDeps): readonly 
   return served;
 }
 
-/** The methods a known path answers (for 405 and its Allow header); [] for an unknown path. */
+/**
+ * The methods a known path answers (for 405 and its Allow header); [] for an unknown path.
+ * OPTIONS where CORS is on and the path's route has it (cors.ts).
+ */
 export const allowedMethods = (
   routes: readonly RouteSpec[],
   path: string,
   cors: boolean,
-): string[] => methodsFor(routes, path, cors);
+): string[] => {
+  const methods = methodsFor(routes, path, false);
+  if (cors && methods.length > 0 && corsAtPath(routes, path)) methods.push('OPTIONS');
+  return methods;
+};

@@ -1,40 +1,28 @@
 /**
- * The page in a real browser (issue 15): Debian's headless Chromium driven by playwright-core
- * (never a browser a tool downloads), against a real `cards serve` seeded with cards and one
- * card whose self-signature was tampered with (imported through the admin API, which does not
- * check signatures). Clicks from the identities to an identity's timeline to a card, checks
- * the verdicts the browser computed, and saves a screenshot of each view in test-artifacts/.
- *
- * Without /usr/bin/chromium the tests are skipped with a line saying how to run them, unless
- * CARDS_REQUIRE_BROWSER=1 (set by .ci/run), where a missing browser fails.
+ * The page in a real browser: headless Chromium (browser-kit.ts) against a real `cards serve`
+ * seeded with cards and one card whose self-signature was tampered with (imported through the
+ * admin API, which does not check signatures). Clicks from the identities to an identity's
+ * timeline to a card, checks the verdicts the browser computed, and saves a screenshot of each
+ * view in test-artifacts/.
  */
 import assert from 'node:assert/strict';
-import { existsSync, mkdirSync } from 'node:fs';
 import { after, before, describe, test } from 'node:test';
-import { chromium, type Browser, type Page } from 'playwright-core';
+import type { Browser, Page } from 'playwright-core';
 import { encodeBase64 } from '../../src/core/encoding.js';
 import { serializeCard } from '../../src/store/record.js';
 import { startServer, type TestServer } from '../helpers/server.js';
 import { makeCard, makeRevocation } from '../http/card-kit.js';
+import {
+  ARTIFACTS,
+  importLines,
+  launchBrowser,
+  openPage,
+  postCard,
+  skip,
+  waitUntil,
+} from './browser-kit.js';
 
-export const CHROMIUM = '/usr/bin/chromium';
-export const CHROMIUM_ARGS = [
-  '--headless',
-  '--no-sandbox',
-  '--disable-gpu',
-  '--no-first-run',
-  '--disable-background-networking',
-  '--disable-component-update',
-];
-const ARTIFACTS = new URL('../../../test-artifacts/', import.meta.url).pathname;
-const available = existsSync(CHROMIUM);
-const required = process.env.CARDS_REQUIRE_BROWSER === '1';
-const skip = available
-  ? false
-  : 'no Chromium at /usr/bin/chromium: install it (apt-get install -y chromium) and run `npm test -- browser`';
-if (skip && !required) console.log(`# browser tests skipped: ${skip}`);
-
-describe('the page in headless Chromium', { skip: required ? false : skip }, () => {
+describe('the page in headless Chromium', { skip }, () => {
   let server: TestServer;
   let browser: Browser;
   let page: Page;
@@ -42,20 +30,9 @@ describe('the page in headless Chromium', { skip: required ? false : skip }, () 
   let tampered: string;
 
   before(async () => {
-    assert.ok(available, `CARDS_REQUIRE_BROWSER=1 but ${skip}`);
-    mkdirSync(ARTIFACTS, { recursive: true });
     server = await startServer({ args: ['--quiet'] });
-    const post = async (identity: string, path: string, body: unknown): Promise<void> => {
-      const response = await fetch(`${server.url}${path}`, {
-        method: 'POST',
-        headers: {
-          authorization: `Service ${await server.token(identity)}`,
-          'content-type': 'application/json',
-        },
-        body: JSON.stringify(body),
-      });
-      assert.ok(response.ok, await response.text());
-    };
+    const post = (identity: string, path: string, body: unknown): Promise<void> =>
+      postCard(server, identity, path, body);
     const a1 = makeCard('alice@example.com');
     await post('alice@example.com', '/card/v5', a1.raw);
     aliceFirst = a1.id;
@@ -84,19 +61,9 @@ describe('the page in headless Chromium', { skip: required ? false : skip }, () 
       content_snapshot: m.raw.content_snapshot,
       signatures: [{ signer: 'self', signature: encodeBase64(signature) }],
     });
-    const imported = await fetch(`${server.url}/_cards/import?append=true`, {
-      method: 'POST',
-      headers: { 'content-type': 'application/x-ndjson' },
-      body: `${line}\n`,
-    });
-    assert.equal(imported.status, 200, await imported.text());
-    browser = await chromium.launch({ executablePath: CHROMIUM, args: CHROMIUM_ARGS });
-    page = await browser.newPage({ viewport: { width: 1200, height: 800 } });
-    // Nothing leaves the machine: any request to another host fails the test.
-    page.on('request', (request) =>
-      assert.ok(request.url().startsWith(server.url), `request to ${request.url()}`),
-    );
-    page.on('pageerror', (err) => assert.fail(`page error: ${err.message}`));
+    await importLines(server, [line]);
+    browser = await launchBrowser();
+    page = await openPage(browser, server);
   });
 
   after(async () => {
@@ -124,9 +91,7 @@ describe('the page in headless Chromium', { skip: required ? false : skip }, () 
     await page.screenshot({ path: `${ARTIFACTS}page-identities.png`, fullPage: true });
     await page.fill('input[name=prefix]', 'ca');
     await page.click('form button');
-    await page.waitForFunction(
-      "document.querySelectorAll('#identities .identity-row').length === 1",
-    );
+    await waitUntil(page, "document.querySelectorAll('#identities .identity-row').length === 1");
     assert.equal(
       await page.locator('#identities .identity-row td').first().textContent(),
       'carol@example.com',
@@ -170,10 +135,10 @@ describe('the page in headless Chromium', { skip: required ? false : skip }, () 
     await page.waitForSelector('#requests .request');
     const before = Number(await page.getAttribute('#requests', 'data-total'));
     await fetch(`${server.url}/health`);
-    await page.waitForFunction(
+    await waitUntil(
+      page,
       `Number(document.getElementById('requests')?.dataset.total) > ${before}`,
-      undefined,
-      { timeout: 5000 },
+      5000,
     );
     assert.match((await page.textContent('#requests')) ?? '', /\/health/);
     await page.screenshot({ path: `${ARTIFACTS}page-requests.png`, fullPage: true });

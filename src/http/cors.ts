@@ -1,0 +1,41 @@
+/**
+ * CORS (the Fetch standard's CORS protocol) for the routes a browser on another origin reads:
+ * the Cards API and /health (the stock browser SDKs call the service from their app's origin)
+ * and the transparency log (C2SP tlog-tiles: checkpoints and tiles are public, as CT logs are,
+ * and monitors and verifiers that run in a browser fetch them cross-origin). The admin API,
+ * /metrics, the page, /docs and /openapi.json answer without it: the page reads them from its
+ * own origin, and no page of another origin may read the registry's admin answers. A route
+ * without it says so in its config (`cors: false`, which @fastify/cors honours), and a preflight
+ * to it is a 405 whose Allow names no OPTIONS (app.ts).
+ */
+import type { WireProfile } from '../core/profile.js';
+import { pathMatcher, routePaths, type RouteSpec } from '../core/routes.js';
+
+/** Whether `route` answers other origins. */
+export const corsRoute = (route: Pick<RouteSpec, 'tag'>): boolean =>
+  route.tag === 'cards' || route.tag === 'log';
+
+/** What @fastify/cors sends for a route that answers other origins. */
+export const corsOptions = (profile: WireProfile) => ({
+  origin: '*',
+  methods: ['GET', 'HEAD', 'POST', 'OPTIONS'],
+  allowedHeaders: ['Authorization', 'Content-Type', 'Virgil-Agent'],
+  exposedHeaders: [profile.supersededHeader],
+  maxAge: 600,
+});
+
+/** The headers of a GET answer with `corsOptions` (for answers sent without fastify). */
+export const corsGetHeaders = (profile: WireProfile): Record<string, string> => {
+  const options = corsOptions(profile);
+  return {
+    'access-control-allow-origin': options.origin,
+    'access-control-expose-headers': options.exposedHeaders.join(', '),
+  };
+};
+
+/** Whether a route of `routes` at a request path has CORS (for OPTIONS in its Allow). */
+export const corsAtPath = (routes: readonly RouteSpec[], path: string): boolean =>
+  routes.some(
+    (route) =>
+      corsRoute(route) && routePaths(route).some((spelling) => pathMatcher(spelling).test(path)),
+  );
