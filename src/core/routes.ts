@@ -198,7 +198,8 @@ export const ROUTES = [
     tag: 'page',
     prefixed: false,
     auth: 'none',
-    summary: "The page's script and style, and @noble/curves and @noble/hashes for the browser.",
+    summary:
+      "The page's scripts and style: its own, @noble/curves and @noble/hashes, and the core modules it shares with the CLI.",
   },
   {
     name: 'openapi',

@@ -2,7 +2,8 @@
  * The page's files: plain HTML, CSS and ES modules in src/http/page/, served as they are (no
  * build step, nothing fetched from the internet), plus the ES modules of @noble/curves and
  * @noble/hashes from node_modules, which the page's import map names, so that the browser
- * verifies signatures with the same library the tests cross-check node:crypto against.
+ * verifies signatures with the same library the tests cross-check node:crypto against, and the
+ * compiled modules of src/core the page shares with the CLI (text escapes, identity paths).
  * Only names made of safe characters and ending in .html/.js/.css are served; files are read
  * once and kept. An HTML document carries its own Content-Security-Policy (security-headers.ts).
  */
@@ -23,6 +24,9 @@ const packageDir = (specifier: string): string =>
 const ROOTS: Readonly<Record<string, () => string>> = {
   'noble/curves/': () => packageDir('@noble/curves/ed25519.js'),
   'noble/hashes/': () => packageDir('@noble/hashes/sha2.js'),
+  // The compiled core (pure, no I/O): the page escapes text and builds identity paths with the
+  // very modules the CLI and the server use.
+  'core/': () => fileURLToPath(new URL('../core/', import.meta.url)),
 };
 
 const TYPES: Readonly<Record<string, string>> = {

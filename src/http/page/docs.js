@@ -1,14 +1,8 @@
 // Renders /openapi.json as a readable page: one section per operation (method, every spelling,
 // summary, auth, parameters, request body, responses with their error codes). No framework.
-const main = document.getElementById('docs');
+import { el } from './dom.js';
 
-const el = (tag, attrs = {}, ...children) => {
-  const node = document.createElement(tag);
-  for (const [key, value] of Object.entries(attrs)) node.setAttribute(key, value);
-  for (const child of children)
-    node.append(child instanceof Node ? child : document.createTextNode(String(child)));
-  return node;
-};
+const main = document.getElementById('docs');
 
 const schemaText = (schema) => JSON.stringify(schema, null, 2);
 

@@ -1,0 +1,296 @@
+/**
+ * The page against hostile card data, in headless Chromium (browser-kit.ts): identities a URL
+ * path cannot carry as they are (`.`, `..`, a slash, a percent sign, a lone surrogate), bidi
+ * and control characters, a created_at no Date can show, extra signers named after
+ * Object.prototype's properties, extra snapshots, long identities and many of them. Each view
+ * writes what a card holds out as the CLI does (src/core/terminal-text.ts), isolated from the
+ * text around it; dates stay on one line; the page's own requests stay out of the journal.
+ */
+import assert from 'node:assert/strict';
+import { after, before, describe, test } from 'node:test';
+import type { Browser, Page } from 'playwright-core';
+import { utf8 } from '../../src/core/encoding.js';
+import { generatePrivateKey } from '../../src/crypto/keys.js';
+import { serializeCard } from '../../src/store/record.js';
+import { startServer, type TestServer } from '../helpers/server.js';
+import { cardFromFields, fieldsFor, makeCard } from '../http/card-kit.js';
+import {
+  ARTIFACTS,
+  importLines,
+  launchBrowser,
+  openPage,
+  postCard,
+  skip,
+  waitUntil,
+} from './browser-kit.js';
+
+const LATE = 'late@example.com';
+const PROTO = 'proto@example.com';
+const LONG = `${'a-very-long-identity-'.repeat(14)}@example.com`;
+/** Each hostile identity, the text the page must show for it, and a prefix that finds it. */
+const HOSTILE: readonly (readonly [identity: string, shown: string, prefix: string])[] = [
+  ['lone\ud800surrogate@example.com', 'lone\\ud800surrogate@example.com', 'lone'],
+  ['\u202eecila', '\\u202eecila', '\u202e'],
+  ['bell\u0007\u009b31m@example.com', 'bell\\x07\\x9b31m@example.com', 'bell'],
+  ['zero\u200bwidth@example.com', 'zero\\u200bwidth@example.com', 'zero'],
+  ['.', '.', '.'],
+  ['..', '..', '..'],
+  ['a/b', 'a/b', 'a/'],
+  ['100%', '100%', '100'],
+  ['%2E%2E', '%2E%2E', '%2E'],
+  ['x?y#z', 'x?y#z', 'x?'],
+];
+const PROTO_SIGNERS = ['__proto__', 'constructor', 'toString'];
+const MAX_SAFE = 9007199254740991;
+/** Identities seeded besides the others, to page through. */
+const MANY = 130;
+/** An ISO 8601 date as the page writes it, or a number out of range. */
+const DATE = /\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(\.\d+)?Z|\d+ \(out of range\)/;
+
+/** The page's text of the view (what a person reads, no markup). */
+const viewText = (page: Page): Promise<string> =>
+  page.evaluate<string>("document.getElementById('view').textContent");
+
+/** The identity rows' first cells: their text, and whether all of it is in one <bdi>. */
+const identityCells = (page: Page): Promise<[string, boolean][]> =>
+  page.$$eval('#identities .identity-row td:first-child', (cells) =>
+    cells.map((cell) => [
+      cell.textContent ?? '',
+      cell.querySelector('bdi')?.textContent === cell.textContent,
+    ]),
+  );
+
+/** The identities' list: loaded when another page is open, else by its hash (no reload). */
+async function listPage(page: Page, url: string): Promise<void> {
+  if (page.url().startsWith(url)) await page.evaluate("location.hash = '#/'");
+  else await page.goto(`${url}/`);
+  await page.waitForSelector('input[name=prefix]');
+}
+
+/** Opens the identities whose names start with `prefix`, then the one shown as `shown`. */
+async function openIdentity(page: Page, url: string, prefix: string, shown: string) {
+  await listPage(page, url);
+  await page.fill('input[name=prefix]', prefix);
+  await page.click('form button');
+  await page.getByRole('link', { name: shown, exact: true }).click();
+  await page.waitForSelector('.timeline .chain');
+}
+
+describe('the page against hostile card data', { skip }, () => {
+  let server: TestServer;
+  let browser: Browser;
+  let page: Page;
+  let protoCard: string;
+  let lateCard: string;
+  let identities: string[];
+
+  before(async () => {
+    server = await startServer({ args: ['--quiet'] });
+    for (const [identity] of HOSTILE)
+      await postCard(server, identity, '/card/v5', makeCard(identity).raw);
+    await postCard(server, LONG, '/card/v5', makeCard(LONG).raw);
+    const key = generatePrivateKey();
+    const late = cardFromFields(fieldsFor(LATE, key, { created_at: MAX_SAFE }), key);
+    await postCard(server, LATE, '/card/v5', late.raw);
+    lateCard = late.id;
+    const proto = makeCard(PROTO, {
+      others: PROTO_SIGNERS.map((signer, i) => ({
+        signer,
+        ...(i === 0 && { snapshot: utf8('{"note":"extra \u202e data"}') }),
+      })),
+    });
+    await postCard(server, PROTO, '/card/v5', proto.raw);
+    protoCard = proto.id;
+    const many = Array.from({ length: MANY }, (_, i) => {
+      const identity = `user${String(i).padStart(4, '0')}@example.com`;
+      const card = makeCard(identity);
+      return serializeCard({
+        id: card.id,
+        identity,
+        content_snapshot: card.raw.content_snapshot,
+        signatures: card.raw.signatures ?? [],
+      });
+    });
+    await importLines(server, many);
+    identities = [...HOSTILE.map(([identity]) => identity), LONG, LATE, PROTO];
+    browser = await launchBrowser();
+    page = await openPage(browser, server);
+  });
+
+  after(async () => {
+    await browser?.close();
+    await server?.dispose();
+  });
+
+  test('the identities: each written out as the CLI writes it, isolated, no stray text', async () => {
+    for (const [identity, shown, prefix] of HOSTILE) {
+      await listPage(page, server.url);
+      await page.fill('input[name=prefix]', prefix);
+      await page.click('form button');
+      await page.getByRole('link', { name: shown, exact: true }).waitFor();
+      const cells = await identityCells(page);
+      assert.ok(
+        cells.some(([text]) => text === shown),
+        `${JSON.stringify(identity)}: ${cells.map(([text]) => text).join(' | ')}`,
+      );
+      assert.ok(
+        cells.every(([, isolated]) => isolated),
+        'an identity outside a <bdi>',
+      );
+      assert.doesNotMatch(await viewText(page), /null|undefined/);
+    }
+    await page.goto(`${server.url}/`);
+    await page.waitForSelector('#identities .identity-row');
+    assert.doesNotMatch(await viewText(page), /null|undefined/);
+    await page.screenshot({ path: `${ARTIFACTS}page-hostile-identities.png`, fullPage: true });
+  });
+
+  test('every identity opens, whatever its characters', async () => {
+    for (const [identity, shown, prefix] of HOSTILE) {
+      await openIdentity(page, server.url, prefix, shown);
+      assert.equal(await page.textContent('h2'), shown, JSON.stringify(identity));
+      assert.equal(await page.locator('.timeline .chain').count(), 1, JSON.stringify(identity));
+    }
+    await openIdentity(page, server.url, 'a-very', LONG);
+    await page.screenshot({ path: `${ARTIFACTS}page-hostile-long.png`, fullPage: true });
+  });
+
+  test('a created_at no Date can show: the number, out of range', async () => {
+    await openIdentity(page, server.url, LATE, LATE);
+    assert.match(await viewText(page), /9007199254740991 \(out of range\)/);
+    await page.screenshot({ path: `${ARTIFACTS}page-hostile-late.png`, fullPage: true });
+    await page.click(`a[href$="${lateCard}"]`);
+    await page.waitForSelector('#verdicts .verdict');
+    assert.match(await viewText(page), /created 9007199254740991 \(out of range\)/);
+  });
+
+  test('signers named like Object.prototype properties are unchecked; extra snapshots shown', async () => {
+    await openIdentity(page, server.url, 'proto', PROTO);
+    await page.click(`a[href$="${protoCard}"]`);
+    await page.waitForSelector('#verdicts .verdict');
+    const verdicts = await page.$$eval('#verdicts .verdict', (rows) =>
+      rows.map((row) => [row.getAttribute('data-signer'), row.getAttribute('data-status')]),
+    );
+    assert.deepEqual(verdicts, [
+      ['self', 'valid'],
+      ['__proto__', 'unchecked'],
+      ['constructor', 'unchecked'],
+      ['toString', 'unchecked'],
+      ['service', 'valid'],
+    ]);
+    // As `cards get` shows it: the extra snapshot's text, its bidi control written out.
+    assert.equal(
+      await page.textContent('#verdicts .verdict[data-signer=__proto__] td:last-child'),
+      '{"note":"extra \\u202e data"}',
+    );
+    await page.screenshot({ path: `${ARTIFACTS}page-hostile-card.png`, fullPage: true });
+  });
+
+  test('identities a page at a time: next, previous, a filter by prefix', async () => {
+    await page.goto(`${server.url}/`);
+    await page.waitForSelector('#identities .identity-row');
+    const first = (await identityCells(page)).map(([text]) => text);
+    assert.equal(first.length, 50);
+    const seen = [...first];
+    for (;;) {
+      const next = page.locator('#next');
+      if ((await next.count()) === 0) break;
+      const top = JSON.stringify((await identityCells(page))[0]?.[0]);
+      await next.click();
+      await waitUntil(
+        page,
+        `document.querySelector('#identities .identity-row td')?.textContent !== ${top}`,
+      );
+      const rows = (await identityCells(page)).map(([text]) => text);
+      assert.ok(rows.length <= 50);
+      seen.push(...rows);
+    }
+    assert.equal(seen.length, identities.length + MANY);
+    assert.equal(new Set(seen).size, seen.length, 'an identity on two pages');
+    await page.click('#previous');
+    await page.waitForSelector('#next');
+    await page.click('#previous');
+    await waitUntil(page, "document.querySelector('#previous') === null");
+    assert.deepEqual(
+      (await identityCells(page)).map(([text]) => text),
+      first,
+    );
+    await page.fill('input[name=prefix]', 'user012');
+    await page.click('form button');
+    await waitUntil(page, "document.querySelectorAll('#identities .identity-row').length === 10");
+    assert.equal(await page.locator('#next').count(), 0);
+  });
+
+  test('dates stay on one line, in a narrow window too', async () => {
+    const narrow = await openPage(browser, server, { width: 420, height: 800 });
+    try {
+      const wrapped = async (): Promise<string[]> => {
+        const texts = await narrow.evaluate(`(() => {
+          const found = [];
+          const walker = document.createTreeWalker(document.getElementById('view'), NodeFilter.SHOW_TEXT);
+          for (let node = walker.nextNode(); node; node = walker.nextNode()) {
+            const match = ${DATE}.exec(node.data);
+            if (!match) continue;
+            const range = document.createRange();
+            range.setStart(node, match.index);
+            range.setEnd(node, match.index + match[0].length);
+            const lines = new Set(Array.from(range.getClientRects(), (r) => Math.round(r.top)));
+            found.push([match[0], lines.size]);
+          }
+          return found;
+        })()`);
+        const list = texts as [string, number][];
+        assert.ok(list.length > 0, 'no date on the view');
+        return list.filter(([, lines]) => lines > 1).map(([text]) => text);
+      };
+      await openIdentity(narrow, server.url, LATE, LATE);
+      assert.deepEqual(await wrapped(), []);
+      await narrow.click(`a[href$="${lateCard}"]`);
+      await narrow.waitForSelector('#verdicts .verdict');
+      assert.deepEqual(await wrapped(), []);
+      await narrow.goto(`${server.url}/#/requests`);
+      await narrow.waitForSelector('#requests .request');
+      assert.deepEqual(await wrapped(), []);
+      await narrow.screenshot({ path: `${ARTIFACTS}page-hostile-requests-narrow.png` });
+    } finally {
+      await narrow.close();
+    }
+  });
+
+  test("the page's own requests stay out of the journal", async () => {
+    await page.goto(`${server.url}/#/requests`);
+    await page.waitForSelector('#requests .request');
+    await page.goto(`${server.url}/`);
+    await page.waitForSelector('#identities .identity-row');
+    const response = await fetch(`${server.url}/_cards/requests?limit=1000`);
+    const { requests } = (await response.json()) as { requests: { path: string }[] };
+    const paths = requests.map((r) => r.path);
+    assert.ok(paths.includes('/card/v5'), 'the seeding requests are journaled');
+    assert.deepEqual(
+      paths.filter(
+        (path) => path === '/' || path.startsWith('/_cards/info') || path.startsWith('/_page/'),
+      ),
+      [],
+    );
+    assert.deepEqual(
+      paths.filter((path) => path.startsWith('/_cards/identities')),
+      [],
+    );
+  });
+
+  test('each view is drawn with no timer running', async () => {
+    const frozen = await openPage(browser, server);
+    try {
+      // Timers do not fire at all until the clock is moved: a view that waited for one would
+      // never be drawn.
+      await frozen.clock.install();
+      await frozen.clock.pauseAt(new Date('2030-01-01T00:00:00Z'));
+      await frozen.goto(`${server.url}/`);
+      await frozen.waitForSelector('#identities .identity-row');
+      await frozen.goto(`${server.url}/#/requests`);
+      await frozen.waitForSelector('#requests .request');
+    } finally {
+      await frozen.close();
+    }
+  });
+});
