@@ -208,7 +208,7 @@ export const ROUTES = [
     tag: 'page',
     prefixed: false,
     auth: 'none',
-    summary: 'This document: OpenAPI 3.1, generated from the route and error tables.',
+    summary: 'This document (OpenAPI 3.1).',
   },
   {
     name: 'docs',

@@ -1,5 +1,5 @@
 /**
- * The OpenAPI 3.1 document of GET /openapi.json (issue 15), generated from the one route table
+ * The OpenAPI 3.1 document of GET /openapi.json, generated from the one route table
  * (src/core/routes.ts), the error table (src/core/errors.ts) and the schemas and per-route
  * errors of openapi-schemas.ts, so it cannot drift from what the server serves: every spelling
  * of every route, request and response bodies, the Error object with the codes each route can
@@ -168,7 +168,11 @@ function operation(route: RouteSpec, profile: WireProfile, spelling: number): Sc
     operationId: spelling === 0 ? route.name : `${route.name}${spelling}`,
     tags: [route.tag],
     summary: route.summary,
-    ...(route.spec && { description: `Cards Service spec section ${route.spec}.` }),
+    ...(route.spec && {
+      description: /^\d/.test(route.spec)
+        ? `Cards Service spec section ${route.spec}.`
+        : `${route.spec}.`,
+    }),
     ...(params.length + (QUERY[route.name]?.length ?? 0) > 0 && {
       parameters: [...params, ...(QUERY[route.name] ?? [])],
     }),
@@ -203,7 +207,8 @@ export function buildOpenApi(profile: WireProfile, routes: readonly RouteSpec[] 
       title: 'Cards Service (cards serve)',
       version: '5',
       description:
-        'The Cards API in its three spellings, the admin API (/_cards/…, issue 15) and the page. ' +
+        'The Cards API in its three spellings, the admin API (/_cards/…), the page and the ' +
+        'transparency log (/log/…). ' +
         'Any unknown path answers 404 ROUTE_NOT_FOUND (10002) and a known path with another ' +
         'method 405 METHOD_NOT_ALLOWED (10003), both as the Error object. Admin routes need ' +
         'no token when the server listens on loopback only.',
@@ -212,6 +217,7 @@ export function buildOpenApi(profile: WireProfile, routes: readonly RouteSpec[] 
       { name: 'cards', description: 'The Cards API (spec section 4).' },
       { name: 'admin', description: 'See and manage the registry.' },
       { name: 'page', description: 'The page and this document.' },
+      { name: 'log', description: 'The transparency log (C2SP tlog-tiles), public.' },
     ],
     paths,
     components: {
@@ -233,7 +239,7 @@ export function buildOpenApi(profile: WireProfile, routes: readonly RouteSpec[] 
           type: 'apiKey',
           in: 'header',
           name: 'Authorization',
-          description: `"${profile.scheme} <token>": an EdDSA JWT or a stock VEDS512 token (spec 5).`,
+          description: `"${profile.scheme} <token>": an EdDSA JWT or a VEDS512 token (spec 5).`,
         },
         adminToken: {
           type: 'http',

@@ -9,6 +9,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import type { Browser, Page } from 'playwright-core';
 import { encodeBase64 } from '../../src/core/encoding.js';
+import { ROUTES } from '../../src/core/routes.js';
 import { serializeCard } from '../../src/store/record.js';
 import { startServer, type TestServer } from '../helpers/server.js';
 import { makeCard, makeRevocation } from '../http/card-kit.js';
@@ -142,5 +143,16 @@ describe('the page in headless Chromium', { skip }, () => {
     );
     assert.match((await page.textContent('#requests')) ?? '', /\/health/);
     await page.screenshot({ path: `${ARTIFACTS}page-requests.png`, fullPage: true });
+  });
+
+  test('the API docs: every route, and no word from inside the project', async () => {
+    await page.goto(`${server.url}/docs`);
+    await page.waitForSelector('section.operation');
+    const sections = await page.$$eval('section.operation', (all) => all.map((s) => s.id));
+    assert.deepEqual(sections.sort(), ROUTES.map((route) => route.name).sort());
+    const text = await page.evaluate<string>("document.getElementById('docs').textContent");
+    for (const word of [/\bissue\b/i, /fast path/i, /\.ts\b/, /\bstock\b/i, /wire-facts/i])
+      assert.doesNotMatch(text, word);
+    await page.screenshot({ path: `${ARTIFACTS}page-docs.png` });
   });
 });
