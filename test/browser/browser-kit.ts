@@ -1,8 +1,7 @@
 /**
  * What the browser tests share: Debian's headless Chromium driven by playwright-core (never a
- * browser a tool downloads), where screenshots go, and how cards are put into a real
- * `cards serve` (through the Cards API with a token, or through the admin import, which does
- * not check signatures).
+ * browser a tool downloads), where screenshots go, and how cards the Cards API would refuse
+ * are put into a real `cards serve` (the admin import, which does not check signatures).
  *
  * Without /usr/bin/chromium the tests are skipped with a line saying how to run them, unless
  * CARDS_REQUIRE_BROWSER=1 (set by .ci/run), where a missing browser fails.
@@ -63,24 +62,6 @@ export async function openPage(
     ),
   );
   return page;
-}
-
-/** POSTs `body` to a card route of `server` with a token for `identity`; fails on a refusal. */
-export async function postCard(
-  server: TestServer,
-  identity: string,
-  path: string,
-  body: unknown,
-): Promise<void> {
-  const response = await fetch(`${server.url}${path}`, {
-    method: 'POST',
-    headers: {
-      authorization: `Service ${await server.token(identity)}`,
-      'content-type': 'application/json',
-    },
-    body: JSON.stringify(body),
-  });
-  assert.ok(response.ok, await response.text());
 }
 
 /** Stored card records (NDJSON lines) added through the admin import; fails on a refusal. */

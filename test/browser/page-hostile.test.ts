@@ -12,17 +12,10 @@ import type { Browser, Page } from 'playwright-core';
 import { utf8 } from '../../src/core/encoding.js';
 import { generatePrivateKey } from '../../src/crypto/keys.js';
 import { serializeCard } from '../../src/store/record.js';
+import { postCard } from '../helpers/post-card.js';
 import { startServer, type TestServer } from '../helpers/server.js';
 import { cardFromFields, fieldsFor, makeCard } from '../http/card-kit.js';
-import {
-  ARTIFACTS,
-  importLines,
-  launchBrowser,
-  openPage,
-  postCard,
-  skip,
-  waitUntil,
-} from './browser-kit.js';
+import { ARTIFACTS, importLines, launchBrowser, openPage, skip, waitUntil } from './browser-kit.js';
 
 const LATE = 'late@example.com';
 const PROTO = 'proto@example.com';
@@ -86,12 +79,11 @@ describe('the page against hostile card data', { skip }, () => {
 
   before(async () => {
     server = await startServer({ args: ['--quiet'] });
-    for (const [identity] of HOSTILE)
-      await postCard(server, identity, '/card/v5', makeCard(identity).raw);
-    await postCard(server, LONG, '/card/v5', makeCard(LONG).raw);
+    for (const [identity] of HOSTILE) await postCard(server, identity, makeCard(identity).raw);
+    await postCard(server, LONG, makeCard(LONG).raw);
     const key = generatePrivateKey();
     const late = cardFromFields(fieldsFor(LATE, key, { created_at: MAX_SAFE }), key);
-    await postCard(server, LATE, '/card/v5', late.raw);
+    await postCard(server, LATE, late.raw);
     lateCard = late.id;
     const proto = makeCard(PROTO, {
       others: PROTO_SIGNERS.map((signer, i) => ({
@@ -99,7 +91,7 @@ describe('the page against hostile card data', { skip }, () => {
         ...(i === 0 && { snapshot: utf8('{"note":"extra \u202e data"}') }),
       })),
     });
-    await postCard(server, PROTO, '/card/v5', proto.raw);
+    await postCard(server, PROTO, proto.raw);
     protoCard = proto.id;
     const many = Array.from({ length: MANY }, (_, i) => {
       const identity = `user${String(i).padStart(4, '0')}@example.com`;

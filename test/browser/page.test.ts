@@ -11,17 +11,10 @@ import type { Browser, Page } from 'playwright-core';
 import { encodeBase64 } from '../../src/core/encoding.js';
 import { ROUTES } from '../../src/core/routes.js';
 import { serializeCard } from '../../src/store/record.js';
+import { postCard } from '../helpers/post-card.js';
 import { startServer, type TestServer } from '../helpers/server.js';
 import { makeCard, makeRevocation } from '../http/card-kit.js';
-import {
-  ARTIFACTS,
-  importLines,
-  launchBrowser,
-  openPage,
-  postCard,
-  skip,
-  waitUntil,
-} from './browser-kit.js';
+import { ARTIFACTS, importLines, launchBrowser, openPage, skip, waitUntil } from './browser-kit.js';
 
 describe('the page in headless Chromium', { skip }, () => {
   let server: TestServer;
@@ -33,7 +26,7 @@ describe('the page in headless Chromium', { skip }, () => {
   before(async () => {
     server = await startServer({ args: ['--quiet'] });
     const post = (identity: string, path: string, body: unknown): Promise<void> =>
-      postCard(server, identity, path, body);
+      postCard(server, identity, body, path);
     const a1 = makeCard('alice@example.com');
     await post('alice@example.com', '/card/v5', a1.raw);
     aliceFirst = a1.id;

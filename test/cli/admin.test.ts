@@ -12,6 +12,7 @@ import assert from 'node:assert/strict';
 import { existsSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
+import { postCard } from '../helpers/post-card.js';
 import { startServer, type TestServer } from '../helpers/server.js';
 import { makeCard } from '../http/card-kit.js';
 import { said, sandbox, type Sandbox } from './harness.js';
@@ -134,17 +135,7 @@ describe(`admin commands against cards serve${onPostgres ? ' on PostgreSQL' : ''
 
   test('history of identities a URL path does not carry as they are: ., .., /, %', async () => {
     const odd = ['.', '..', 'a/b', '100%', '%2E%2E'];
-    for (const identity of odd) {
-      const created = await fetch(`${server.url}/card/v5`, {
-        method: 'POST',
-        headers: {
-          authorization: `Service ${await server.token(identity)}`,
-          'content-type': 'application/json',
-        },
-        body: JSON.stringify(makeCard(identity).raw),
-      });
-      assert.equal(created.status, 201, await created.text());
-    }
+    for (const identity of odd) await postCard(server, identity, makeCard(identity).raw);
     for (const identity of odd) {
       const history = await box.cards(['history', identity, '--json']);
       assert.equal(history.status, 0, `${identity}: ${said(history)}`);

@@ -7,6 +7,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { AdminClient } from '../../src/client/admin-client.js';
+import { postCard } from '../helpers/post-card.js';
 import { startServer, type TestServer } from '../helpers/server.js';
 import { makeCard } from './card-kit.js';
 
@@ -15,17 +16,7 @@ let server: TestServer;
 
 before(async () => {
   server = await startServer({ args: ['--quiet'] });
-  for (const identity of ODD) {
-    const created = await fetch(`${server.url}/card/v5`, {
-      method: 'POST',
-      headers: {
-        authorization: `Service ${await server.token(identity)}`,
-        'content-type': 'application/json',
-      },
-      body: JSON.stringify(makeCard(identity).raw),
-    });
-    assert.equal(created.status, 201, await created.text());
-  }
+  for (const identity of ODD) await postCard(server, identity, makeCard(identity).raw);
 });
 after(() => server?.dispose());
 

@@ -6,6 +6,7 @@
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
+import { postCard } from '../helpers/post-card.js';
 import { startServer, type TestServer } from '../helpers/server.js';
 import { makeCard } from './card-kit.js';
 
@@ -14,19 +15,9 @@ let alice: string;
 
 before(async () => {
   server = await startServer({ args: ['--quiet'] });
-  for (const identity of ['alice']) {
-    const card = makeCard(identity);
-    const created = await fetch(`${server.url}/card/v5`, {
-      method: 'POST',
-      headers: {
-        authorization: `Service ${await server.token(identity)}`,
-        'content-type': 'application/json',
-      },
-      body: JSON.stringify(card.raw),
-    });
-    assert.equal(created.status, 201, await created.text());
-    if (identity === 'alice') alice = card.id;
-  }
+  const card = makeCard('alice');
+  await postCard(server, 'alice', card.raw);
+  alice = card.id;
 });
 after(() => server?.dispose());
 
