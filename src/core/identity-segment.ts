@@ -1,10 +1,11 @@
 /**
  * An identity in one URL path segment (the admin API's `/_cards/identities/{identity}`, the
- * page's links). An identity is any JSON string, and most travel percent-encoded as UTF-8
- * (RFC 3986 section 2.1). Two kinds cannot:
+ * page's links). Any string is carried, and most travel percent-encoded as UTF-8 (RFC 3986
+ * section 2.1). Two kinds cannot:
  * - `.` and `..`: URL parsers remove them as dot segments (RFC 3986 section 5.2.4), and a
  *   WHATWG URL parser (every browser's fetch, Node's fetch) also treats `%2E` and `%2E%2E` so;
- * - strings holding a lone surrogate: they have no UTF-8 form, so no percent-encoding.
+ * - strings holding a lone surrogate: they have no UTF-8 form, so no percent-encoding (no card
+ *   may have such an identity, but a client may ask for one, and a store file may hold one).
  * Those travel as their JSON string (RFC 8259 section 7: `"."`, `"\ud800"`, quotes included)
  * percent-encoded, with `form=json` in the query saying so.
  *

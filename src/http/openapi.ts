@@ -108,8 +108,8 @@ const QUERY: Partial<Record<RouteName, Schema[]>> = {
     query(
       'form',
       'json: the identity segment is the identity as a JSON string, quotes included (for "." ' +
-        'and "..", which URL parsers remove, and identities with a lone surrogate, which have ' +
-        'no UTF-8 form).',
+        'and "..", which URL parsers remove, and a string with a lone surrogate, which has no ' +
+        'UTF-8 form).',
       { enum: ['json'] },
     ),
   ],
