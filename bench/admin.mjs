@@ -7,28 +7,17 @@
 // to CPU 1 (autocannon's own cost per request is about a get's, on the same two cores), and the
 // admin cost is the median of each round's ratio of server CPU per get.
 import { existsSync } from 'node:fs';
+import { CHROMIUM, CHROMIUM_ARGS } from '../dist/test/helpers/chromium.js';
 import { withCpu } from './cards-server.mjs';
 import { blast, hasWrk, median, pinToCpu, wrkGet } from './lib/load.mjs';
 import { storeIdentities, mintTokens } from './lib/cards.mjs';
 import { startCards } from './lib/servers.mjs';
 import { appKeyOf, buildStore, copyStore, makeKeysDir } from './lib/stores.mjs';
 
-const CHROMIUM = '/usr/bin/chromium';
-
 async function pageFirstView(url) {
   if (!existsSync(CHROMIUM)) return undefined;
   const { chromium } = await import('../node_modules/playwright-core/index.mjs');
-  const browser = await chromium.launch({
-    executablePath: CHROMIUM,
-    args: [
-      '--headless',
-      '--no-sandbox',
-      '--disable-gpu',
-      '--no-first-run',
-      '--disable-background-networking',
-      '--disable-component-update',
-    ],
-  });
+  const browser = await chromium.launch({ executablePath: CHROMIUM, args: [...CHROMIUM_ARGS] });
   try {
     const times = [];
     for (let i = 0; i < 5; i++) {

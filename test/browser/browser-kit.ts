@@ -10,17 +10,9 @@ import assert from 'node:assert/strict';
 import { existsSync, mkdirSync } from 'node:fs';
 import { chromium, type Browser, type Page } from 'playwright-core';
 import { awakeTimer } from '../helpers/awake.js';
+import { CHROMIUM, CHROMIUM_ARGS } from '../helpers/chromium.js';
 import type { TestServer } from '../helpers/server.js';
 
-export const CHROMIUM = '/usr/bin/chromium';
-export const CHROMIUM_ARGS = [
-  '--headless',
-  '--no-sandbox',
-  '--disable-gpu',
-  '--no-first-run',
-  '--disable-background-networking',
-  '--disable-component-update',
-];
 export const ARTIFACTS = new URL('../../../test-artifacts/', import.meta.url).pathname;
 const available = existsSync(CHROMIUM);
 const required = process.env.CARDS_REQUIRE_BROWSER === '1';
@@ -36,7 +28,7 @@ export const skip: string | false = required ? false : missing;
 export async function launchBrowser(): Promise<Browser> {
   assert.ok(available, `CARDS_REQUIRE_BROWSER=1 but ${missing}`);
   mkdirSync(ARTIFACTS, { recursive: true });
-  return chromium.launch({ executablePath: CHROMIUM, args: CHROMIUM_ARGS });
+  return chromium.launch({ executablePath: CHROMIUM, args: [...CHROMIUM_ARGS] });
 }
 
 /**
