@@ -1,8 +1,9 @@
 /**
  * The writer of one log: appends entries on top of the edge it loaded from its TileStore, writes
  * the new tiles (one write per batch), signs a C2SP tlog-checkpoint with the log's Ed25519 key
- * (signed-note type 0x01, key name = origin), persists it, asks its witnesses to cosign it, then
- * publishes it. Proofs and tiles are served only for the published tree.
+ * (signed-note type 0x01, key name = origin), persists it and publishes it; its witnesses'
+ * cosignatures are added as they come (cosigning.ts), the one it opened with asked for at once.
+ * Proofs and tiles are served only for the published tree.
  *
  * Never two inconsistent checkpoints: on open the persisted checkpoint must verify under the
  * log key and its root must equal the root of the stored tiles at its size, or the writer
@@ -14,6 +15,7 @@ import type { PrivateKey } from '../crypto/keys.js';
 import { EMPTY_EDGE, appendEntries, edgeRoot, loadEdge, type LogEdge } from './append.js';
 import { openCheckpoint, parseCheckpoint, signCheckpoint } from './checkpoint.js';
 import { equalHashes, sha256 } from './hash.js';
+import { Cosigning, type CheckpointCosigner, type Submission } from './cosigning.js';
 import { addSignatureLines, parseNote } from './note.js';
 import {
   KEY_TYPE_ED25519,
@@ -28,19 +30,7 @@ import { TILE_WIDTH, tilePath, tileWidth, type TileRef } from './tile-path.js';
 import type { TileStore, TileTransaction } from './tile-store.js';
 import { formatTlogProof } from './tlog-proof.js';
 
-/** A witness (or anything) that cosigns the log's checkpoints (tlog-witness, src/witness). */
-export interface CheckpointCosigner {
-  readonly name: string;
-  /**
-   * Signature lines (with newlines) cosigning `signed`, a checkpoint of `size` entries;
-   * `proof(old)` gives the consistency proof from an older size the witness knows.
-   */
-  cosign(
-    signed: string,
-    size: number,
-    proof: (oldSize: number) => Promise<Uint8Array[]>,
-  ): Promise<string>;
-}
+export type { CheckpointCosigner } from './cosigning.js';
 
 export interface LogWriterOptions {
   readonly tiles: TileStore;
@@ -91,7 +81,7 @@ export class LogWriter {
   readonly tiles: TileStore;
   readonly reader: TileHashReader;
   readonly #key: PrivateKey;
-  readonly #cosigners: readonly CheckpointCosigner[];
+  readonly #cosigning: Cosigning;
   readonly #warn: (message: string) => void;
   #state: LogState;
   #published: Published;
@@ -103,8 +93,12 @@ export class LogWriter {
     this.tiles = options.tiles;
     this.reader = new TileHashReader(options.tiles);
     this.#key = options.key;
-    this.#cosigners = options.cosigners ?? [];
     this.#warn = options.onWarning ?? (() => undefined);
+    this.#cosigning = new Cosigning({
+      cosigners: options.cosigners ?? [],
+      onCosigned: (submission, lines) => this.#addCosignature(submission, lines),
+      onWarning: this.#warn,
+    });
     this.#state = state;
     this.#published = { size: state.edge.size, checkpoint: state.checkpoint };
   }
@@ -114,7 +108,18 @@ export class LogWriter {
     const writer = new LogWriter(options, { epoch: 0, edge: EMPTY_EDGE, checkpoint: '' });
     await writer.#update(async () => undefined);
     writer.#published = { size: writer.#state.edge.size, checkpoint: writer.#state.checkpoint };
+    writer.#cosign(writer.#state);
     return writer;
+  }
+
+  /** Settles when every witness has answered (or given up on) what it was asked. */
+  cosigned(): Promise<void> {
+    return this.#cosigning.idle();
+  }
+
+  /** Gives the witnesses' requests in flight up to `graceMs`, then aborts them. */
+  close(graceMs = 1000): Promise<void> {
+    return this.#cosigning.close(graceMs);
   }
 
   /** The origin of the current log (the base one until the registry is reset). */
@@ -177,7 +182,7 @@ export class LogWriter {
       appended = entries.length;
       return { epoch: state.epoch, edge: result.edge };
     });
-    if (signed) await this.#cosign(signed);
+    if (signed) this.#publish(signed);
     else this.#adoptStored();
     return appended;
   }
@@ -196,7 +201,7 @@ export class LogWriter {
       await tx.clear();
       return fresh;
     });
-    if (signed) await this.#cosign(signed);
+    if (signed) this.#publish(signed);
   }
 
   /** A shared log: takes up what another server appended (or a new log it began). */
@@ -211,7 +216,18 @@ export class LogWriter {
   /** Publishes the stored state when it is newer than the published one. */
   #adoptStored(): void {
     const { edge, checkpoint, epoch } = this.#state;
-    if (this.#isNewer(epoch, edge.size)) this.#published = { size: edge.size, checkpoint };
+    if (!this.#isNewer(epoch, edge.size) || checkpoint === this.#published.checkpoint) return;
+    // The same tree: the stored checkpoint may lack a cosignature being kept at this moment.
+    const published = this.#published.checkpoint;
+    if (sameTree(checkpoint, published))
+      this.#published = {
+        size: edge.size,
+        checkpoint: addSignatureLines(
+          published,
+          parseNote(checkpoint).signatures.map((s) => s.line),
+        ),
+      };
+    else this.#published = { size: edge.size, checkpoint };
   }
 
   /** Whether a tree of `size` in log `epoch` is ahead of the published one (never go back). */
@@ -297,38 +313,43 @@ export class LogWriter {
     return signCheckpoint({ ...checkpoint, extensions: [] }, [ed25519Signer(origin, this.#key)]);
   }
 
-  /** Asks the witnesses to cosign a stored checkpoint, keeps their lines, publishes it. */
-  async #cosign(state: LogState): Promise<void> {
-    const { edge, checkpoint: signed } = state;
-    const lines = await Promise.all(
-      this.#cosigners.map((c) =>
-        c
-          .cosign(signed, edge.size, (old) =>
-            consistencyProof(old, edge.size, this.reader.at(edge.size)),
-          )
-          .catch((err: Error) => {
-            this.#warn(`witness ${c.name}: no cosignature for size ${edge.size}: ${err.message}`);
-            return '';
-          }),
-      ),
-    );
-    const extra = lines
-      .join('')
-      .split(/(?<=\n)/)
-      .filter(Boolean);
-    let published = signed;
-    if (extra.length > 0) {
-      const cosigned = addSignatureLines(signed, extra);
-      const kept = await this.tiles.replaceCheckpoint(signed, cosigned).catch((err: Error) => {
+  /** Publishes a checkpoint just stored, and asks the witnesses to cosign it. */
+  #publish(state: LogState): void {
+    if (this.#isNewer(state.epoch, state.edge.size))
+      this.#published = { size: state.edge.size, checkpoint: state.checkpoint };
+    this.#cosign(state);
+  }
+
+  #cosign(state: LogState): void {
+    const { size } = state.edge;
+    const proof = (old: number): Promise<Uint8Array[]> =>
+      consistencyProof(old, size, this.reader.at(size));
+    this.#cosigning.submit({ signed: state.checkpoint, size, proof });
+  }
+
+  /**
+   * Keeps a witness's cosignature of `submission` in the stored and the published checkpoint
+   * while they are of its tree (a newer one gets its own). Each is read as it is when the line
+   * is added: cosignatures of other witnesses may have joined it meanwhile.
+   */
+  async #addCosignature(submission: Submission, lines: string): Promise<void> {
+    const added = lines.split(/(?<=\n)/).filter(Boolean);
+    const stored = this.#state.checkpoint;
+    if (sameTree(stored, submission.signed)) {
+      const cosigned = addSignatureLines(stored, added);
+      const kept = await this.tiles.replaceCheckpoint(stored, cosigned).catch((err: Error) => {
         this.#warn(`cannot keep the cosignatures: ${err.message}`);
         return false;
       });
-      if (kept && this.#state.checkpoint === signed)
+      if (kept && this.#state.checkpoint === stored)
         this.#state = { ...this.#state, checkpoint: cosigned };
-      published = cosigned;
     }
-    if (this.#isNewer(state.epoch, edge.size))
-      this.#published = { size: edge.size, checkpoint: published };
+    const published = this.#published;
+    if (sameTree(published.checkpoint, submission.signed))
+      this.#published = {
+        size: published.size,
+        checkpoint: addSignatureLines(published.checkpoint, added),
+      };
   }
 
   /** The tlog-proof (c2sp.org/tlog-proof@v1) of entry `index` in the published tree. */
@@ -348,6 +369,11 @@ export class LogWriter {
     if (tileWidth(level, tile.index, size) < tile.width) return undefined;
     return this.tiles.readTile(tile);
   }
+}
+
+/** Whether two signed checkpoints sign one tree (their cosignatures aside). */
+function sameTree(a: string, b: string): boolean {
+  return a !== '' && b !== '' && parseNote(a).text === parseNote(b).text;
 }
 
 /** The origin line of a signed checkpoint ('' for none). */

@@ -94,13 +94,21 @@ export function signNote(text: string, signers: readonly NoteSigner[]): string {
   return `${text}\n${lines.join('')}`;
 }
 
-/** Appends signature lines (a witness's cosignatures) to a signed note. */
+/**
+ * Adds signature lines (a witness's cosignatures) to a signed note; a line takes the place of
+ * one of the same key (name and key ID), so a checkpoint cosigned again carries one cosignature
+ * per witness and the log's own signature stays first.
+ */
 export function addSignatureLines(signedNote: string, lines: readonly string[]): string {
   const note = parseNote(signedNote);
-  const have = new Set(note.signatures.map((s) => s.line));
-  const extra = lines.map((l) => (l.endsWith('\n') ? l : `${l}\n`)).filter((l) => !have.has(l));
-  for (const l of extra) parseSignatureLine(l.slice(0, -1));
-  return `${signedNote}${extra.join('')}`;
+  const signatures = [...note.signatures];
+  for (const line of lines) {
+    const sig = parseSignatureLine(line.endsWith('\n') ? line.slice(0, -1) : line);
+    const at = signatures.findIndex((s) => s.name === sig.name && s.keyId === sig.keyId);
+    if (at < 0) signatures.push(sig);
+    else signatures[at] = sig;
+  }
+  return `${note.text}\n${signatures.map((s) => s.line).join('')}`;
 }
 
 export interface OpenedNote extends Note {

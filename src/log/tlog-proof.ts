@@ -72,6 +72,18 @@ export interface VerifyTlogProofOptions {
   readonly witnessQuorum?: number;
 }
 
+/** The names of the `witnessKeys` whose cosignatures of a signed checkpoint verify. */
+export function cosignersOf(signed: string, witnessKeys: readonly NoteVerifier[]): string[] {
+  const note = parseNote(signed);
+  const text = new TextEncoder().encode(note.text);
+  const names: string[] = [];
+  for (const w of witnessKeys) {
+    const sig = note.signatures.find((s) => s.name === w.name && s.keyId === w.keyId);
+    if (sig && w.verify(text, sig.signature) && !names.includes(w.name)) names.push(w.name);
+  }
+  return names;
+}
+
 /** Verifies that `entry` is at the proof's index in the signed, optionally witnessed, tree. */
 export function verifyTlogProof(
   proofText: string,
@@ -80,16 +92,9 @@ export function verifyTlogProof(
 ): VerifiedTlogProof {
   const parsed = parseTlogProof(proofText);
   const { checkpoint } = openCheckpoint(parsed.checkpoint, options.logKeys, options.origin);
-  const witnesses: string[] = [];
   const quorum = options.witnessQuorum ?? 0;
+  const witnesses = quorum > 0 ? cosignersOf(parsed.checkpoint, options.witnessKeys ?? []) : [];
   if (quorum > 0) {
-    const note = parseNote(parsed.checkpoint);
-    const text = new TextEncoder().encode(note.text);
-    for (const w of options.witnessKeys ?? []) {
-      const sig = note.signatures.find((s) => s.name === w.name && s.keyId === w.keyId);
-      if (sig && w.verify(text, sig.signature) && !witnesses.includes(w.name))
-        witnesses.push(w.name);
-    }
     if (witnesses.length < quorum) {
       throw new CardsError(
         'LOG_SIGNATURE_INVALID',

@@ -72,12 +72,12 @@ export class CardLog {
     maxSize: TILE_CACHE_BYTES,
     sizeCalculation: (tile) => Math.max(1, tile.data.byteLength),
   });
-  /** Proof texts of the published size, by index; emptied when the size changes. */
+  /** Proof texts of the published checkpoint, by index; emptied when it changes (a new size, a cosignature). */
   readonly #proofs = new LRUCache<number, string>({
     maxSize: PROOF_CACHE_BYTES,
     sizeCalculation: (text) => Math.max(1, text.length),
   });
-  #proofsSize = -1;
+  #proofsOf = '';
   /** Counts the logs this one began (#forget): what was read in an older one is not cached. */
   #generation = 0;
 
@@ -201,15 +201,16 @@ export class CardLog {
         'LOG_NOT_INTEGRATED',
         `Card ${entry.id} (log index ${entry.seq}) is not in a signed checkpoint yet; the log holds ${this.size} entries. Retry in a second.`,
       );
-    if (this.#proofsSize !== this.size) {
+    const checkpoint = this.checkpoint();
+    if (this.#proofsOf !== checkpoint) {
       this.#proofs.clear();
-      this.#proofsSize = this.size;
+      this.#proofsOf = checkpoint;
     }
     const known = this.#proofs.get(entry.seq);
     if (known !== undefined) return known;
     const generation = this.#generation;
     const text = await this.writer.proof(entry.seq);
-    if (this.#proofsSize === this.size && generation === this.#generation)
+    if (this.#proofsOf === this.checkpoint() && generation === this.#generation)
       this.#proofs.set(entry.seq, text);
     return text;
   }
@@ -223,6 +224,7 @@ export class CardLog {
       this.#warn(`transparency log: last integration failed (${err.message})`),
     );
     for (const w of this.#waiters.splice(0)) w.resolve();
+    await this.writer.close();
   }
 
   async #pollStore(): Promise<void> {
@@ -293,7 +295,7 @@ export class CardLog {
     this.#generation++;
     this.#tileCache.clear();
     this.#proofs.clear();
-    this.#proofsSize = -1;
+    this.#proofsOf = '';
   }
 
   #waitFor(size: number, timeoutMs: number): Promise<void> {

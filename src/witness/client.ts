@@ -25,7 +25,7 @@ export function witnessClient(options: WitnessClientOptions): CheckpointCosigner
   let known = 0; // the size the witness last cosigned, as far as we know
   return {
     name: verifier.name,
-    async cosign(signed, size, proof) {
+    async cosign(signed, size, proof, signal) {
       const text = utf8(parseNote(signed).text);
       for (let attempt = 0; attempt < 3; attempt++) {
         const old = known <= size ? known : 0;
@@ -33,7 +33,7 @@ export function witnessClient(options: WitnessClientOptions): CheckpointCosigner
         const res = await fetch(endpoint, {
           method: 'POST',
           body,
-          signal: AbortSignal.timeout(options.timeoutMs ?? 5000),
+          signal: AbortSignal.any([signal, AbortSignal.timeout(options.timeoutMs ?? 5000)]),
         });
         const answer = await res.text();
         if (res.status === 409 && /^\d+\n?$/.test(answer)) {

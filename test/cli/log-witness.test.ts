@@ -58,6 +58,17 @@ async function startWitness(logKey: string, dir: string) {
   return { url, vkey, stop: () => proc.kill('SIGTERM') };
 }
 
+/** The server's checkpoint once it carries the test witness's cosignature (up to 10 s). */
+async function cosignedCheckpoint(url: string): Promise<string> {
+  let text = '';
+  for (let waited = 0; waited < 10_000; waited += 50) {
+    text = await (await fetch(`${url}/log/checkpoint`)).text();
+    if (/\n— test\/witness \S+\n$/.test(text)) return text;
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+  assert.fail(`no cosignature in the checkpoint:\n${text}`);
+}
+
 test('a witnessed log: cosigned checkpoints, verify --witness, a restart resyncs (409)', async (t) => {
   const dir = makeTempDir('cards-witnessed-');
   const first = await startServer({ dir, args: ['--quiet'] });
@@ -78,6 +89,8 @@ test('a witnessed log: cosigned checkpoints, verify --witness, a restart resyncs
   t.after(() => server.dispose());
   const box = sandbox({ CARDS_URL: server.url, CARDS_DB: server.paths.store });
   t.after(() => box.cleanup());
+  // Cosigned at start, before any card: the checkpoint the server opened with.
+  assert.match(await cosignedCheckpoint(server.url), /^cards\.local\/\S+\n0\n/);
 
   const made = await box.cards(['create', '--identity', 'alice', '--new-key', '--json']);
   assert.equal(made.status, 0, made.stderr);
@@ -91,7 +104,7 @@ test('a witnessed log: cosigned checkpoints, verify --witness, a restart resyncs
     witness.vkey,
     '--json',
   ]);
-  assert.equal(ok.status, 0, ok.stderr);
+  assert.equal(ok.status, 0, ok.stderr + server.stderr());
   assert.deepEqual(ok.json<{ witnesses: string[] }>().witnesses, ['test/witness']);
   const checkpoint = await (await fetch(`${server.url}/log/checkpoint`)).text();
   assert.match(checkpoint, /\n— test\/witness \S+\n$/);
@@ -129,7 +142,7 @@ test('a witnessed log: cosigned checkpoints, verify --witness, a restart resyncs
     '--url',
     server.url,
   ]);
-  assert.equal(ok2.status, 0, ok2.stdout + ok2.stderr);
+  assert.equal(ok2.status, 0, ok2.stdout + ok2.stderr + server.stderr());
 });
 
 test("a witness's answer reaches the server's terminal with its controls written out", async (t) => {

@@ -13,8 +13,8 @@ import type { RawCard } from '../../core/card.js';
 import { decodeBase64 } from '../../core/encoding.js';
 import { CardsError } from '../../core/errors.js';
 import { cosignatureVerifier } from '../../log/cosignature.js';
-import { ed25519Verifier } from '../../log/note-keys.js';
-import { verifyTlogProof } from '../../log/tlog-proof.js';
+import { ed25519Verifier, type NoteVerifier } from '../../log/note-keys.js';
+import { cosignersOf, parseTlogProof, verifyTlogProof } from '../../log/tlog-proof.js';
 import { cardFromJson } from '../card-builder.js';
 import { fetchCard, requireCardId } from '../card-fetch.js';
 import { connect } from '../connection.js';
@@ -42,6 +42,29 @@ export interface VerifyResult {
   consistent: boolean;
 }
 
+/**
+ * How long a proof read from the server is read again while it lacks a required witness's
+ * cosignature: the log publishes a checkpoint at once and adds each cosignature when its witness
+ * answers (a witness has 5 s to answer, and a failed request is sent again after 1 s).
+ */
+const COSIGNATURE_WAIT_MS = 10_000;
+
+async function awaitCosignatures(
+  proofText: string,
+  witnesses: readonly NoteVerifier[],
+  refetch: () => Promise<string>,
+): Promise<string> {
+  const deadline = Date.now() + COSIGNATURE_WAIT_MS;
+  let text = proofText;
+  const short = (): boolean =>
+    cosignersOf(parseTlogProof(text).checkpoint, witnesses).length < witnesses.length;
+  while (witnesses.length > 0 && short() && Date.now() < deadline) {
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    text = await refetch();
+  }
+  return text;
+}
+
 /** Where `cards get --proof` saves a card's proof: beside the card file. */
 export const proofPathFor = (cardFile: string): string =>
   `${cardFile.replace(/\.json$/, '')}.proof`;
@@ -57,6 +80,11 @@ export async function verify(ctx: CommandContext, options: VerifyOptions): Promi
   let card: RawCard;
   let id: string;
   let proofText: string;
+  let fetched = false;
+  const fetchProof = (): Promise<string> => {
+    fetched = true;
+    return remote.proof(id);
+  };
   if (existsSync(file)) {
     card = cardFromJson(
       parseJson(readFileBytes(ctx, file, 'Card file').toString('utf8'), file),
@@ -66,14 +94,15 @@ export async function verify(ctx: CommandContext, options: VerifyOptions): Promi
     const proofFile = options.proof ?? proofPathFor(file);
     proofText = existsSync(resolve(ctx.cwd, proofFile))
       ? readFileBytes(ctx, proofFile, 'Proof file').toString('utf8')
-      : await remote.proof(id);
+      : await fetchProof();
   } else {
     id = requireCardId(options.input);
     ({ card } = await fetchCard(connect(ctx, settings), id));
     proofText = options.proof
       ? readFileBytes(ctx, options.proof, 'Proof file').toString('utf8')
-      : await remote.proof(id);
+      : await fetchProof();
   }
+  if (fetched) proofText = await awaitCosignatures(proofText, witnesses, () => remote.proof(id));
   const entry = decodeBase64(card.content_snapshot);
   if (!entry || cardIdOf(entry) !== id)
     throw new CardsError('VERIFICATION_FAILED', `The card's snapshot does not hash to ${id}.`);
