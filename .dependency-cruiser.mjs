@@ -37,8 +37,9 @@ export default {
       'log',
       'registry',
     ]),
-    layer('http', 'src/http stands on core, crypto and registry only.', [
+    layer('http', 'src/http stands on core, crypto, io and registry only.', [
       'core',
+      'io',
       'crypto',
       'registry',
       'http',

@@ -2,6 +2,7 @@
  * The CLI's one entry and its one error funnel (house habit 8): parse, run, and turn any
  * failure into a message on stderr and a documented exit status.
  */
+import { guardStandardStreams } from '../io/standard-streams.js';
 import { CommanderError, type Command } from 'commander';
 import { CardsError } from '../core/errors.js';
 import { EXIT } from './exit-status.js';
@@ -44,10 +45,6 @@ function usageError(err: CommanderError, program: Command): CardsError {
   });
 }
 
-// `cards … | head` closes stdout early; that is not an error worth a stack trace.
-process.stdout.on('error', (err: NodeJS.ErrnoException) => {
-  if (err.code === 'EPIPE') process.exit(process.exitCode ?? 0);
-  throw err;
-});
+guardStandardStreams();
 
 process.exitCode = await main(process.argv);

@@ -4,6 +4,7 @@
  * (counted when scraped, a store page at a time). Recording a request is a Map hit and a few
  * additions.
  */
+import { droppedOutputWrites } from '../io/standard-streams.js';
 import { CARD_STATES, type CardState } from '../core/chain.js';
 import type { CardStore } from '../registry/registry.js';
 
@@ -88,6 +89,9 @@ export class Metrics {
       '# HELP cards_store_write_duration_seconds Time for the store to insert a card durably.',
       '# TYPE cards_store_write_duration_seconds histogram',
       ...this.#writes.lines('cards_store_write_duration_seconds', ''),
+      '# HELP cards_output_writes_dropped_total Writes to stdout or stderr (the request log, warnings) that failed and were dropped.',
+      '# TYPE cards_output_writes_dropped_total counter',
+      `cards_output_writes_dropped_total ${droppedOutputWrites()}`,
       '# HELP cards_cards Cards in the registry, by state.',
       '# TYPE cards_cards gauge',
     );

@@ -6,6 +6,7 @@
  * before it listens (serve-seed.ts); --json and --ready-file tell scripts where it listens
  * (serve-start-info.ts).
  */
+import { outliveOutput } from '../../io/standard-streams.js';
 import { createRequestLogger } from '../../http/request-log.js';
 import { unignoredKeyWarnings } from '../../server/git-exposure.js';
 import { startServing } from '../../server/start.js';
@@ -20,6 +21,7 @@ const count = (n: number): string => `${n} card${n === 1 ? '' : 's'}`;
 /** The `serve` command: start, print, wait for SIGINT/SIGTERM, stop cleanly. */
 export async function serve(ctx: CommandContext, flags: ServeFlags): Promise<void> {
   const settings = resolveServeSettings(ctx, flags);
+  outliveOutput();
   const logger = createRequestLogger({
     format: settings.logFormat.value,
     quiet: settings.quiet.value,

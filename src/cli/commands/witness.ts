@@ -3,6 +3,7 @@
  * are given with --log (the key name is the log's origin). Its key and state live in --dir.
  * Only wiring: the rules are in src/log/witness.ts, the server in src/witness/.
  */
+import { outliveOutput } from '../../io/standard-streams.js';
 import { CardsError } from '../../core/errors.js';
 import { ed25519Verifier, isValidKeyName, type NoteVerifier } from '../../log/note-keys.js';
 import { createWitnessServer } from '../../witness/server.js';
@@ -39,6 +40,7 @@ export function parseWitnessServeOptions(raw: Record<string, unknown>): WitnessS
 
 export async function witnessServe(raw: Record<string, unknown>): Promise<void> {
   const options = parseWitnessServeOptions(raw);
+  outliveOutput();
   const logs = new Map<string, NoteVerifier[]>();
   for (const vkey of options.log) {
     const verifier = ed25519Verifier(vkey);
