@@ -133,6 +133,37 @@ describe('server home: one server per store', () => {
     }
   });
 
+  test('a pid-only lock naming a live process that is no server: the refusal names the file and how to remove it', async (t) => {
+    if (!existsSync('/proc/self/stat')) return t.skip('needs /proc');
+    const other = spawn('sleep', ['30']);
+    t.after(() => other.kill('SIGKILL'));
+    await new Promise((resolve) => other.once('spawn', resolve));
+    const db = newDb();
+    mkdirSync(join(db, '..'), { recursive: true });
+    const lock = fileHome(db).lock;
+    writeFileSync(lock, `${other.pid}\n`);
+    const err = await openEngine(db).then(
+      () => assert.fail('opened'),
+      (e: unknown) => e as CardsError,
+    );
+    assert.equal(err.code, 'STORE_LOCKED');
+    assert.ok(err.message.includes(lock), err.message);
+    assert.doesNotMatch(err.message, /Another server/);
+    assert.ok(err.hint?.includes(`rm '${lock}'`), err.hint);
+    // A lock this process holds is a server's: the plain refusal, naming the lock too.
+    writeFileSync(lock, `${process.pid}\n`);
+    const held = await openEngine(db);
+    t.after(() => held.close());
+    const again = await openEngine(db).then(
+      () => assert.fail('opened twice'),
+      (e: unknown) => e as CardsError,
+    );
+    assert.match(
+      again.message,
+      /^Another server \(pid \d+\) is using the store .* \(its lock: .*\)\.$/,
+    );
+  });
+
   test('the lock records pid, process start time and boot id; old readers still see the pid', async (t) => {
     if (!existsSync('/proc/self/stat')) return t.skip('needs /proc');
     const db = newDb();

@@ -106,13 +106,33 @@ function holds(owner: Owner): boolean {
   return true;
 }
 
-const locked = (store: string, pid: number): CardsError =>
-  new CardsError('STORE_LOCKED', `Another server (pid ${pid}) is using the store ${store}.`, {
-    hint: 'Stop that server first, or give this one another --db.',
-  });
+/**
+ * The refusal of a held lock. A lock that records its owner's start time and boot is a server's
+ * (nothing else writes one); a pid alone (the older format) is only proven a server's when that
+ * process's command line says `serve`: otherwise the message names the file to remove.
+ */
+function locked(store: string, owner: Owner | undefined, path: string): CardsError {
+  const pid = owner?.pid ?? 0;
+  const args = readProc(`/proc/${pid}/cmdline`)?.split('\0') ?? [];
+  const proven =
+    owner?.pid === process.pid || (owner?.start && owner.boot) || args.includes('serve');
+  if (proven)
+    return new CardsError(
+      'STORE_LOCKED',
+      `Another server (pid ${pid}) is using the store ${store} (its lock: ${path}).`,
+      { hint: 'Stop that server first, or give this one another --db.' },
+    );
+  return new CardsError(
+    'STORE_LOCKED',
+    `The store ${store} is locked by ${path}, which names pid ${pid}: a running process that cannot be shown to be a cards server (the lock records no start time).`,
+    {
+      hint: `If pid ${pid} is not a cards server using this store (\`ps -p ${pid} -o args\`), remove the lock and start again: rm '${path.replaceAll("'", "'\\''")}'`,
+    },
+  );
+}
 
 export async function acquireLock(path: string, store: string): Promise<StoreLock> {
-  if (held.has(path)) throw locked(store, process.pid);
+  if (held.has(path)) throw locked(store, { pid: process.pid }, path);
   held.add(path);
   try {
     return await lockFile(path, store);
@@ -134,7 +154,7 @@ async function lockFile(path: string, store: string): Promise<StoreLock> {
       const text = await readText(path);
       if (text === undefined) continue; // released meanwhile: try again
       const owner = parseOwner(text);
-      if (owner !== undefined && holds(owner)) throw locked(store, owner.pid);
+      if (owner !== undefined && holds(owner)) throw locked(store, owner, path);
       // Stale. Takers go one at a time (a takeover file, made like the lock), and each removes
       // the stale lock only if it is still the one it judged: never a lock another just made.
       if (!(await enter(tmp, takeover))) {
@@ -150,7 +170,7 @@ async function lockFile(path: string, store: string): Promise<StoreLock> {
         await unlink(takeover).catch(ignoreMissing);
       }
     }
-    throw locked(store, (await readOwner(path))?.pid ?? 0);
+    throw locked(store, await readOwner(path), path);
   } finally {
     await rm(tmp, { force: true });
   }
