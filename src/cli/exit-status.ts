@@ -68,6 +68,7 @@ export const EXIT_STATUS: Readonly<Record<ErrorCode, ExitStatus>> = {
   QUERY_INVALID: refused,
   RESET_NOT_CONFIRMED: refused,
   IMPORT_INVALID: refused,
+  IMPORT_LINE_TOO_LONG: refused,
 
   SNAPSHOT_EMPTY: refused,
   SNAPSHOT_NOT_BASE64: refused,

@@ -290,8 +290,8 @@ export const TEXT = {
     `${s.ok('reset')}: ${r.url} now holds ${r.cards} cards`,
   export: (r: { cards: number; out: string }) =>
     r.out === '-' ? '' : `exported ${r.cards} cards to ${r.out}`,
-  import: (r: { imported: number; cards: number }, s: Style) =>
-    `${s.ok('imported')} ${r.imported} cards (the registry holds ${r.cards})`,
+  import: (r: { imported: number; skipped?: number; cards: number }, s: Style) =>
+    `${s.ok('imported')} ${r.imported} cards${r.skipped ? `, skipped ${r.skipped} stored already` : ''} (the registry holds ${r.cards})`,
   configChange: (r: ConfigChange, s: Style) =>
     [
       `${s.ok('profile')} "${r.profile}"${r.isDefault ? ' (default)' : ''} in ${r.path}`,

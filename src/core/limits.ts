@@ -13,6 +13,8 @@ export const LIMITS = {
   searchIdentitiesMax: 50,
   /** Request bodies above this are refused with 413; a legal card is far smaller. */
   bodyMax: 64 * 1024,
+  /** One line of an import (a stored card record: a card's body and the service's signature). */
+  importLineMax: 128 * 1024,
   /**
    * Token time checks (spec 5), in seconds. `exp` has no leeway, as on the deployed service
    * and in the stock client's own rule (a token is expired from its `exp` on); a token issued

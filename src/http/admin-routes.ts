@@ -3,13 +3,14 @@
  * parsed here (QUERY_INVALID on a bad one), everything else asked of registry/admin.ts, the
  * request journal and the metrics.
  */
-import { createInterface } from 'node:readline';
 import { Readable } from 'node:stream';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { CardsError } from '../core/errors.js';
 import { identityOfSegment, JSON_FORM } from '../core/identity-segment.js';
+import { LIMITS } from '../core/limits.js';
 import type { WireProfile } from '../core/profile.js';
 import { MAX_PARAM_LENGTH, routePath, type AdminRouteName } from '../core/routes.js';
+import { boundedLines, LineTooLongError } from '../io/lines.js';
 import type { Admin } from '../registry/admin.js';
 import type { CardLog } from '../registry/card-log.js';
 import type { Registry } from '../registry/registry.js';
@@ -159,10 +160,18 @@ export function adminHandlers(deps: AdminDeps): Record<AdminRouteName, Handler> 
           'QUERY_INVALID',
           `Query parameter append must be true or false, got "${append}".`,
         );
-      const body = request.body as Readable | undefined;
-      const lines = createInterface({ input: body ?? Readable.from([]), crlfDelay: Infinity });
-      const result = await admin.import(lines, append === 'true');
-      return json(reply, { imported: result.imported, cards: await deps.registry.count() });
+      const body = request.body;
+      if (!(body instanceof Readable))
+        throw new CardsError(
+          'UNSUPPORTED_MEDIA_TYPE',
+          'POST /_cards/import takes what GET /_cards/export wrote: one card record per line, sent as application/x-ndjson.',
+        );
+      const result = await admin.import(importLines(body), append === 'true');
+      return json(reply, {
+        imported: result.imported,
+        skipped: result.skipped,
+        cards: await deps.registry.count(),
+      });
     },
     adminReset: async (request, reply) => {
       await admin.reset(request.body);
@@ -184,6 +193,19 @@ export function adminHandlers(deps: AdminDeps): Record<AdminRouteName, Handler> 
       reply.type(JSON_TYPE).send((openApi ??= JSON.stringify(buildOpenApi(deps.profile)))),
     docs: async (_request, reply) => servePageFile(reply, 'docs.html'),
   };
+}
+
+/** An import body's lines, one bounded: a line longer than any card record is refused (413). */
+async function* importLines(body: Readable): AsyncGenerator<string> {
+  try {
+    yield* boundedLines(body, LIMITS.importLineMax);
+  } catch (err) {
+    if (!(err instanceof LineTooLongError)) throw err;
+    throw new CardsError(
+      'IMPORT_LINE_TOO_LONG',
+      `Import ${err.message}: no card record is; send what GET /_cards/export wrote, one record per line.`,
+    );
+  }
 }
 
 const HISTORY = routePath('adminIdentity', { identity: '' });

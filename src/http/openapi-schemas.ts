@@ -92,7 +92,7 @@ export const SCHEMAS: Record<string, Schema> = {
       }),
     },
   }),
-  ImportResult: object({ imported: int, cards: int }),
+  ImportResult: object({ imported: int, skipped: int, cards: int }),
   ResetRequest: object({ confirm: { const: 'reset' } }),
   ResetResult: object({ cards: int }),
   RequestJournal: object({

@@ -5,13 +5,12 @@
  * export`), and reset. Knows nothing of HTTP. Every query costs its page, never the store.
  */
 import { LRUCache } from 'lru-cache';
-import { cardIdOf } from '../core/card-id.js';
 import type { CardState } from '../core/chain.js';
-import { decodeBase64, isPortableText } from '../core/encoding.js';
+import { isPortableText } from '../core/encoding.js';
 import { CardsError, isCardsError } from '../core/errors.js';
-import { decodeSnapshot } from '../core/snapshot.js';
 import { readStoredCard, serializeCard } from '../store/record.js';
 import type { CardEntry, CardStore, IdentitySummary, StoredCard } from '../store/store.js';
+import { cardDefect } from './card-defect.js';
 import type { CardLog } from './card-log.js';
 
 /** A card as the admin API lists it (snake_case, like the wire). */
@@ -45,6 +44,8 @@ export interface Page<T> {
 
 export interface ImportResult {
   readonly imported: number;
+  /** Cards of the dump stored already, identically (an import with append run again). */
+  readonly skipped: number;
 }
 
 /** Cards per store page when exporting. */
@@ -188,10 +189,11 @@ export class Admin {
   }
 
   /**
-   * Stores the records of an export, in order. Each line is checked (its shape, its id against
-   * its snapshot, its identity and previous card id against the snapshot's) and inserted
+   * Stores the records of an export, in order. Each line is checked as every import checks it
+   * (its shape, then card-defect.ts: id, identity, previous card, self signature) and inserted
    * through the store's atomic insert, so the chain rules hold; a refused line stops the
-   * import with its line number (the lines before it stay). Refused on a non-empty registry
+   * import with its line number and how many cards it stored (they stay; an import with
+   * `append` skips the cards stored already, identically, so a rerun completes it). Refused on a non-empty registry
    * unless `append`.
    */
   async import(lines: AsyncIterable<string>, append: boolean): Promise<ImportResult> {
@@ -202,41 +204,65 @@ export class Admin {
     const source: AsyncIterable<string> = { [Symbol.asyncIterator]: () => reader };
     if (!append && (await this.#store.count()) > 0) throw new CardsError('IMPORT_NOT_EMPTY');
     let imported = 0;
+    let skipped = 0;
     let number = 0;
     let window: Promise<unknown>[] = [];
     let pending = new Set<string>();
+    /** Waits for every insert in flight; the first refusal, if any, with what was stored. */
     const drain = async (): Promise<void> => {
-      await Promise.all(window);
+      const settled = await Promise.allSettled(window);
       window = [];
       pending = new Set();
+      const refused = settled.find((r) => r.status === 'rejected');
+      if (refused) throw refused.reason;
     };
-    for await (const line of source) {
-      number++;
-      if (line.trim() === '') continue;
-      const card = parseImportLine(line, number);
-      // A card naming a card still being written waits for it (the store links committed cards).
-      if (
-        window.length >= IMPORT_WINDOW ||
-        (card.previous_card_id !== undefined && pending.has(card.previous_card_id))
-      )
-        await drain();
-      const at = number;
-      window.push(
-        this.#store.insert(card).then(
+    const counted = (err: unknown): CardsError => {
+      const done = `${imported} cards stored${append ? `, ${skipped} already there` : ''}`;
+      const next = 'they stay; fix the line and import the whole dump again with append=true';
+      if (!isCardsError(err)) return new CardsError('STORE_UNAVAILABLE', undefined, { cause: err });
+      return new CardsError(err.code, `${err.message} (${done}: ${next}).`, {
+        ...(err.hint !== undefined && { hint: err.hint }),
+      });
+    };
+    try {
+      for await (const line of source) {
+        number++;
+        if (line.trim() === '') continue;
+        const card = parseImportLine(line, number);
+        // A card naming a card still being written waits for it (the store links committed cards).
+        if (
+          window.length >= IMPORT_WINDOW ||
+          (card.previous_card_id !== undefined && pending.has(card.previous_card_id))
+        )
+          await drain();
+        if (append && (await this.#storedAlready(card))) {
+          skipped++;
+          continue;
+        }
+        const at = number;
+        const insert = this.#store.insert(card).then(
           () => imported++,
           (err: unknown) => {
-            throw isCardsError(err)
-              ? new CardsError(err.code, `line ${at}: ${err.message}`)
-              : new CardsError('STORE_UNAVAILABLE', undefined, { cause: err });
+            throw isCardsError(err) ? new CardsError(err.code, `line ${at}: ${err.message}`) : err;
           },
-        ),
-      );
-      // Keep an unhandled rejection from escaping before drain() awaits it.
-      (window.at(-1) as Promise<unknown>).catch(() => undefined);
-      pending.add(card.id);
+        );
+        // Keep an unhandled rejection from escaping before drain() awaits it.
+        insert.catch(() => undefined);
+        window.push(insert);
+        pending.add(card.id);
+      }
+      await drain();
+    } catch (err) {
+      await drain().catch(() => undefined);
+      throw counted(err);
     }
-    await drain();
-    return { imported };
+    return { imported, skipped };
+  }
+
+  /** Whether `card` is stored already, byte for byte (a rerun of an import skips it). */
+  async #storedAlready(card: StoredCard): Promise<boolean> {
+    const stored = await this.#store.getCard(card.id);
+    return stored !== undefined && serializeCard(stored.card) === serializeCard(card);
   }
 
   async reset(body: unknown): Promise<void> {
@@ -266,20 +292,8 @@ export function parseImportLine(line: string, number: number): StoredCard {
   } catch (err) {
     throw bad(isCardsError(err) ? err.message.replace(/^The store cannot be read: it /, '') : '');
   }
-  const bytes = decodeBase64(card.content_snapshot);
-  if (!bytes || cardIdOf(bytes) !== card.id) throw bad('has an id that is not its snapshot’s');
-  let snapshot;
-  try {
-    snapshot = decodeSnapshot(card.content_snapshot, 'any');
-  } catch (err) {
-    throw bad(`has an invalid snapshot (${(err as Error).message})`);
-  }
-  if (
-    snapshot.identity !== card.identity ||
-    snapshot.previousCardId !== card.previous_card_id ||
-    (snapshot.publicKey.byteLength === 0) !== (card.revoking === true)
-  )
-    throw bad('has fields that disagree with its snapshot');
+  const defect = cardDefect(card);
+  if (defect) throw bad(`(card ${card.id}): ${defect}`);
   // Keep only the record's own fields (a line may carry unknown keys).
   return {
     id: card.id,

@@ -11,15 +11,12 @@
  * (src/store/engine.ts). The service signature is kept as it is: it was made by the service the
  * cards come from.
  */
-import { cardIdOf } from '../core/card-id.js';
-import { decodeBase64 } from '../core/encoding.js';
 import { CardsError } from '../core/errors.js';
-import { decodeSnapshot } from '../core/snapshot.js';
 import { readStoredCard, serializeCard } from '../store/record.js';
 import { ImportError, type Engine } from '../store/engine.js';
 import type { CardStore, StoredCard } from '../store/store.js';
 import { parseStoredLine } from '../store/stored-line.js';
-import { checkSelfSignature } from './self-signature.js';
+import { cardDefect } from './card-defect.js';
 
 const PAGE = 1000;
 
@@ -49,32 +46,8 @@ export function verifiedCard(line: string, where: string): StoredCard {
     }
     card = readStoredCard(value, where);
   }
-  const fail = (why: string): CardsError =>
-    new CardsError('VERIFICATION_FAILED', `${where} (card ${card.id}): ${why}.`);
-  let snapshot;
-  try {
-    snapshot = decodeSnapshot(card.content_snapshot, card.revoking ? 'revocation' : 'card');
-  } catch (err) {
-    throw fail(`its snapshot does not decode (${(err as Error).message})`);
-  }
-  if (cardIdOf(snapshot.bytes) !== card.id) throw fail('its id is not the hash of its snapshot');
-  if (snapshot.identity !== card.identity) throw fail('its identity is not the snapshot’s');
-  if (snapshot.previousCardId !== card.previous_card_id)
-    throw fail('its previous_card_id is not the snapshot’s');
-  if ((snapshot.publicKey.byteLength === 0) !== (card.revoking === true))
-    throw fail('its revoking flag does not match the snapshot’s public key');
-  if (!card.revoking) {
-    const self = card.signatures.find((entry) => entry.signer === 'self');
-    if (!self) throw fail('it has no self signature');
-    const signature = decodeBase64(self.signature);
-    const extra = self.snapshot === undefined ? new Uint8Array() : decodeBase64(self.snapshot);
-    if (!signature || !extra) throw fail('its self signature is not base64');
-    try {
-      checkSelfSignature(snapshot, { signer: 'self', signature, snapshot: extra, raw: self });
-    } catch (err) {
-      throw fail((err as Error).message);
-    }
-  }
+  const defect = cardDefect(card);
+  if (defect) throw new CardsError('VERIFICATION_FAILED', `${where} (card ${card.id}): ${defect}.`);
   return card;
 }
 

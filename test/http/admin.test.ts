@@ -334,6 +334,18 @@ describe('history kept between requests (JSON and memory stores), never stale', 
   });
 });
 
+/** A stored record whose self signature is someone else's bytes (a flipped bit). */
+function withBadSelfSignature(line: string): unknown {
+  const card = JSON.parse(line) as { signatures: { signer: string; signature: string }[] };
+  for (const sig of card.signatures)
+    if (sig.signer === 'self') {
+      const bytes = Buffer.from(sig.signature, 'base64');
+      bytes[0] = (bytes[0] as number) ^ 1;
+      sig.signature = bytes.toString('base64');
+    }
+  return card;
+}
+
 describe('export, import, reset', () => {
   test('export → reset → import gives the same registry; refusals name the line', async () => {
     const h = await harness();
@@ -364,17 +376,35 @@ describe('export, import, reset', () => {
     assert.deepEqual(reset.json(), { cards: 0 });
     assert.equal(await h.registry.count(), 0);
 
-    const imported = await h.call('POST', '/_cards/import', { ...ndjson, body: exported.body });
-    assert.deepEqual(imported.json(), { imported: 4, cards: 4 });
-    assert.equal((await h.call('GET', '/_cards/export')).body, exported.body);
-
-    // Appending the same cards: the store's own rule refuses line 1.
-    const again = await h.call('POST', '/_cards/import?append=true', {
+    // A line that fails among others: the refusal says how many cards were stored.
+    const cut = `${lines[0]}\n${lines[1]}\n${lines[1]}\n${lines[2]}\n`;
+    const stopped = await h.call('POST', '/_cards/import', { ...ndjson, body: cut });
+    assert.equal(codeOf(stopped), 'PREVIOUS_SUPERSEDED');
+    assert.match(
+      stopped.json<{ message: string }>().message,
+      /^line 3: .*\(3 cards stored: they stay/,
+    );
+    assert.equal(await h.registry.count(), 3, 'the lines written with it stored too');
+    // A rerun with append completes it: the cards stored already, identically, are skipped.
+    const completed = await h.call('POST', '/_cards/import?append=true', {
       ...ndjson,
       body: exported.body,
     });
+    assert.deepEqual(completed.json(), { imported: 1, skipped: 3, cards: 4 });
+    assert.equal((await h.call('GET', '/_cards/export')).body, exported.body);
+
+    // Appending a card whose id is stored with other bytes: the store's own rule refuses it.
+    const other = JSON.parse(lines[0] as string) as { signatures: { signer: string }[] };
+    other.signatures = other.signatures.filter((sig) => sig.signer === 'self');
+    const again = await h.call('POST', '/_cards/import?append=true', {
+      ...ndjson,
+      body: `${JSON.stringify(other)}\n`,
+    });
     assert.equal(codeOf(again), 'SNAPSHOT_NOT_UNIQUE');
-    assert.match(again.json<{ message: string }>().message, /^line 1: /);
+    assert.match(
+      again.json<{ message: string }>().message,
+      /^line 1: .*\(0 cards stored, 0 already there: /,
+    );
 
     await h.call('POST', '/_cards/reset', {
       type: 'application/json',
@@ -386,6 +416,7 @@ describe('export, import, reset', () => {
       'not json\n',
       `${JSON.stringify(tampered)}\n`,
       `${JSON.stringify({ ...JSON.parse(lines[0] as string), id: 'a'.repeat(64) })}\n`,
+      `${JSON.stringify(withBadSelfSignature(lines[0] as string))}\n`,
     ])
       assert.equal(
         codeOf(await h.call('POST', '/_cards/import', { ...ndjson, body })),
@@ -405,6 +436,27 @@ describe('export, import, reset', () => {
       codeOf(await h.call('POST', '/_cards/import', { type: 'text/plain', body: 'x' })),
       'UNSUPPORTED_MEDIA_TYPE',
     );
+    // A JSON body is not a dump: a 4xx that says what is, never a 500.
+    const before = await h.registry.count();
+    for (const body of ['{"a":1}', '[1]', '5']) {
+      const json = await h.call('POST', '/_cards/import', { type: 'application/json', body });
+      assert.equal(json.statusCode, 415, body);
+      assert.match(json.json<{ message: string }>().message, /application\/x-ndjson/);
+    }
+    assert.equal(await h.registry.count(), before, 'nothing stored by a refused import');
+    await h.call('POST', '/_cards/reset', {
+      type: 'application/json',
+      body: '{"confirm":"reset"}',
+    });
+    // One line longer than any card record: 413 naming the line, the lines before it stored.
+    const long = await h.call('POST', '/_cards/import', {
+      ...ndjson,
+      body: `${lines[0]}\n${'x'.repeat(200 * 1024)}\n`,
+    });
+    assert.equal(long.statusCode, 413);
+    assert.equal(codeOf(long), 'IMPORT_LINE_TOO_LONG');
+    assert.match(long.json<{ message: string }>().message, /line 2 is longer than/);
+    assert.equal(await h.registry.count(), 1);
   });
 });
 
@@ -484,7 +536,9 @@ describe('request journal and metrics', () => {
 
 test('every admin code was reached', () => {
   const admin = (Object.keys(WIRE_ERRORS) as WireCode[]).filter((code) =>
-    [10101, 10102, 20320, 20321, 20322, 30100, 30101, 30102].includes(WIRE_ERRORS[code].wire),
+    [10101, 10102, 20320, 20321, 20322, 30100, 30101, 30102, 30103].includes(
+      WIRE_ERRORS[code].wire,
+    ),
   );
   assert.deepEqual(
     admin.filter((code) => !seen.has(code)),

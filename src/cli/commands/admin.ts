@@ -102,7 +102,7 @@ export async function importCards(
   ctx: CommandContext,
   file: string,
   flags: AdminFlags & { append?: boolean },
-): Promise<{ imported: number; cards: number }> {
+): Promise<{ imported: number; skipped: number; cards: number }> {
   const source =
     file === '-'
       ? Readable.from(ctx.stdin as AsyncIterable<Buffer>)

@@ -1,0 +1,42 @@
+/**
+ * The lines of a byte stream (an NDJSON body or file), each without its `\n` or `\r\n`, with a
+ * bound on one line: a stream of any length passes a line at a time, and a line longer than
+ * `maxChars` is refused when it grows past the bound, before it is held whole (node's readline
+ * holds a line of any length, and a line of hundreds of MB exhausts the process).
+ */
+import { StringDecoder } from 'node:string_decoder';
+
+export class LineTooLongError extends Error {
+  constructor(
+    readonly lineNumber: number,
+    readonly maxChars: number,
+  ) {
+    super(`line ${lineNumber} is longer than ${maxChars} characters`);
+  }
+}
+
+export async function* boundedLines(
+  source: AsyncIterable<Uint8Array | string>,
+  maxChars: number,
+): AsyncGenerator<string> {
+  const decoder = new StringDecoder('utf8');
+  let rest = '';
+  let number = 0;
+  const line = (text: string): string => {
+    number++;
+    if (text.length > maxChars) throw new LineTooLongError(number, maxChars);
+    return text.endsWith('\r') ? text.slice(0, -1) : text;
+  };
+  for await (const chunk of source) {
+    rest += typeof chunk === 'string' ? chunk : decoder.write(chunk);
+    let start = 0;
+    for (let nl = rest.indexOf('\n'); nl >= 0; nl = rest.indexOf('\n', start)) {
+      yield line(rest.slice(start, nl));
+      start = nl + 1;
+    }
+    rest = rest.slice(start);
+    if (rest.length > maxChars) throw new LineTooLongError(number + 1, maxChars);
+  }
+  rest += decoder.end();
+  if (rest !== '') yield line(rest);
+}
