@@ -293,7 +293,7 @@ export function parseImportLine(line: string, number: number): StoredCard {
     throw bad(isCardsError(err) ? err.message.replace(/^The store cannot be read: it /, '') : '');
   }
   const defect = cardDefect(card);
-  if (defect) throw bad(`(card ${card.id}): ${defect}`);
+  if (defect) throw bad(`(card ${card.id}): ${defect.replace(/[.]$/, '')}`);
   // Keep only the record's own fields (a line may carry unknown keys).
   return {
     id: card.id,

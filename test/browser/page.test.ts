@@ -1,20 +1,22 @@
 /**
  * The page in a real browser: headless Chromium (browser-kit.ts) against a real `cards serve`
- * seeded with cards and one card whose self-signature was tampered with (imported through the
- * admin API, which does not check signatures). Clicks from the identities to an identity's
+ * seeded with cards and one card whose self-signature was tampered with (in the store file the
+ * server starts on: no request, create or import, stores such a card). Clicks from the identities to an identity's
  * timeline to a card, checks the verdicts the browser computed, and saves a screenshot of each
  * view in test-artifacts/.
  */
 import assert from 'node:assert/strict';
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import type { Browser, Page } from 'playwright-core';
 import { encodeBase64 } from '../../src/core/encoding.js';
 import { ROUTES } from '../../src/core/routes.js';
 import { serializeCard } from '../../src/store/record.js';
 import { postCard } from '../helpers/post-card.js';
-import { startServer, type TestServer } from '../helpers/server.js';
+import { makeTempDir, removeTempDirs, startServer, type TestServer } from '../helpers/server.js';
 import { makeCard, makeRevocation } from '../http/card-kit.js';
-import { ARTIFACTS, importLines, launchBrowser, openPage, skip, waitUntil } from './browser-kit.js';
+import { ARTIFACTS, launchBrowser, openPage, skip, waitUntil } from './browser-kit.js';
 
 describe('the page in headless Chromium', { skip }, () => {
   let server: TestServer;
@@ -24,7 +26,23 @@ describe('the page in headless Chromium', { skip }, () => {
   let tampered: string;
 
   before(async () => {
-    server = await startServer({ args: ['--quiet'] });
+    // Mallory's card: its self-signature has one bit flipped (a store file's cards are served as they are).
+    const m = makeCard('mallory@example.com');
+    const signature = Buffer.from(m.raw.signatures[0]?.signature as string, 'base64');
+    signature[signature.length - 1] = (signature[signature.length - 1] as number) ^ 1;
+    tampered = m.id;
+    const line = serializeCard({
+      id: m.id,
+      identity: 'mallory@example.com',
+      content_snapshot: m.raw.content_snapshot,
+      signatures: [{ signer: 'self', signature: encodeBase64(signature) }],
+    });
+    const dir = makeTempDir('cards-page-');
+    writeFileSync(
+      join(dir, 'cards.json'),
+      `{"format":"cards-store","version":1,"cards":[\n${line}\n]}\n`,
+    );
+    server = await startServer({ dir, args: ['--quiet'] });
     const post = (identity: string, path: string, body: unknown): Promise<void> =>
       postCard(server, identity, body, path);
     const a1 = makeCard('alice@example.com');
@@ -44,18 +62,6 @@ describe('the page in headless Chromium', { skip }, () => {
     );
     for (const name of ['bob', 'carol', 'dave'])
       await post(`${name}@example.com`, '/card/v5', makeCard(`${name}@example.com`).raw);
-    // Mallory's card: its self-signature has one bit flipped (the store does not check it).
-    const m = makeCard('mallory@example.com');
-    const signature = Buffer.from(m.raw.signatures[0]?.signature as string, 'base64');
-    signature[signature.length - 1] = (signature[signature.length - 1] as number) ^ 1;
-    tampered = m.id;
-    const line = serializeCard({
-      id: m.id,
-      identity: 'mallory@example.com',
-      content_snapshot: m.raw.content_snapshot,
-      signatures: [{ signer: 'self', signature: encodeBase64(signature) }],
-    });
-    await importLines(server, [line]);
     browser = await launchBrowser();
     page = await openPage(browser, server);
   });
@@ -63,6 +69,7 @@ describe('the page in headless Chromium', { skip }, () => {
   after(async () => {
     await browser?.close();
     await server?.dispose();
+    removeTempDirs();
   });
 
   test('identities with counts and a search box', async () => {
