@@ -53,11 +53,20 @@ export default {
       to: { path: '^src/cli/' },
     },
     {
-      name: 'commands-independent',
-      comment: 'A command does not import another; what two share goes to a module in src/cli/.',
+      name: 'cli-through-server',
+      comment:
+        'The CLI reaches engines, the registry and servers only through the server home (src/server).',
       severity: 'error',
-      from: { path: '^src/cli/commands/([^/]+)$' },
-      to: { path: '^src/cli/commands/', pathNot: '^src/cli/commands/$1$' },
+      from: { path: '^src/cli/' },
+      to: { path: '^src/(store|registry|http|witness)/' },
+    },
+    {
+      name: 'commands-independent',
+      comment:
+        'A command (its folder) does not import another; what two share goes to a module in src/cli/.',
+      severity: 'error',
+      from: { path: '^src/cli/commands/([^/]+)/' },
+      to: { path: '^src/cli/commands/', pathNot: '^src/cli/commands/$1/' },
     },
     {
       name: 'core-crypto-pure',

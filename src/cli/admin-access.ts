@@ -1,12 +1,12 @@
 /**
- * What the commands that read a server's admin API share (the admin commands, `cards log
- * audit`): the admin token, found in the order the admin commands document, a client with it,
- * and the card list, page after page.
+ * What the commands that read a server's admin API share (the admin commands, `cards export`
+ * and `cards import` through a server, `cards log audit`): the admin token (--admin-token,
+ * CARDS_ADMIN_TOKEN, the profile's adminToken, else the token file beside --db's store), a
+ * client with it, and the card list, page after page.
  */
 import { readFileSync } from 'node:fs';
 import { AdminClient } from '../client/admin-client.js';
 import { adminTokenPath } from '../server/file-home.js';
-import { readConfig } from './config-file.js';
 import type { CommandContext } from './context.js';
 import { resolveSettings, type ConnectionFlags, type Settings } from './settings.js';
 
@@ -20,12 +20,6 @@ function adminToken(
   settings: Settings,
 ): string | undefined {
   if (flags.adminToken) return flags.adminToken;
-  if (ctx.env.CARDS_ADMIN_TOKEN) return ctx.env.CARDS_ADMIN_TOKEN;
-  if (settings.profileName !== undefined) {
-    const profile = readConfig(settings.configPath).profiles[settings.profileName] as
-      { adminToken?: unknown } | undefined;
-    if (typeof profile?.adminToken === 'string') return profile.adminToken;
-  }
   try {
     return readFileSync(adminTokenPath(settings.db.value, ctx.cwd), 'utf8').trim() || undefined;
   } catch {

@@ -4,22 +4,23 @@
  */
 import { CardsError } from '../core/errors.js';
 import { isCardId } from '../core/limits.js';
-import { PROFILES } from '../core/profile.js';
+import { PROFILES, type ProfileName } from '../core/profile.js';
 import { generatePrivateKey } from '../crypto/keys.js';
 import type { CardPrivateKey } from '../crypto/signing-key.js';
 import { buildCard, parseSigners, type BuiltCard } from './card-builder.js';
 import type { CommandContext } from './context.js';
-import { parsePositiveInt, readCardKeyFile } from './inputs.js';
+import { readCardKeyFile } from './inputs.js';
 import { loadKey, shellQuote, storeKey } from './keystore.js';
 import { confirm, canPrompt } from './prompts.js';
-import { requireIdentity, type ConnectionFlags, type Settings } from './settings.js';
+import { requireIdentity, type ConnectionFlags } from './settings.js';
 
 export interface BuildOptions extends ConnectionFlags {
   key?: string;
   previous?: string;
   signer?: string[];
   extra?: string[];
-  createdAt?: string;
+  /** UNIX seconds; default now. */
+  createdAt?: number;
   newKey?: boolean;
   out?: string;
 }
@@ -54,18 +55,14 @@ export async function ownerKey(
 export async function prepareCard(
   ctx: CommandContext,
   options: BuildOptions,
-  settings: Settings,
 ): Promise<{ built: BuiltCard; identity: string; keyCreated: string | null }> {
-  const identity = requireIdentity(settings, 'a card');
+  const identity = requireIdentity(options.identity, 'a card');
   if (options.previous !== undefined && !isCardId(options.previous))
     throw new CardsError(
       'PREVIOUS_ID_INVALID',
       `--previous must be a card id (64 hex characters), got "${options.previous}".`,
     );
-  const createdAt =
-    options.createdAt === undefined
-      ? Math.floor(ctx.now() / 1000)
-      : parsePositiveInt(options.createdAt, '--created-at');
+  const createdAt = options.createdAt ?? Math.floor(ctx.now() / 1000);
   const signers = parseSigners(ctx, options.signer ?? [], options.extra ?? []);
   const { key, isNew } = await ownerKey(ctx, identity, options);
   const built = buildCard({
@@ -73,7 +70,7 @@ export async function prepareCard(
     key,
     publicKey: key.publicKey.spki,
     createdAt,
-    reservedSigner: PROFILES[settings.compat.value].signer,
+    reservedSigner: PROFILES[options.compat as ProfileName].signer,
     others: signers.others,
     ...(signers.selfExtra ? { selfExtra: signers.selfExtra } : {}),
     ...(options.previous ? { previousCardId: options.previous.toLowerCase() } : {}),

@@ -103,9 +103,9 @@ export function connect(
     profile: settings.wire,
     tokens: tokenSource(ctx, settings),
     ...(settings.identity ? { readIdentity: settings.identity.value } : {}),
-    // --debug sets CARDS_DEBUG (program.ts): every exchange on stderr, token redacted.
-    // Bodies are the server's text: escaped line by line like every other output (issue 11.8).
-    ...(debugOn(ctx)
+    // --debug (CARDS_DEBUG): every exchange on stderr, token redacted. Bodies are the server's
+    // text: escaped line by line like every other output.
+    ...(settings.debug
       ? {
           debug: (text: string) =>
             ctx.stderr.write(text.split('\n').map(escapeTerminal).join('\n')),
@@ -113,8 +113,3 @@ export function connect(
       : {}),
   });
 }
-
-const debugOn = (ctx: CommandContext): boolean => {
-  const value = ctx.env.CARDS_DEBUG;
-  return value !== undefined && value !== '' && value !== '0' && value !== 'false';
-};

@@ -60,7 +60,6 @@ export function readCardKeyFile(ctx: CommandContext, file: string): CardPrivateK
   return withWhere(() => parseCardPrivateKey(text), file);
 }
 
-/** A public key given inline (base64 DER SPKI, PEM or JWK) or as a file holding one. */
 /** A public key given inline (base64 DER SPKI, PEM or a JWK) rather than a file's name. */
 export const isInlinePublicKey = (value: string): boolean =>
   /^(MC|-----BEGIN|\{)/.test(value.trim());
@@ -94,31 +93,4 @@ export function splitPair(text: string, flag: string): [string, string] {
   if (at <= 0 || at === text.length - 1)
     throw new CardsError('USAGE', `${flag} expects NAME=VALUE, got "${text}".`);
   return [text.slice(0, at), text.slice(at + 1)];
-}
-
-/** Durations like 30s, 20m, 1h, 7d or plain seconds. */
-export function parseDuration(text: string, flag: string): number {
-  const match = /^(\d+)\s*([smhd]?)$/.exec(text.trim());
-  const unit = { '': 1, s: 1, m: 60, h: 3600, d: 86400 } as const;
-  const seconds = match ? Number(match[1]) * unit[(match[2] ?? '') as keyof typeof unit] : NaN;
-  if (!Number.isSafeInteger(seconds) || seconds <= 0)
-    throw new CardsError(
-      'USAGE',
-      `${flag} expects a duration like 30s, 20m, 1h or 7d, got "${text}".`,
-    );
-  return seconds;
-}
-
-export function parsePositiveInt(
-  text: string,
-  flag: string,
-  max = Number.MAX_SAFE_INTEGER,
-): number {
-  const n = Number(text);
-  if (!Number.isSafeInteger(n) || n <= 0 || n > max)
-    throw new CardsError(
-      'USAGE',
-      `${flag} expects a whole number from 1 to ${max}, got "${text}".`,
-    );
-  return n;
 }

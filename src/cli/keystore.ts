@@ -5,8 +5,9 @@
  * File names encode the identity so that any identity is safe on any file system: bytes
  * outside [a-z0-9._@+-] (upper case included, for case-insensitive file systems) become
  * %XX, a leading dot too; names too long for a file system are replaced by a SHA-256 and the
- * identity is kept beside the key in `<name>.identity`. Keys are written so that a reader
- * never sees half a file, and never overwritten unless asked.
+ * identity is kept in the keystore index, `keys/index.json` (a lowdb document,
+ * json-document.ts). Keys are written so that a reader never sees half a file, and never
+ * overwritten unless asked.
  */
 import { createHash } from 'node:crypto';
 import { chmodSync, mkdirSync, readdirSync, readFileSync, rmSync } from 'node:fs';
@@ -15,6 +16,7 @@ import { CardsError } from '../core/errors.js';
 import { parseCardPrivateKey, type CardPrivateKey } from '../crypto/signing-key.js';
 import { createFileSync, replaceFileSync } from '../io/fs-durable.js';
 import { readPrivateKeyFile } from '../server/key-files.js';
+import { openJsonDocument } from './json-document.js';
 
 /** Anything that writes itself as PEM PKCS#8 (a PrivateKey, or seed's fresh keys). */
 export interface PemKey {
@@ -47,6 +49,33 @@ export function decodeIdentity(name: string): string | undefined {
 }
 
 export const keysDir = (home: string): string => join(home, 'keys');
+
+/** The keystore index: the identity of each key file whose name is a hash of it. */
+interface KeystoreIndex {
+  version: 1;
+  identities: Record<string, string>;
+}
+
+function openIndex(home: string) {
+  const path = join(keysDir(home), 'index.json');
+  return openJsonDocument<KeystoreIndex>(
+    path,
+    (text) => {
+      let index: Partial<KeystoreIndex> | undefined;
+      try {
+        index = JSON.parse(text) as Partial<KeystoreIndex>;
+      } catch {
+        index = undefined;
+      }
+      if (index?.version !== 1 || typeof index.identities !== 'object' || !index.identities)
+        throw new CardsError('CONFIG_INVALID', `The keystore index ${path} cannot be read.`, {
+          hint: 'move it aside: keys whose identity is short are listed without it',
+        });
+      return index as KeystoreIndex;
+    },
+    { version: 1, identities: {} },
+  );
+}
 export const keyFile = (home: string, identity: string): string =>
   join(keysDir(home), `${encodeIdentity(identity)}.pem`);
 
@@ -112,9 +141,11 @@ export function writeKeyFile(path: string, key: PemKey, force: boolean): void {
 export function storeKey(home: string, identity: string, key: PemKey, force: boolean): string {
   ensureKeysDir(home);
   const path = keyFile(home, identity);
+  // The index first: a key is never stored under a name nothing maps back to its identity.
+  const name = encodeIdentity(identity);
+  if (name.startsWith('='))
+    openIndex(home).update(({ identities }) => (identities[name] = identity));
   writeKeyFile(path, key, force);
-  if (encodeIdentity(identity).startsWith('='))
-    replaceFileSync(path.replace(/\.pem$/, '.identity'), identity, 0o600);
   return path;
 }
 
@@ -128,7 +159,11 @@ export function removeKey(home: string, identity: string): boolean {
     existed = false;
   }
   rmSync(path, { force: true });
-  rmSync(path.replace(/\.pem$/, '.identity'), { force: true });
+  const name = encodeIdentity(identity);
+  if (name.startsWith('=')) {
+    openIndex(home).update(({ identities }) => delete identities[name]);
+    rmSync(path.replace(/\.pem$/, '.identity'), { force: true });
+  }
   return existed;
 }
 
@@ -146,20 +181,24 @@ export function listKeys(home: string): StoredKey[] {
     throw err;
   }
   const keys: StoredKey[] = [];
+  let index: Record<string, string> | undefined;
   for (const name of names.filter((n) => n.endsWith('.pem')).sort()) {
     const stem = name.slice(0, -'.pem'.length);
     const file = join(keysDir(home), name);
-    let identity = decodeIdentity(stem);
-    if (identity === undefined) {
-      try {
-        identity = readFileSync(join(keysDir(home), `${stem}.identity`), 'utf8');
-      } catch {
-        continue;
-      }
-    }
-    keys.push({ identity, file });
+    index ??= stem.startsWith('=') ? openIndex(home).data.identities : undefined;
+    const identity = decodeIdentity(stem) ?? index?.[stem] ?? sidecarIdentity(home, stem);
+    if (identity !== undefined) keys.push({ identity, file });
   }
   return keys;
+}
+
+/** A keystore written before the index kept a long identity in `<hash>.identity` beside its key. */
+function sidecarIdentity(home: string, stem: string): string | undefined {
+  try {
+    return readFileSync(join(keysDir(home), `${stem}.identity`), 'utf8');
+  } catch {
+    return undefined;
+  }
 }
 
 export const shellQuote = (text: string): string =>

@@ -7,7 +7,7 @@
 import { Chalk, type ChalkInstance } from 'chalk';
 import type { CommandContext } from './context.js';
 import { escapeTerminal } from '../core/terminal-text.js';
-import { TEXT, type Style, type ViewName } from './views.js';
+import type { Style } from './text.js';
 
 export interface OutputFlags {
   json?: boolean;
@@ -43,15 +43,17 @@ function forTerminal(value: unknown): unknown {
   return value;
 }
 
-export function emit(ctx: CommandContext, view: ViewName, data: unknown, flags: OutputFlags): void {
-  if (flags.json) {
+export function emit<T>(
+  ctx: CommandContext,
+  view: ((data: T, style: Style) => string) | undefined,
+  data: T,
+  flags: OutputFlags,
+): void {
+  if (flags.json || view === undefined) {
     ctx.stdout.write(`${JSON.stringify(data, null, 2)}\n`);
     return;
   }
   // The views get the data escaped, so none of them can forget to (--json above stays exact).
-  const text = (TEXT[view] as (d: unknown, s: Style) => string)(
-    forTerminal(data),
-    makeStyle(colorLevel(ctx, flags.color)),
-  );
+  const text = view(forTerminal(data) as T, makeStyle(colorLevel(ctx, flags.color)));
   if (text !== '') ctx.stdout.write(text.endsWith('\n') ? text : `${text}\n`);
 }

@@ -1,7 +1,14 @@
-/** Renders a failure for a person: code, message and next step on stderr; returns the exit status. */
+/**
+ * Renders a failure for a person: `error NAME (code): message` and a next step on stderr, and
+ * under --json one error document on stdout too; returns the exit status. commander's own
+ * refusals (unknown command or flag, missing argument, bad value) become the same USAGE error.
+ */
+import type { Command, CommanderError } from 'commander';
 import { CardsError } from '../core/errors.js';
 import { escapeTerminal } from '../core/terminal-text.js';
+import type { CommandContext } from './context.js';
 import { EXIT, EXIT_STATUS, type ExitStatus } from './exit-status.js';
+import { invalidValue } from './flags.js';
 
 /**
  * Under --json, one error object on stdout too (as gh does), so a script reads one JSON
@@ -9,6 +16,7 @@ import { EXIT, EXIT_STATUS, type ExitStatus } from './exit-status.js';
  * after what the command had done when it failed (`CardsError.partial`: seed's summary).
  */
 function printJsonError(
+  ctx: CommandContext,
   name: string,
   code: number | null,
   message: string,
@@ -16,35 +24,58 @@ function printJsonError(
   partial?: Readonly<Record<string, unknown>>,
 ): void {
   const error = { name, code, message, hint: hint ?? null };
-  process.stdout.write(`${JSON.stringify({ ...partial, error }, null, 2)}\n`);
+  ctx.stdout.write(`${JSON.stringify({ ...partial, error }, null, 2)}\n`);
 }
 
-export function reportError(err: unknown, json = false): ExitStatus {
+export function reportError(ctx: CommandContext, err: unknown, json = false): ExitStatus {
   if (err instanceof CardsError) {
     const exit = EXIT_STATUS[err.code];
     if (err.code === 'CANCELLED' || err.code === 'DECLINED') {
       // Not a failure: the person said stop. One quiet line, no code, no hint.
-      process.stderr.write(`${err.message}\n`);
+      ctx.stderr.write(`${err.message}\n`);
       return exit;
     }
-    if (json) printJsonError(err.code, err.number, err.message, err.hint, err.partial);
+    if (json) printJsonError(ctx, err.code, err.number, err.message, err.hint, err.partial);
     // A message may quote card data (an identity): escaped like every text view.
-    process.stderr.write(`error ${err.code} (${err.number}): ${escapeTerminal(err.message)}\n`);
-    if (err.hint) process.stderr.write(`  ${escapeTerminal(err.hint)}\n`);
+    ctx.stderr.write(`error ${err.code} (${err.number}): ${escapeTerminal(err.message)}\n`);
+    if (err.hint) ctx.stderr.write(`  ${escapeTerminal(err.hint)}\n`);
     return exit;
   }
   const sys = err as NodeJS.ErrnoException | undefined;
   if (sys && typeof sys.code === 'string' && typeof sys.syscall === 'string') {
     // A file-system refusal (permissions, a file where a folder should be): not a bug.
-    if (json) printJsonError(sys.code, null, sys.message);
-    process.stderr.write(`error ${sys.code}: ${escapeTerminal(sys.message)}\n`);
-    process.stderr.write('  check the path and its permissions (CARDS_HOME, --db, --out)\n');
+    if (json) printJsonError(ctx, sys.code, null, sys.message);
+    ctx.stderr.write(`error ${sys.code}: ${escapeTerminal(sys.message)}\n`);
+    ctx.stderr.write('  check the path and its permissions (CARDS_HOME, --db, --out)\n');
     return EXIT.error;
   }
-  if (json) printJsonError('INTERNAL', null, err instanceof Error ? err.message : String(err));
-  process.stderr.write(
+  if (json) printJsonError(ctx, 'INTERNAL', null, err instanceof Error ? err.message : String(err));
+  ctx.stderr.write(
     'internal error: this is a bug in cards; please report it with the output below.\n',
   );
-  process.stderr.write(`${err instanceof Error ? (err.stack ?? err.message) : String(err)}\n`);
+  ctx.stderr.write(`${err instanceof Error ? (err.stack ?? err.message) : String(err)}\n`);
   return EXIT.error;
+}
+
+/** commander's "option '--port <port>' argument 'x' is invalid. …" (or "value 'x' from env 'V'"). */
+const INVALID_OPTION =
+  /^option '(--[\w-]+)[^']*' (?:argument|value) '(.*?)'(?: from env '(\w+)')? is invalid\. (.*)$/s;
+
+/**
+ * commander's refusal as `error USAGE (90001): …` with a next step; commander's own printing
+ * of it is switched off in program.ts.
+ */
+export function fromCommander(err: CommanderError, program: Command): CardsError {
+  const [first = '', ...rest] = err.message.replace(/^error: /, '').split('\n');
+  const bad = err.code === 'commander.invalidArgument' ? INVALID_OPTION.exec(first) : null;
+  if (bad) return invalidValue(bad[3] ?? (bad[1] as string), bad[2] as string, bad[4] as string);
+  let suggestion = /^\(Did you mean (.+)\?\)$/.exec(rest.join(' ').trim())?.[1];
+  // `cards list` means `cards key list`: look one level down for a command of that name.
+  const unknown = err.code === 'commander.unknownCommand' ? /'(.+)'/.exec(first)?.[1] : undefined;
+  const nested = program.commands.find((c) => c.commands.some((sub) => sub.name() === unknown));
+  if (suggestion === undefined && nested) suggestion = `\`cards ${nested.name()} ${unknown}\``;
+  const help = '`cards --help` lists every command, `cards COMMAND --help` its flags';
+  return new CardsError('USAGE', first, {
+    hint: suggestion ? `did you mean ${suggestion}? (${help})` : help,
+  });
 }

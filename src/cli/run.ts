@@ -1,36 +1,61 @@
 /**
- * Runs one command for commander's action: builds the context from the process, calls the
- * command module, prints its result (output.ts) and sets the exit status. Errors go on to the
- * funnel in main.ts, with a next step added here when the error has none.
+ * The CLI's one run/error funnel (house habit 8): commander parses, value-sources.ts layers the
+ * values, the command runs, its result is printed (output.ts) or its failure reported
+ * (report-error.ts) in the one format, and the exit status is the one of docs/errors.md. Every
+ * command goes through it, `serve`, `export`, `import`, `db migrate` and `witness serve` too.
+ * What prints loads only when a command runs, so `cards --help` and `--version` stay fast.
  */
+import { CommanderError, type Command } from 'commander';
 import { CardsError, numberOf, type ErrorCode } from '../core/errors.js';
-import { EXIT } from './exit-status.js';
-import { processContext, type CommandContext } from './context.js';
-import { emit, type OutputFlags } from './output.js';
 import { escapeTerminal } from '../core/terminal-text.js';
-import type { ViewName } from './views.js';
+import { EXIT } from './exit-status.js';
+import type { AnyDeclaration, GlobalFlags } from './command.js';
+import type { CommandContext } from './context.js';
+import { buildProgram } from './program.js';
 
-export async function run<T>(
-  view: ViewName,
-  flags: OutputFlags,
-  command: (ctx: CommandContext) => T | Promise<T>,
-  verdict?: (data: T) => { exit: number; summary: string } | undefined,
-): Promise<void> {
-  const ctx = processContext();
-  refuseEmptyFlags(flags);
-  let data: T;
+/** Runs `cards ARGS…` in `ctx`; returns the exit status. */
+export async function runCli(args: readonly string[], ctx: CommandContext): Promise<number> {
+  let status: number = EXIT.ok;
+  const program = buildProgram(ctx, async (declaration, command) => {
+    status = await execute(declaration, command, ctx);
+  });
   try {
-    data = await command(ctx);
+    await program.parseAsync(args, { from: 'user' });
+    return status;
   } catch (err) {
-    throw withHint(err, view);
+    const { reportError, fromCommander } = await import('./report-error.js');
+    // --json anywhere among the arguments: the error document goes on stdout as well.
+    const json = args.includes('--json');
+    if (!(err instanceof CommanderError)) return reportError(ctx, err, json);
+    // --help and --version end here, with exit code 0; `cards` alone printed its help.
+    if (err.exitCode === 0 || err.code === 'commander.help')
+      return err.exitCode ? EXIT.usage : EXIT.ok;
+    return reportError(ctx, fromCommander(err, program), json);
   }
-  emit(ctx, view, data, flags);
-  const failed = verdict?.(data);
-  if (failed && failed.exit !== EXIT.ok) {
-    const number = numberOf('VERIFICATION_FAILED');
-    ctx.stderr.write(`error VERIFICATION_FAILED (${number}): ${escapeTerminal(failed.summary)}\n`);
-    process.exitCode = failed.exit;
+}
+
+async function execute(
+  declaration: AnyDeclaration,
+  command: Command,
+  ctx: CommandContext,
+): Promise<number> {
+  const { resolveOptions } = await import('./value-sources.js');
+  const options = resolveOptions<GlobalFlags & Record<string, unknown>>(command, ctx);
+  refuseEmptyFlags(options);
+  let result: unknown;
+  try {
+    result = await declaration.run?.(ctx, options, command.processedArgs as string[], command);
+  } catch (err) {
+    throw withHint(err, declaration.hints?.[(err as CardsError).code]);
   }
+  if (result === undefined) return EXIT.ok;
+  const { emit } = await import('./output.js');
+  emit(ctx, declaration.text, result, options);
+  const failed = declaration.verdict?.(result);
+  if (!failed || failed.exit === EXIT.ok) return EXIT.ok;
+  const number = numberOf('VERIFICATION_FAILED');
+  ctx.stderr.write(`error VERIFICATION_FAILED (${number}): ${escapeTerminal(failed.summary)}\n`);
+  return failed.exit;
 }
 
 const HINTS: Partial<Record<ErrorCode, string>> = {
@@ -60,32 +85,23 @@ const HINTS: Partial<Record<ErrorCode, string>> = {
   SEARCH_TOO_MANY: 'the CLI batches by 50; this service allows fewer',
 };
 
-/** Hints that fit one command better than the general one above. */
-const COMMAND_HINTS: Partial<Record<ViewName, Partial<Record<ErrorCode, string>>>> = {
-  revoke: {
-    CHAIN_REVOKED:
-      'nothing to do: the chain is revoked already (`cards get ID` shows its state; revoked chains are left out of search)',
-  },
-  unregister: {
-    CARD_NOT_FOUND:
-      'check the identity as it was written (`cards key list` lists the keystore; `cards search IDENTITY` the live cards)',
-  },
-};
-
-function withHint(err: unknown, view: ViewName): unknown {
+/** The error with a next step: the command's own for its code, else the general one. */
+function withHint(err: unknown, own: string | undefined): unknown {
   if (!(err instanceof CardsError) || err.hint) return err;
-  const hint = COMMAND_HINTS[view]?.[err.code] ?? HINTS[err.code];
+  const hint = own ?? HINTS[err.code];
   if (!hint) return err;
   return new CardsError(err.code, err.message, { hint, cause: err.cause, partial: err.partial });
 }
 
 /**
  * An explicitly empty flag (`--identity ""`) is a mistake, often an unset shell variable: it
- * must not fall back silently to the environment or the profile (issue 12.6).
+ * must not fall back silently to the environment or the profile.
  */
-function refuseEmptyFlags(flags: object): void {
-  for (const [name, value] of Object.entries(flags)) {
-    if (value !== '' && !(Array.isArray(value) && value.includes(''))) continue;
+function refuseEmptyFlags(options: GlobalFlags & Record<string, unknown>): void {
+  for (const [name, source] of Object.entries(options.sources ?? {})) {
+    const value = options[name];
+    if (source !== 'flag' || (value !== '' && !(Array.isArray(value) && value.includes(''))))
+      continue;
     const flag = `--${name.replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`)}`;
     throw new CardsError('USAGE', `${flag} is empty.`, {
       hint: `give ${flag} a value, or leave the flag out to use the environment or the profile`,

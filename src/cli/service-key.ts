@@ -25,7 +25,7 @@ export interface ServiceKey {
 const SOURCE_NAMES = {
   flag: '--service-key',
   env: 'CARDS_SERVICE_KEY',
-  profile: 'the config profile',
+  config: 'the config profile',
   default: 'the default',
 } as const;
 
@@ -34,8 +34,8 @@ export const SERVICE_KEY_HINT =
   'pass --service-key KEY|FILE (the "service key:" line of `cards serve`; `cards key service --db STORE` prints it for a local store, `cards key public STORE.service-key.pem` too), or --db STORE to use a local store\'s key';
 
 /** The key of the local `cards serve` store named by the settings, if it has one beside it. */
-export function localServiceKeyFile(ctx: CommandContext, settings: Settings): string | undefined {
-  const file = fileHome(settings.db.value, ctx.cwd).serviceKey;
+export function localServiceKeyFile(ctx: CommandContext, db: string): string | undefined {
+  const file = fileHome(db, ctx.cwd).serviceKey;
   return existsSync(file) ? file : undefined;
 }
 
@@ -44,7 +44,7 @@ export function findServiceKey(ctx: CommandContext, settings: Settings): Service
     const { value, source } = settings.serviceKey;
     return { key: readPublicKey(ctx, value), from: SOURCE_NAMES[source], explicit: true };
   }
-  const file = localServiceKeyFile(ctx, settings);
+  const file = localServiceKeyFile(ctx, settings.db.value);
   if (file === undefined) return undefined;
   return {
     key: readPrivateKeyFile(file, 'Service key').key.publicKey,
@@ -56,13 +56,13 @@ export function findServiceKey(ctx: CommandContext, settings: Settings): Service
 /** The local store's service key, or FILE_NOT_FOUND saying how to get one. */
 export function requireLocalServiceKey(
   ctx: CommandContext,
-  settings: Settings,
+  db: string,
 ): { file: string; key: PublicKey } {
-  const file = localServiceKeyFile(ctx, settings);
+  const file = localServiceKeyFile(ctx, db);
   if (file === undefined)
     throw new CardsError(
       'FILE_NOT_FOUND',
-      `No service key beside the store ${settings.db.value} (looked for ${fileHome(settings.db.value, ctx.cwd).serviceKey}).`,
+      `No service key beside the store ${db} (looked for ${fileHome(db, ctx.cwd).serviceKey}).`,
       {
         hint: '`cards serve --db STORE` makes it on first start; pass --db STORE (or set CARDS_DB) to name the store',
       },

@@ -19,8 +19,6 @@ export interface LogSettings {
   readonly witnesses: readonly { readonly url: string; readonly vkey: string }[];
 }
 
-export const DEFAULT_LOG_INTERVAL_MS = 500;
-
 export interface OpenLogOptions {
   /** Its cards are the log's entries; its tiles hold the log. */
   readonly engine: Engine;

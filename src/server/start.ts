@@ -2,7 +2,8 @@
  * Starts and stops a server (house habit 5, "thin serve"): open the engine, take the secrets it
  * keeps (or the operator's), build the log, the registry and the app, listen. `close` stops
  * accepting, finishes requests in flight and closes the engine (a JSON store folds its journal in
- * and releases its lock). Settings arrive resolved (src/cli/serve-settings.ts); nothing is printed.
+ * and releases its lock). Settings arrive resolved (src/cli/commands/serve/settings.ts); nothing
+ * is printed.
  */
 import type { AddressInfo } from 'node:net';
 import type { FastifyInstance } from 'fastify';
@@ -20,6 +21,9 @@ import { openCardLog, type LogSettings } from './log-setup.js';
 import { MEMORY_TARGET, openEngine, type Engine } from './open-engine.js';
 import { isLoopbackHost, loadServerSecrets, type AdminToken } from './server-keys.js';
 import { readTrustedKeys } from './trusted-keys.js';
+
+/** The request log a server writes on stderr (text or JSON lines), made by `cards serve`. */
+export { createRequestLogger } from '../http/request-log.js';
 
 export interface ServerOptions {
   readonly host: string;

@@ -13,24 +13,24 @@ import { existsSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { postCard } from '../helpers/post-card.js';
-import { startServer, type TestServer } from '../helpers/server.js';
 import { makeCard } from '../http/card-kit.js';
-import { said, sandbox, type Sandbox } from './harness.js';
+import { said, type Sandbox } from './harness.js';
+import { serverInSandbox, type SandboxServer } from './server-sandbox.js';
 
 const onPostgres = process.env.CARDS_TEST_ENGINE === 'postgres';
-const bannerToken = (server: TestServer): string =>
+const bannerToken = (server: SandboxServer): string =>
   /^admin token: (\S+)$/m.exec(server.stdout())?.[1] ?? '';
 
 describe(`admin commands against cards serve${onPostgres ? ' on PostgreSQL' : ''}`, () => {
-  let server: TestServer;
+  let server: SandboxServer;
   let box: Sandbox;
   before(async () => {
-    server = await startServer({ args: ['--quiet'] });
-    box = sandbox(
-      onPostgres
-        ? { CARDS_URL: server.url, CARDS_ADMIN_TOKEN: bannerToken(server) }
-        : { CARDS_URL: server.url, CARDS_DB: server.paths.store },
-    );
+    ({ server, box } = await serverInSandbox({
+      env: (served): Record<string, string> =>
+        onPostgres
+          ? { CARDS_URL: served.url, CARDS_ADMIN_TOKEN: bannerToken(served) }
+          : { CARDS_URL: served.url, CARDS_DB: served.paths.store },
+    }));
     // On PostgreSQL the app key is in the database: a token per identity, as a client sends.
     const tokenFor = async (identity: string) =>
       onPostgres ? { env: { CARDS_TOKEN: await server.token(identity) } } : {};
@@ -47,10 +47,7 @@ describe(`admin commands against cards serve${onPostgres ? ' on PostgreSQL' : ''
     const revoked = await box.cards(['revoke', id, '--yes'], await tokenFor('alice'));
     assert.equal(revoked.status, 0, said(revoked));
   });
-  after(async () => {
-    box.cleanup();
-    await server.dispose();
-  });
+  after(() => Promise.all([server.dispose(), box.cleanup()]));
 
   test('the admin token is kept (beside the store, or in the database) and printed in the banner', () => {
     const file = server.paths.adminToken;

@@ -8,8 +8,8 @@ import assert from 'node:assert/strict';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
-import { startServer, type TestServer } from '../helpers/server.js';
-import { said, sandbox, type Sandbox } from './harness.js';
+import { said, type Sandbox } from './harness.js';
+import { serverInSandbox, type SandboxServer } from './server-sandbox.js';
 
 interface Got {
   id: string;
@@ -27,16 +27,10 @@ interface Revoked {
 const HEX64 = /^[0-9a-f]{64}$/;
 
 describe('chain relations against cards serve', { concurrency: true }, () => {
-  let server: TestServer;
+  let server: SandboxServer;
   let box: Sandbox;
-  before(async () => {
-    server = await startServer();
-    box = sandbox({ CARDS_URL: server.url, CARDS_DB: server.paths.store });
-  });
-  after(async () => {
-    box.cleanup();
-    await server.dispose();
-  });
+  before(async () => ({ server, box } = await serverInSandbox()));
+  after(() => Promise.all([server.dispose(), box.cleanup()]));
 
   const create = async (identity: string, previous?: string): Promise<string> => {
     const made = await box.cards([

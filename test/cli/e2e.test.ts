@@ -8,8 +8,8 @@ import { existsSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { generatePrivateKey } from '../../src/crypto/keys.js';
-import { startServer, type TestServer } from '../helpers/server.js';
-import { said, sandbox, type Sandbox } from './harness.js';
+import { said, type Sandbox } from './harness.js';
+import { serverInSandbox, type SandboxServer } from './server-sandbox.js';
 
 interface Published {
   id: string;
@@ -29,16 +29,10 @@ interface Found {
 }
 
 describe('networked commands against cards serve', { concurrency: true }, () => {
-  let server: TestServer;
+  let server: SandboxServer;
   let box: Sandbox;
-  before(async () => {
-    server = await startServer();
-    box = sandbox({ CARDS_URL: server.url, CARDS_DB: server.paths.store });
-  });
-  after(async () => {
-    box.cleanup();
-    await server.dispose();
-  });
+  before(async () => ({ server, box } = await serverInSandbox()));
+  after(() => Promise.all([server.dispose(), box.cleanup()]));
 
   test('create, replace, get (active → superseded), search chains, revoke by id → revoked', async () => {
     const first = await box.cards(['create', '--identity', 'alice', '--new-key', '--json']);
@@ -340,11 +334,11 @@ describe('networked commands against cards serve', { concurrency: true }, () => 
 });
 
 describe('--compat virgil against cards serve --compat virgil, with stock tokens', () => {
-  let server: TestServer;
+  let server: SandboxServer;
   let box: Sandbox;
   before(async () => {
     const app = generatePrivateKey();
-    server = await startServer({
+    ({ server, box } = await serverInSandbox({
       args: [
         '--compat',
         'virgil',
@@ -355,17 +349,14 @@ describe('--compat virgil against cards serve --compat virgil, with stock tokens
         '--app-key-id',
         'k0k1',
       ],
-    });
-    box = sandbox({ CARDS_URL: server.url, CARDS_COMPAT: 'virgil' });
+      env: ({ url }) => ({ CARDS_URL: url, CARDS_COMPAT: 'virgil' }),
+    }));
     writeFileSync(
       join(box.dir, 'app.json'),
       JSON.stringify({ APP_ID: 'a0a1', APP_KEY_ID: 'k0k1', APP_KEY: app.toBase64() }),
     );
   });
-  after(async () => {
-    box.cleanup();
-    await server.dispose();
-  });
+  after(() => Promise.all([server.dispose(), box.cleanup()]));
 
   test('create, replace, get superseded, numeric error codes map back', async () => {
     const first = await box.cards([

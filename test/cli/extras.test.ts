@@ -4,33 +4,31 @@
  * printing every HTTP exchange with the token redacted. `node bin/cards.js` as a user runs it.
  */
 import assert from 'node:assert/strict';
-import { spawnSync } from 'node:child_process';
+import { execFile } from 'node:child_process';
+import { promisify } from 'node:util';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
-import { startServer, type TestServer } from '../helpers/server.js';
-import { said, sandbox, type Sandbox } from './harness.js';
+import { said, type Sandbox } from './harness.js';
+import { serverInSandbox, type SandboxServer } from './server-sandbox.js';
+
+const run = promisify(execFile);
 
 describe('completion, config set/use, --debug', { concurrency: true }, () => {
-  let server: TestServer;
+  let server: SandboxServer;
   let box: Sandbox;
-  before(async () => {
-    server = await startServer();
-    box = sandbox({ CARDS_URL: server.url, CARDS_DB: server.paths.store });
-  });
-  after(async () => {
-    box.cleanup();
-    await server.dispose();
-  });
+  before(async () => ({ server, box } = await serverInSandbox()));
+  after(() => Promise.all([server.dispose(), box.cleanup()]));
 
   test('cards completion bash completes commands, subcommands, flags and choices in bash', async () => {
     const script = await box.cards(['completion', 'bash']);
     assert.equal(script.status, 0, said(script));
     writeFileSync(join(box.dir, 'cards.bash'), script.stdout);
-    const complete = (...words: string[]): string[] => {
-      const run = spawnSync(
+    // Not spawnSync: this file's server runs in the test process and must keep answering.
+    const complete = async (...words: string[]): Promise<string[]> => {
+      const { stdout } = await run(
         'bash',
         [
           '-c',
@@ -38,15 +36,30 @@ describe('completion, config set/use, --debug', { concurrency: true }, () => {
         ],
         { cwd: box.dir, encoding: 'utf8' },
       );
-      assert.equal(run.status, 0, run.stderr);
-      return run.stdout.split('\n').filter(Boolean);
+      return stdout.split('\n').filter(Boolean);
     };
-    assert.deepEqual(complete('cards', 'rot'), ['rotate']);
-    assert.deepEqual(complete('cards', 'key', 'p'), ['public']);
-    assert.deepEqual(complete('cards', 'config', 'u'), ['use']);
-    assert.deepEqual(complete('cards', 'rotate', '--pr'), ['--profile', '--previous', '--prune']);
-    assert.deepEqual(complete('cards', 'search', '--compat', ''), ['service', 'virgil']);
-    assert.deepEqual(complete('cards', 'completion', ''), ['bash', 'zsh', 'fish', '--help']);
+    assert.deepEqual(await complete('cards', 'rot'), ['rotate']);
+    assert.deepEqual(await complete('cards', 'key', 'p'), ['public']);
+    assert.deepEqual(await complete('cards', 'config', 'u'), ['use']);
+    assert.deepEqual(await complete('cards', 'rotate', '--pr'), [
+      '--profile',
+      '--previous',
+      '--prune',
+    ]);
+    assert.deepEqual(await complete('cards', 'search', '--compat', ''), ['service', 'virgil']);
+    // The global flags complete after every command, as they are taken after it too.
+    assert.deepEqual(await complete('cards', 'completion', ''), [
+      'bash',
+      'zsh',
+      'fish',
+      '--json',
+      '--no-color',
+      '--profile',
+      '--debug',
+      '--help',
+    ]);
+    assert.deepEqual(await complete('cards', 'get', '--js'), ['--json']);
+    assert.deepEqual(await complete('cards', '--js'), ['--json']);
 
     for (const shell of ['zsh', 'fish']) {
       const other = await box.cards(['completion', shell]);
@@ -89,7 +102,7 @@ describe('completion, config set/use, --debug', { concurrency: true }, () => {
     assert.equal(config.activeProfile, 'other');
     assert.deepEqual(config.settings.db, {
       value: join(box.dir, 'data', 'cards.json'),
-      source: 'profile',
+      source: 'config',
     });
 
     const unknown = await box.cards(['config', 'use', 'nope'], { env });

@@ -2,12 +2,43 @@
  * Runs `node bin/cards.js …` as a subprocess in a temporary CARDS_HOME and working folder, with
  * stdin a pipe (never a terminal, so nothing can prompt) and a clean environment: no CARDS_*
  * variable of the machine leaks in. Tests are hermetic: temp dirs, loopback, port 0.
+ * `commandResult` runs a command in-process instead, for what a test injects (prompt answers).
  */
 import { spawn, spawnSync } from 'node:child_process';
 import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import type { CommandContext } from '../../src/cli/context.js';
+import { buildProgram } from '../../src/cli/program.js';
+import { resolveOptions } from '../../src/cli/value-sources.js';
 import { awakeTimer } from '../helpers/awake.js';
+
+/**
+ * `cards ARGS…` in-process in `ctx`: the command's declaration parses and layers its flags as
+ * the executable does, and its run's result is returned (or its error thrown) unprinted.
+ */
+export async function commandResult<T>(ctx: CommandContext, args: readonly string[]): Promise<T> {
+  let result: unknown;
+  const program = buildProgram(ctx, async (declaration, command) => {
+    const options = resolveOptions(command, ctx);
+    result = await declaration.run?.(ctx, options, command.processedArgs as string[], command);
+  });
+  await program.parseAsync(args, { from: 'user' });
+  return result as T;
+}
+
+/** The options `cards ARGS…` would run with in `ctx`, layered, each with its source. */
+export async function commandOptions<O>(
+  ctx: CommandContext,
+  args: readonly string[],
+): Promise<O & { sources: Record<string, string> }> {
+  let options: unknown;
+  const program = buildProgram(ctx, async (_declaration, command) => {
+    options = resolveOptions(command, ctx);
+  });
+  await program.parseAsync(args, { from: 'user' });
+  return options as O & { sources: Record<string, string> };
+}
 
 export const BIN = new URL('../../../bin/cards.js', import.meta.url).pathname;
 

@@ -9,8 +9,8 @@ import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { generatePrivateKey } from '../../src/crypto/keys.js';
-import { startServer, type TestServer } from '../helpers/server.js';
-import { said, sandbox, type Sandbox } from './harness.js';
+import { said, type Sandbox } from './harness.js';
+import { serverInSandbox, type SandboxServer } from './server-sandbox.js';
 
 interface Report {
   ok: boolean;
@@ -19,13 +19,12 @@ interface Report {
 }
 
 describe('inspect and the service key', { concurrency: true }, () => {
-  let server: TestServer;
+  let server: SandboxServer;
   let box: Sandbox;
   let cardId: string;
   before(async () => {
-    server = await startServer();
     // No CARDS_DB: the sandbox's folder has no store, so no key is found by default.
-    box = sandbox({ CARDS_URL: server.url });
+    ({ server, box } = await serverInSandbox({ env: ({ url }) => ({ CARDS_URL: url }) }));
     const made = await box.cards(['create', '--identity', 'ivy', '--new-key', '--json'], {
       env: { CARDS_DB: server.paths.store },
     });
@@ -34,10 +33,7 @@ describe('inspect and the service key', { concurrency: true }, () => {
     cardId = result.id;
     writeFileSync(join(box.dir, 'ivy.json'), JSON.stringify(result.card));
   });
-  after(async () => {
-    box.cleanup();
-    await server.dispose();
-  });
+  after(() => Promise.all([server.dispose(), box.cleanup()]));
 
   test('no key anywhere: OK, but the service signature is said NOT checked, with how to', async () => {
     const json = await box.cards(['inspect', 'ivy.json', '--json']);

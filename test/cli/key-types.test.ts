@@ -9,8 +9,8 @@ import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { readFixture } from '../helpers/fixtures.js';
-import { startServer, type TestServer } from '../helpers/server.js';
-import { said, sandbox, type Sandbox } from './harness.js';
+import { said, type Sandbox } from './harness.js';
+import { serverInSandbox, type SandboxServer } from './server-sandbox.js';
 
 interface Published {
   id: string;
@@ -26,16 +26,10 @@ interface KeyTypeFixture {
 }
 
 describe('key types through the CLI (spec profile)', () => {
-  let server: TestServer;
+  let server: SandboxServer;
   let box: Sandbox;
-  before(async () => {
-    server = await startServer();
-    box = sandbox({ CARDS_URL: server.url, CARDS_DB: server.paths.store });
-  });
-  after(async () => {
-    box.cleanup();
-    await server.dispose();
-  });
+  before(async () => ({ server, box } = await serverInSandbox()));
+  after(() => Promise.all([server.dispose(), box.cleanup()]));
 
   for (const [type, algorithm, spkiPrefix] of [
     ['p256', /ECDSA P-256 with SHA-512/, 'MFkwEwYHKoZIzj0CAQYIKoZIzj0DAQcDQgAE'],

@@ -9,8 +9,8 @@ import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { keyFile, keysDir } from '../../src/cli/keystore.js';
-import { startServer, type TestServer } from '../helpers/server.js';
-import { said, sandbox, type Sandbox } from './harness.js';
+import { said, type Sandbox } from './harness.js';
+import { serverInSandbox, type SandboxServer } from './server-sandbox.js';
 
 const CLI_DOC = new URL('../../../docs/cli.md', import.meta.url);
 
@@ -24,16 +24,10 @@ function readmeSeedExample(): string {
 }
 
 describe('a newcomer against cards serve', { concurrency: true }, () => {
-  let server: TestServer;
+  let server: SandboxServer;
   let box: Sandbox;
-  before(async () => {
-    server = await startServer();
-    box = sandbox({ CARDS_URL: server.url, CARDS_DB: server.paths.store });
-  });
-  after(async () => {
-    box.cleanup();
-    await server.dispose();
-  });
+  before(async () => ({ server, box } = await serverInSandbox()));
+  after(() => Promise.all([server.dispose(), box.cleanup()]));
 
   test('the seed example of docs/cli.md seeds as written (identities with dots, no ref)', async () => {
     writeFileSync(join(box.dir, 'readme-seed.json'), readmeSeedExample());

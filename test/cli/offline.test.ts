@@ -348,8 +348,8 @@ describe('offline commands', { concurrency: true }, () => {
     }>();
     assert.equal(config.activeProfile, 'prod');
     assert.deepEqual(config.settings.url, { value: 'http://127.0.0.1:7000', source: 'env' });
-    assert.deepEqual(config.settings.compat, { value: 'virgil', source: 'profile' });
-    assert.deepEqual(config.settings.identity, { value: 'erin', source: 'profile' });
+    assert.deepEqual(config.settings.compat, { value: 'virgil', source: 'config' });
+    assert.deepEqual(config.settings.identity, { value: 'erin', source: 'config' });
     const flagged = await box.cards(
       ['config', '--json', '--identity', 'frank', '--compat', 'service'],
       { env },
@@ -357,7 +357,7 @@ describe('offline commands', { concurrency: true }, () => {
     const f = flagged.json<{ settings: Record<string, { value: string; source: string }> }>();
     assert.deepEqual(f.settings.identity, { value: 'frank', source: 'flag' });
     assert.deepEqual(f.settings.compat, { value: 'service', source: 'flag' });
-    assert.equal(f.settings.credentials?.source, 'profile');
+    assert.equal(f.settings.credentials?.source, 'config');
 
     const missing = await box.cards(['config', '--profile', 'nope'], { env });
     assert.equal(missing.status, 2, said(missing));

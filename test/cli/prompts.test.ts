@@ -4,20 +4,29 @@
  * without a terminal.
  */
 import assert from 'node:assert/strict';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { CardsError } from '../../src/core/errors.js';
-import { create } from '../../src/cli/commands/create.js';
-import { get } from '../../src/cli/commands/get.js';
-import { init } from '../../src/cli/commands/init.js';
-import { revoke } from '../../src/cli/commands/revoke.js';
-import { unregister } from '../../src/cli/commands/unregister.js';
+import type { PublishResult } from '../../src/cli/commands/create/create.js';
+import type { GetResult } from '../../src/cli/commands/get/get.js';
+import type { InitResult } from '../../src/cli/commands/init/init.js';
+import type { UnregisterResult } from '../../src/cli/commands/unregister/unregister.js';
 import { makeContext, type CommandContext } from '../../src/cli/context.js';
 import { ask, type PromptFn, type Question } from '../../src/cli/prompts.js';
 import { loadKey } from '../../src/cli/keystore.js';
-import { startServer, type TestServer } from '../helpers/server.js';
+import { commandResult, type Sandbox } from './harness.js';
+import { serverInSandbox, type SandboxServer } from './server-sandbox.js';
+
+const create = (ctx: CommandContext, args: string[]) =>
+  commandResult<PublishResult>(ctx, ['create', ...args]);
+const get = async (ctx: CommandContext, id: string) =>
+  (await commandResult<GetResult>(ctx, ['get', id])).state;
+const init = (ctx: CommandContext, args: string[]) =>
+  commandResult<InitResult>(ctx, ['init', ...args]);
+const revoke = (ctx: CommandContext, id: string) => commandResult(ctx, ['revoke', id]);
+const unregister = (ctx: CommandContext, identity: string) =>
+  commandResult<UnregisterResult>(ctx, ['unregister', '--identity', identity]);
 
 /** Answers from a table, recording every question asked. */
 function answering(table: Record<string, string | boolean>): {
@@ -37,21 +46,16 @@ function answering(table: Record<string, string | boolean>): {
 const isCode = (code: string) => (err: unknown) => err instanceof CardsError && err.code === code;
 
 describe('prompts with injected answers', { concurrency: true }, () => {
-  let server: TestServer;
+  let server: SandboxServer;
+  let box: Sandbox;
   let dir: string;
   let base: CommandContext;
   before(async () => {
-    server = await startServer();
-    dir = mkdtempSync(join(tmpdir(), 'cards-prompts-'));
-    base = makeContext({
-      cwd: dir,
-      env: { CARDS_HOME: join(dir, 'home'), CARDS_URL: server.url, CARDS_DB: server.paths.store },
-    });
+    ({ server, box } = await serverInSandbox());
+    dir = box.dir;
+    base = makeContext({ cwd: dir, env: { ...box.env, CARDS_HOME: join(dir, 'home') } });
   });
-  after(async () => {
-    rmSync(dir, { recursive: true, force: true });
-    await server.dispose();
-  });
+  after(() => Promise.all([server.dispose(), box.cleanup()]));
 
   test('init asks for what the flags did not give and writes the profile', async () => {
     const { prompt, asked } = answering({
@@ -61,7 +65,7 @@ describe('prompts with injected answers', { concurrency: true }, () => {
       compat: 'virgil',
     });
     const ctx = { ...base, env: { ...base.env, CARDS_CONFIG: join(dir, 'init.json') }, prompt };
-    const result = await init(ctx, { appKey: 'app.pem' });
+    const result = await init(ctx, ['--app-key', 'app.pem']);
     assert.deepEqual(
       asked.map((q) => q.name),
       ['profile', 'url', 'identity', 'compat'],
@@ -81,10 +85,18 @@ describe('prompts with injected answers', { concurrency: true }, () => {
 
     const decline = answering({ ok: false });
     await assert.rejects(
-      init(
-        { ...ctx, prompt: decline.prompt },
-        { profile: 'work', url: 'http://x:1', identity: 'a', compat: 'service', appKey: 'k' },
-      ),
+      init({ ...ctx, prompt: decline.prompt }, [
+        '--profile',
+        'work',
+        '--url',
+        'http://x:1',
+        '--identity',
+        'a',
+        '--compat',
+        'service',
+        '--app-key',
+        'k',
+      ]),
       isCode('DECLINED'),
     );
     assert.deepEqual(
@@ -95,37 +107,34 @@ describe('prompts with injected answers', { concurrency: true }, () => {
 
   test('create asks to make a missing key; revoke asks before revoking', async () => {
     await assert.rejects(
-      create({ ...base, prompt: answering({ ok: false }).prompt }, { identity: 'ben' }),
+      create({ ...base, prompt: answering({ ok: false }).prompt }, ['--identity', 'ben']),
       isCode('DECLINED'),
     );
-    const made = await create(
-      { ...base, prompt: answering({ ok: true }).prompt },
-      { identity: 'ben' },
-    );
+    const made = await create({ ...base, prompt: answering({ ok: true }).prompt }, [
+      '--identity',
+      'ben',
+    ]);
     assert.ok(made.keyCreated && loadKey(join(dir, 'home'), 'ben'));
 
     await assert.rejects(
-      revoke({ ...base, prompt: answering({ ok: false }).prompt }, { id: made.id }),
+      revoke({ ...base, prompt: answering({ ok: false }).prompt }, made.id),
       isCode('DECLINED'),
     );
-    assert.equal((await get(base, { id: made.id })).state, 'active');
+    assert.equal(await get(base, made.id), 'active');
     const yes = answering({ ok: true });
-    await revoke({ ...base, prompt: yes.prompt }, { id: made.id });
+    await revoke({ ...base, prompt: yes.prompt }, made.id);
     assert.match(yes.asked[0]?.message ?? '', /Revoke card [0-9a-f]{64} of "ben"/);
-    assert.equal((await get(base, { id: made.id })).state, 'revoked');
+    assert.equal(await get(base, made.id), 'revoked');
   });
 
   test('unregister confirms, revokes, then removes the key', async () => {
-    await create(base, { identity: 'cy', newKey: true });
+    await create(base, ['--identity', 'cy', '--new-key']);
     await assert.rejects(
-      unregister({ ...base, prompt: answering({ ok: false }).prompt }, { identity: 'cy' }),
+      unregister({ ...base, prompt: answering({ ok: false }).prompt }, 'cy'),
       isCode('DECLINED'),
     );
     assert.ok(loadKey(join(dir, 'home'), 'cy'));
-    const done = await unregister(
-      { ...base, prompt: answering({ ok: true }).prompt },
-      { identity: 'cy' },
-    );
+    const done = await unregister({ ...base, prompt: answering({ ok: true }).prompt }, 'cy');
     assert.equal(done.revoked.length, 1);
     assert.equal(loadKey(join(dir, 'home'), 'cy'), undefined);
   });

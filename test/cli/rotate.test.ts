@@ -8,8 +8,8 @@ import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { after, before, describe, test } from 'node:test';
 import { keyFile, keysDir } from '../../src/cli/keystore.js';
 import { parsePrivateKey } from '../../src/crypto/keys.js';
-import { startServer, type TestServer } from '../helpers/server.js';
-import { said, sandbox, type Sandbox } from './harness.js';
+import { said, type Sandbox } from './harness.js';
+import { serverInSandbox, type SandboxServer } from './server-sandbox.js';
 
 interface Rotated {
   replaced: string;
@@ -20,16 +20,10 @@ interface Rotated {
 }
 
 describe('cards rotate', { concurrency: true }, () => {
-  let server: TestServer;
+  let server: SandboxServer;
   let box: Sandbox;
-  before(async () => {
-    server = await startServer();
-    box = sandbox({ CARDS_URL: server.url, CARDS_DB: server.paths.store });
-  });
-  after(async () => {
-    box.cleanup();
-    await server.dispose();
-  });
+  before(async () => ({ server, box } = await serverInSandbox()));
+  after(() => Promise.all([server.dispose(), box.cleanup()]));
   const storedKey = (identity: string): string =>
     parsePrivateKey(readFileSync(keyFile(box.home, identity), 'utf8')).publicKey.toBase64();
 

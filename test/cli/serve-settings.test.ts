@@ -63,7 +63,7 @@ describe('cards serve: switches from the environment', () => {
 });
 
 describe('cards config: serve settings', () => {
-  test("each of serve's settings with its source: flag, env, profile, default", async () => {
+  test("each of serve's settings with its source: flag, env, config (the profile), default", async () => {
     const box = sandbox();
     try {
       const cfgDir = join(box.dir, 'cfg');
@@ -86,8 +86,8 @@ describe('cards config: serve settings', () => {
       }>().serve;
       assert.deepEqual(serve.port, { value: 9000, source: 'env' });
       assert.deepEqual(serve.host, { value: '127.0.0.1', source: 'default' });
-      assert.deepEqual(serve.db, { value: join(cfgDir, 'stores/main.json'), source: 'profile' });
-      assert.deepEqual(serve.compat, { value: 'virgil', source: 'profile' });
+      assert.deepEqual(serve.db, { value: join(cfgDir, 'stores/main.json'), source: 'config' });
+      assert.deepEqual(serve.compat, { value: 'virgil', source: 'config' });
       assert.deepEqual(serve.cors, { value: false, source: 'env' });
       assert.deepEqual(serve.quiet, { value: false, source: 'env' });
       assert.deepEqual(serve.serviceKeyFile, {

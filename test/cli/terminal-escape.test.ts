@@ -9,8 +9,8 @@ import assert from 'node:assert/strict';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
-import { startServer, type TestServer } from '../helpers/server.js';
-import { said, sandbox, type Sandbox, type CliResult } from './harness.js';
+import { said, type Sandbox, type CliResult } from './harness.js';
+import { serverInSandbox, type SandboxServer } from './server-sandbox.js';
 
 const ESC = '\u001b';
 const IDENTITY = `mallory${ESC}]0;owned\u0007${ESC}[2J\u202e\u009b31m\r\nforged line\u2066`;
@@ -26,17 +26,13 @@ function assertClean(r: CliResult, what: string): void {
 }
 
 describe('text views escape what a card holds', () => {
-  let server: TestServer;
+  let server: SandboxServer;
   let box: Sandbox;
   before(async () => {
-    server = await startServer();
-    box = sandbox({ CARDS_URL: server.url, CARDS_DB: server.paths.store });
+    ({ server, box } = await serverInSandbox());
     writeFileSync(join(box.dir, 'extra.bin'), EXTRA);
   });
-  after(async () => {
-    box.cleanup();
-    await server.dispose();
-  });
+  after(() => Promise.all([server.dispose(), box.cleanup()]));
 
   test('create, get, search, inspect and revoke print controls escaped; --json exact', async () => {
     const created = await box.cards([

@@ -9,24 +9,18 @@ import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { keyFile } from '../../src/cli/keystore.js';
-import { startServer, type TestServer } from '../helpers/server.js';
-import { said, sandbox, type Sandbox } from './harness.js';
+import { said, type Sandbox } from './harness.js';
+import { serverInSandbox, type SandboxServer } from './server-sandbox.js';
 import { onTerminal } from './pty.js';
 
 const CTRL_C = '\x03';
 const QUIET = /^Cancelled; nothing was changed\.$/m;
 
 describe('on a terminal', { concurrency: true }, () => {
-  let server: TestServer;
+  let server: SandboxServer;
   let box: Sandbox;
-  before(async () => {
-    server = await startServer();
-    box = sandbox({ CARDS_URL: server.url, CARDS_DB: server.paths.store });
-  });
-  after(async () => {
-    box.cleanup();
-    await server.dispose();
-  });
+  before(async () => ({ server, box } = await serverInSandbox()));
+  after(() => Promise.all([server.dispose(), box.cleanup()]));
   const terminal = (args: readonly string[], env: Record<string, string> = {}) =>
     onTerminal(args, { cwd: box.dir, env: { ...box.env, ...env } });
   const stateOf = async (id: string): Promise<string> =>

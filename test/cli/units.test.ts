@@ -3,7 +3,7 @@
  * seed planner's checks, minted tokens against the server's verifier, client error mapping.
  */
 import assert from 'node:assert/strict';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
@@ -16,10 +16,18 @@ import { PROFILES } from '../../src/core/profile.js';
 import { generatePrivateKey } from '../../src/crypto/keys.js';
 import { verifyToken } from '../../src/crypto/tokens.js';
 import { makeContext } from '../../src/cli/context.js';
-import { decodeIdentity, encodeIdentity } from '../../src/cli/keystore.js';
+import {
+  decodeIdentity,
+  encodeIdentity,
+  keysDir,
+  listKeys,
+  removeKey,
+  storeKey,
+} from '../../src/cli/keystore.js';
 import { colorLevel } from '../../src/cli/output.js';
 import { planSeed } from '../../src/cli/seed-plan.js';
-import { resolveSettings } from '../../src/cli/settings.js';
+import { resolveSettings, type ConnectionFlags } from '../../src/cli/settings.js';
+import { commandOptions } from './harness.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'cards-units-'));
 after(() => rmSync(dir, { recursive: true, force: true }));
@@ -39,35 +47,43 @@ describe('settings', () => {
   );
   const ctx = (env: Record<string, string>) =>
     makeContext({ cwd: dir, env: { CARDS_CONFIG: config, ...env } });
+  /** The settings `cards get ID FLAGS…` runs with, its flags layered by the one resolver. */
+  const settingsOf = async (env: Record<string, string>, flags: string[] = []) =>
+    resolveSettings(
+      ctx(env),
+      await commandOptions<ConnectionFlags>(ctx(env), ['get', 'a'.repeat(64), ...flags]),
+    );
 
-  test('flags > env > profile > defaults, per setting', () => {
-    const s = resolveSettings(ctx({ CARDS_URL: 'http://env:3' }), { identity: 'flo' });
+  test('flags > env > profile > defaults, per setting', async () => {
+    const s = await settingsOf({ CARDS_URL: 'http://env:3' }, ['--identity', 'flo']);
     assert.deepEqual([s.url.value, s.url.source], ['http://env:3', 'env']);
     assert.deepEqual([s.identity?.value, s.identity?.source], ['flo', 'flag']);
-    assert.deepEqual([s.compat.value, s.compat.source], ['virgil', 'profile']);
+    assert.deepEqual([s.compat.value, s.compat.source], ['virgil', 'config']);
     assert.deepEqual([s.db.value, s.db.source], ['./cards.json', 'default']);
     assert.equal(s.wire, PROFILES.virgil);
     assert.deepEqual(s.credential, {
       kind: 'app-key',
       file: join(dir, 'k.pem'),
-      source: 'profile',
+      source: 'config',
     });
-    const flagged = resolveSettings(ctx({ CARDS_URL: 'http://env:3' }), {
-      url: 'http://flag:4',
-      profile: 'q',
-    });
+    const flagged = await settingsOf({ CARDS_URL: 'http://env:3' }, [
+      '--url',
+      'http://flag:4',
+      '--profile',
+      'q',
+    ]);
     assert.equal(flagged.url.value, 'http://flag:4');
     assert.equal(flagged.compat.source, 'default');
-    assert.equal(resolveSettings(ctx({ CARDS_PROFILE: 'q' }), {}).url.value, 'http://q:2');
+    assert.equal((await settingsOf({ CARDS_PROFILE: 'q' })).url.value, 'http://q:2');
   });
 
-  test('credentials come whole from the first layer that has any; a token beats an app key', () => {
-    const s = resolveSettings(ctx({ CARDS_TOKEN: 't0k' }), {});
+  test('credentials come whole from the first layer that has any; a token beats an app key', async () => {
+    const s = await settingsOf({ CARDS_TOKEN: 't0k' });
     assert.deepEqual(s.credential, { kind: 'token', token: 't0k', source: 'env' });
-    const f = resolveSettings(ctx({ CARDS_TOKEN: 't0k' }), { appConfig: 'app.json' });
+    const f = await settingsOf({ CARDS_TOKEN: 't0k' }, ['--app-config', 'app.json']);
     assert.equal(f.credential?.kind, 'app-config');
-    assert.throws(
-      () => resolveSettings(ctx({}), { url: 'ftp://x' }),
+    await assert.rejects(
+      settingsOf({}, ['--url', 'ftp://x']),
       (e: unknown) => e instanceof CardsError && e.code === 'USAGE',
     );
   });
@@ -93,6 +109,58 @@ describe('keystore file names', () => {
     const long = encodeIdentity('x'.repeat(1024));
     assert.equal(long.length, 65);
     assert.equal(decodeIdentity(long), undefined);
+  });
+});
+
+describe('keystore index', () => {
+  test('a hashed file name finds its identity in keys/index.json, written whole (0600)', () => {
+    const home = join(dir, 'index-home');
+    const long = `${'y'.repeat(300)}@example.com`;
+    const file = storeKey(home, long, generatePrivateKey(), false);
+    storeKey(home, 'short', generatePrivateKey(), false);
+    const index = join(keysDir(home), 'index.json');
+    const written = JSON.parse(readFileSync(index, 'utf8')) as {
+      version: number;
+      identities: Record<string, string>;
+    };
+    assert.deepEqual(written, { version: 1, identities: { [encodeIdentity(long)]: long } });
+    if (process.platform !== 'win32') assert.equal(statSync(index).mode & 0o777, 0o600);
+    assert.deepEqual(
+      listKeys(home).map((k) => [k.identity, k.file]),
+      [
+        [long, file],
+        ['short', join(keysDir(home), 'short.pem')],
+      ],
+    );
+    assert.equal(removeKey(home, long), true);
+    assert.deepEqual(JSON.parse(readFileSync(index, 'utf8')).identities, {});
+    assert.deepEqual(
+      listKeys(home).map((k) => k.identity),
+      ['short'],
+    );
+  });
+
+  test('a keystore that kept the identity beside the key (<hash>.identity) is still listed', () => {
+    const home = join(dir, 'sidecar-home');
+    const long = 'z'.repeat(400);
+    const file = storeKey(home, long, generatePrivateKey(), false);
+    rmSync(join(keysDir(home), 'index.json'));
+    writeFileSync(file.replace(/\.pem$/, '.identity'), long);
+    assert.deepEqual(
+      listKeys(home).map((k) => k.identity),
+      [long],
+    );
+  });
+
+  test('an index that cannot be read is refused, not overwritten', () => {
+    const home = join(dir, 'broken-home');
+    storeKey(home, 'a', generatePrivateKey(), false);
+    writeFileSync(join(keysDir(home), 'index.json'), '{"version": 9}');
+    assert.throws(
+      () => storeKey(home, 'q'.repeat(300), generatePrivateKey(), false),
+      (e: unknown) => e instanceof CardsError && e.code === 'CONFIG_INVALID',
+    );
+    assert.equal(readFileSync(join(keysDir(home), 'index.json'), 'utf8'), '{"version": 9}');
   });
 });
 

@@ -7,7 +7,7 @@ import type { TestServer } from './server.js';
 
 /** POSTs `body` to the card route `path` of `server` as `identity`. */
 export async function postCard(
-  server: TestServer,
+  server: Pick<TestServer, 'url' | 'token'>,
   identity: string,
   body: unknown,
   path = '/card/v5',

@@ -13,10 +13,12 @@ import { join } from 'node:path';
 import { describe, test } from 'node:test';
 import { LIMITS } from '../../src/core/limits.js';
 import { makeContext } from '../../src/cli/context.js';
-import { resolveServeSettings, serverOptions } from '../../src/cli/serve-settings.js';
+import type { ServeFlags } from '../../src/cli/commands/serve/settings.js';
+import { serverOptions } from '../../src/cli/commands/serve/settings.js';
 import { startServing } from '../../src/server/start.js';
 import { silentLogger } from '../../src/http/request-log.js';
 import { makeTempDir, startServer, type TestServer } from '../helpers/server.js';
+import { commandOptions } from '../cli/harness.js';
 import { makeCard } from '../http/card-kit.js';
 import {
   call,
@@ -192,8 +194,14 @@ describe('abuse limits', () => {
   test('the default limits: headers, request and idle timeouts within 60 s; a cap well above 200', async () => {
     const dir = makeTempDir('cards-limits-');
     const ctx = makeContext({ cwd: dir, env: { CARDS_HOME: join(dir, 'home') } });
-    const settings = resolveServeSettings(ctx, { db: 'cards.json', port: '0' });
-    const options = serverOptions(settings, dir, 'test');
+    const flags = await commandOptions<ServeFlags>(ctx, [
+      'serve',
+      '--db',
+      'cards.json',
+      '--port',
+      '0',
+    ]);
+    const options = serverOptions(ctx, flags, 'test');
     assert.ok(options.maxConnections >= 1000, `default cap ${options.maxConnections}`);
     const running = await startServing(options, silentLogger);
     try {

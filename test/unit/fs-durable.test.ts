@@ -18,7 +18,7 @@ import { join } from 'node:path';
 import { after, test } from 'node:test';
 import { createFileSync, replaceFile, replaceFileSync } from '../../src/io/fs-durable.js';
 import { storeKey } from '../../src/cli/keystore.js';
-import { writeConfig } from '../../src/cli/config-file.js';
+import { openConfig } from '../../src/cli/config-file.js';
 import { generatePrivateKey } from '../../src/crypto/keys.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'cards-fs-durable-'));
@@ -79,7 +79,7 @@ test('the keystore and the config file write 0600 files through the shared helpe
   storeKey(home, 'alice', replaced, true);
   assert.equal(readFileSync(key, 'utf8'), replaced.toPem());
   const config = join(dir, 'conf', 'config.json');
-  writeConfig(config, { version: 1, profiles: {} });
+  openConfig(config).write();
   if (posix) assert.equal(modeOf(config), 0o600);
   assert.deepEqual(JSON.parse(readFileSync(config, 'utf8')), { version: 1, profiles: {} });
   assert.deepEqual(

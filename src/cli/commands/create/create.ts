@@ -1,0 +1,91 @@
+/**
+ * `cards create` builds and publishes a card (spec 4.1); `cards publish` publishes a card
+ * built earlier. Both check that the service returned the same snapshot (the stock client's
+ * "Received invalid card" check, wire-facts section 2) and show the stored card with its id.
+ */
+import type { RawCard } from '../../../core/card.js';
+import { CardsError } from '../../../core/errors.js';
+import { EXIT, EXIT_STATUS } from '../../exit-status.js';
+import { cardFromJson, viewCard, type CardView } from '../../card-builder.js';
+import { prepareCard, type BuildOptions } from '../../card-prepare.js';
+import { connect } from '../../connection.js';
+import type { CommandContext } from '../../context.js';
+import { parseJson, readInput } from '../../inputs.js';
+import { removeKey, shellQuote } from '../../keystore.js';
+import { resolveSettings, type ConnectionFlags } from '../../settings.js';
+
+export interface PublishResult {
+  id: string;
+  card: RawCard;
+  snapshot: CardView;
+  url: string;
+  keyCreated: string | null;
+}
+
+export async function create(ctx: CommandContext, options: BuildOptions): Promise<PublishResult> {
+  const settings = resolveSettings(ctx, options);
+  const client = connect(ctx, settings);
+  const { built, identity, keyCreated } = await prepareCard(ctx, options);
+  let stored: RawCard;
+  try {
+    stored = await client.createCard(built.card, identity);
+  } catch (err) {
+    throw keyCreated === null ? err : forgetNewKey(ctx, identity, keyCreated, err);
+  }
+  return { ...checkStored(built.card, stored), url: client.url, keyCreated };
+}
+
+/** Network failures that happen before a request reaches the service. */
+const NOT_SENT = new Set(['ECONNREFUSED', 'ENOTFOUND', 'EAI_AGAIN', 'EHOSTUNREACH']);
+
+/**
+ * The card made with a new key was not accepted (issue 12.5): when the service surely did not
+ * store it (a refusal, or no connection at all) the key is removed again; when it may have
+ * (no answer in time, a 5xx) the key is kept, and the message says where and why.
+ */
+function forgetNewKey(ctx: CommandContext, identity: string, file: string, err: unknown): unknown {
+  if (!(err instanceof CardsError)) return err;
+  const cause = (err.cause as NodeJS.ErrnoException | undefined)?.code;
+  const surelyNotStored =
+    EXIT_STATUS[err.code] !== EXIT.unreachable || (cause !== undefined && NOT_SENT.has(cause));
+  if (surelyNotStored) removeKey(ctx.home, identity);
+  const note = surelyNotStored
+    ? `The new key made for "${identity}" was removed again: nothing was written.`
+    : `The new key made for "${identity}" is kept in ${file}: the service may have stored the card (\`cards search ${shellQuote(identity)}\` tells).`;
+  return new CardsError(err.code, `${err.message} ${note}`, {
+    ...(err.hint ? { hint: err.hint } : {}),
+    cause: err.cause,
+  });
+}
+
+export interface PublishOptions extends ConnectionFlags {
+  file?: string;
+}
+
+export async function publish(
+  ctx: CommandContext,
+  options: PublishOptions,
+): Promise<PublishResult> {
+  const settings = resolveSettings(ctx, options);
+  const where = options.file === undefined || options.file === '-' ? 'stdin' : options.file;
+  if (where === 'stdin' && ctx.stdin.isTTY)
+    throw new CardsError('USAGE', 'publish needs a card FILE, or a card piped on stdin.', {
+      hint: 'for example `cards publish card.json` or `cards build --identity alice | cards publish -`',
+    });
+  const bytes = await readInput(ctx, options.file ?? '-', 'Card file');
+  const card = cardFromJson(parseJson(bytes.toString('utf8'), `Card ${where}`), `Card ${where}`);
+  const view = viewCard(card);
+  const client = connect(ctx, settings);
+  const stored = await client.createCard(card, view.identity);
+  return { ...checkStored(card, stored), url: client.url, keyCreated: null };
+}
+
+function checkStored(sent: RawCard, stored: RawCard): Omit<PublishResult, 'url' | 'keyCreated'> {
+  if (stored.content_snapshot !== sent.content_snapshot)
+    throw new CardsError(
+      'SERVICE_REFUSED',
+      'The service returned a card with another snapshot than the one sent.',
+    );
+  const snapshot = viewCard(stored);
+  return { id: snapshot.id, card: stored, snapshot };
+}

@@ -1,0 +1,45 @@
+/** `cards key public|service|list`: the public half of a key, a store's service key, the keystore. */
+import { Argument, Option } from 'commander';
+import { declare } from '../../command.js';
+import { dbFlag } from '../../flags.js';
+import type { KeyListResult, KeyPublicResult, KeyServiceOptions } from './key.js';
+
+const key = () => import('./key.js');
+const publicKey = (r: KeyPublicResult) => r.publicKey;
+
+export default [
+  declare({ name: 'key', summary: 'Keys: the public half of a key, the keystore.' }),
+  declare({
+    name: 'key public',
+    summary: 'Print the public key (base64 DER SPKI) of a private key file or keystore key.',
+    args: [new Argument('[file]', 'private key file (PEM or base64 DER PKCS#8)')],
+    flags: [new Option('--identity <id>', 'the keystore key of this identity instead of FILE')],
+    examples: ['cards key public alice.pem', 'cards key public --identity alice --json'],
+    run: async (ctx, options: { identity?: string }, [file]) =>
+      (await key()).keyPublic(ctx, { ...options, ...(file !== undefined && { file }) }),
+    text: publicKey,
+  }),
+  declare({
+    name: 'key service',
+    summary: 'Print the public service key of a local `cards serve` store (for inspect).',
+    flags: [dbFlag()],
+    help: `The key beside the store (cards.json.service-key.pem for cards.json), made by \`cards serve\`
+on first start. \`cards inspect\` uses it by itself when --db names the store.`,
+    examples: [
+      'cards key service',
+      'cards inspect card.json --service-key "$(cards key service --db data/cards.json)"',
+    ],
+    run: async (ctx, options: KeyServiceOptions) => (await key()).keyService(ctx, options),
+    text: publicKey,
+  }),
+  declare({
+    name: 'key list',
+    summary: 'List the identities that have a key in the keystore.',
+    examples: ['cards key list', 'CARDS_HOME=/tmp/home cards key list --json'],
+    run: async (ctx) => (await key()).keyList(ctx),
+    text: (r: KeyListResult, s) =>
+      r.keys.length === 0
+        ? s.dim(`no keys in ${r.home}/keys; make one with \`cards keygen --identity ID\``)
+        : r.keys.map((k) => `${k.identity}\t${s.dim(k.file)}`).join('\n'),
+  }),
+];

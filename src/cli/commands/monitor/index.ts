@@ -1,0 +1,42 @@
+/** `cards monitor`: every card of an identity the log holds. */
+import { Option } from 'commander';
+import { EXIT } from '../../exit-status.js';
+import { declare } from '../../command.js';
+import { connectionFlags, integer } from '../../flags.js';
+import type { MonitorEvent, MonitorOptions, MonitorResult } from './monitor.js';
+
+const eventText = (e: MonitorEvent, s: { id: (t: string) => string; bad: (t: string) => string }) =>
+  `  #${e.index} ${e.kind.padEnd(11)} ${s.id(e.id)}${e.publicKey ? ` key ${e.publicKey}` : ''}${e.unexpected ? ` ${s.bad('UNEXPECTED KEY')}` : ''}`;
+
+export default declare({
+  name: 'monitor',
+  summary: 'Report every card of an identity the log holds (new keys, replacements, revocations).',
+  flags: [
+    connectionFlags(),
+    new Option('--expect-key <key...>', 'the keys the identity published; any other exits 5'),
+    new Option('--follow', 'keep watching (every --interval ms) until interrupted'),
+    new Option('--interval <ms>', 'with --follow: time between checkpoint fetches')
+      .default(1000)
+      .argParser(integer(1, 86_400_000)),
+    new Option('--log-key <vkey>', "verify the log's checkpoints with this key"),
+  ],
+  help: `Reads the log's entries from where the last run stopped (state in $CARDS_HOME/monitor/),
+checking them against the signed tree.`,
+  examples: [
+    'cards monitor --identity alice',
+    'cards monitor --identity alice --expect-key MCowBQYDK2VwAyEA… --log-key "$LOG_KEY" --follow',
+  ],
+  run: async (ctx, options: MonitorOptions) => (await import('./monitor.js')).monitor(ctx, options),
+  verdict: (r: MonitorResult) =>
+    r.unexpected === 0
+      ? undefined
+      : {
+          exit: EXIT.verificationFailed,
+          summary: `${r.unexpected} card(s) of ${r.identity} in the log carry a key not given with --expect-key (LOG_UNEXPECTED_KEY 91009).`,
+        },
+  text: (r: MonitorResult, s) =>
+    [
+      `${r.identity} in ${r.origin}: entries ${r.from}–${r.to}, ${r.events.length} card(s)`,
+      ...r.events.map((e) => eventText(e, s)),
+    ].join('\n'),
+});

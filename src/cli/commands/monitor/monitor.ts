@@ -1,0 +1,155 @@
+/**
+ * `cards monitor --identity ID [--follow] [--expect-key KEY…]`: reads the log's entries from
+ * where it last stopped for this identity (state in $CARDS_HOME/monitor/), checking them against
+ * the signed tree (log-follow.ts), and reports every card of the identity with its log index: a
+ * new key, a replacement, a revocation. With --expect-key, a card with any other key is reported
+ * as unexpected and the command exits 5 (and keeps its place, so it fails again until the key
+ * is expected): the check that lets Alice see a key she never published.
+ */
+import { mkdirSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { cardIdOf } from '../../../core/card-id.js';
+import { encodeBase64 } from '../../../core/encoding.js';
+import { CardsError } from '../../../core/errors.js';
+import { parseSnapshot } from '../../../core/snapshot.js';
+import { sha256 } from '../../../log/hash.js';
+import { ed25519Verifier } from '../../../log/note-keys.js';
+import { replaceFileSync } from '../../../io/fs-durable.js';
+import type { CommandContext } from '../../context.js';
+import { readPublicKey } from '../../inputs.js';
+import {
+  fetchCheckpoint,
+  followLog,
+  loadSavedEdge,
+  saveEdge,
+  type SavedEdge,
+} from '../../log-follow.js';
+import { RemoteLog } from '../../log-remote.js';
+import { acceptCheckpoint } from '../../log-trust.js';
+import { resolveSettings, type ConnectionFlags } from '../../settings.js';
+
+export interface MonitorOptions extends ConnectionFlags {
+  follow?: boolean;
+  expectKey?: string[];
+  logKey?: string;
+  /** --follow: ms between checkpoint fetches. */
+  interval: number;
+}
+
+export interface MonitorEvent {
+  index: number;
+  id: string;
+  kind: 'new' | 'replacement' | 'revocation';
+  publicKey: string;
+  previousCardId: string | null;
+  createdAt: number;
+  unexpected: boolean;
+}
+
+export interface MonitorResult {
+  identity: string;
+  origin: string;
+  from: number;
+  to: number;
+  events: MonitorEvent[];
+  unexpected: number;
+}
+
+interface MonitorState {
+  origin: string;
+  identity: string;
+  edge: SavedEdge;
+}
+
+export async function monitor(
+  ctx: CommandContext,
+  options: MonitorOptions,
+): Promise<MonitorResult> {
+  const settings = resolveSettings(ctx, options);
+  const identity = settings.identity?.value;
+  if (!identity) throw new CardsError('USAGE', 'give --identity ID: the identity to watch.');
+  const expected = new Set((options.expectKey ?? []).map((k) => readPublicKey(ctx, k).toBase64()));
+  const logKey = options.logKey ? ed25519Verifier(options.logKey) : undefined;
+  const remote = new RemoteLog(settings.url.value);
+  const interval = options.interval;
+  const total: MonitorResult = { identity, origin: '', from: -1, to: 0, events: [], unexpected: 0 };
+  for (;;) {
+    const { checkpoint, signed } = await fetchCheckpoint(remote, logKey);
+    if (logKey) await acceptCheckpoint(ctx, checkpoint, signed, remote);
+    const path = statePath(ctx, checkpoint.origin, identity);
+    const state = readState(path);
+    const from = loadSavedEdge(state?.edge);
+    const events: MonitorEvent[] = [];
+    const edge = await followLog({
+      remote,
+      from,
+      checkpoint,
+      onEntry: (index, entry) => {
+        const event = eventOf(index, entry, identity, expected);
+        if (event) events.push(event);
+      },
+    });
+    const unexpected = events.filter((e) => e.unexpected).length;
+    if (unexpected === 0) {
+      mkdirSync(join(ctx.home, 'monitor'), { recursive: true, mode: 0o700 });
+      const next: MonitorState = { origin: checkpoint.origin, identity, edge: saveEdge(edge) };
+      replaceFileSync(path, `${JSON.stringify(next)}\n`, 0o600);
+    }
+    Object.assign(total, {
+      origin: checkpoint.origin,
+      to: edge.size,
+      unexpected: total.unexpected + unexpected,
+    });
+    if (total.from < 0) total.from = from.size;
+    total.events.push(...events);
+    if (!options.follow || unexpected > 0) return total;
+    for (const e of events) ctx.stdout.write(`${eventLine(e)}\n`);
+    total.events = [];
+    await new Promise((resolve) => setTimeout(resolve, interval));
+  }
+}
+
+/** The card an entry is, when it is the identity's (entries that are not cards are skipped). */
+function eventOf(
+  index: number,
+  entry: Uint8Array,
+  identity: string,
+  expected: ReadonlySet<string>,
+): MonitorEvent | undefined {
+  let snapshot;
+  try {
+    snapshot = parseSnapshot(entry, 'any');
+  } catch {
+    return undefined;
+  }
+  if (snapshot.identity !== identity) return undefined;
+  const publicKey = snapshot.publicKey.byteLength ? encodeBase64(snapshot.publicKey) : '';
+  return {
+    index,
+    id: cardIdOf(entry),
+    kind: !publicKey ? 'revocation' : snapshot.previousCardId ? 'replacement' : 'new',
+    publicKey,
+    previousCardId: snapshot.previousCardId ?? null,
+    createdAt: snapshot.createdAt,
+    unexpected: expected.size > 0 && publicKey !== '' && !expected.has(publicKey),
+  };
+}
+
+export const eventLine = (e: MonitorEvent): string =>
+  `#${e.index} ${e.kind.padEnd(11)} ${e.id}${e.publicKey ? ` key ${e.publicKey}` : ''}${e.unexpected ? '  UNEXPECTED KEY' : ''}`;
+
+function statePath(ctx: CommandContext, origin: string, identity: string): string {
+  const name = Buffer.from(
+    sha256(new TextEncoder().encode(`${origin}\n${identity}`)).subarray(0, 8),
+  );
+  return join(ctx.home, 'monitor', `${name.toString('hex')}.json`);
+}
+
+function readState(path: string): MonitorState | undefined {
+  try {
+    return JSON.parse(readFileSync(path, 'utf8')) as MonitorState;
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
+    throw new CardsError('CONFIG_INVALID', `${path}: ${(err as Error).message}`);
+  }
+}

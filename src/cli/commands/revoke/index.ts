@@ -1,0 +1,34 @@
+/** `cards revoke ID`: revoke a card by id, or with a revoking card. */
+import { Argument, Option } from 'commander';
+import { declare } from '../../command.js';
+import { connectionFlags, createdAtFlag } from '../../flags.js';
+import type { RevokeOptions, RevokeResult } from './revoke.js';
+
+export default declare({
+  name: 'revoke',
+  summary: 'Revoke a card by id, or send a revoking card with --with-card.',
+  args: [new Argument('<id>', 'card id to revoke')],
+  flags: [
+    connectionFlags(),
+    new Option('--yes', 'do not ask for confirmation (required without a terminal)'),
+    new Option('--with-card', 'build a revoking card (empty key, previous_card_id ID) and send it'),
+    new Option(
+      '--key <file>',
+      'with --with-card: sign the revoking card with this key (default: keystore)',
+    ),
+    createdAtFlag('with --with-card: created_at of the revoking card'),
+  ],
+  examples: [
+    'cards revoke 3f2a…(64 hex)',
+    'cards revoke 3f2a…(64 hex) --yes --json',
+    'cards revoke 3f2a…(64 hex) --with-card --key alice.pem --yes',
+  ],
+  run: async (ctx, options: Omit<RevokeOptions, 'id'>, [id]) =>
+    (await import('./revoke.js')).revoke(ctx, { ...options, id: id as string }),
+  text: (r: RevokeResult, s) =>
+    `${s.bad('revoked')} ${s.id(r.revoked)} (${r.identity})${r.revocation ? s.dim(` by revoking card ${r.revocation.id}`) : ''}`,
+  hints: {
+    CHAIN_REVOKED:
+      'nothing to do: the chain is revoked already (`cards get ID` shows its state; revoked chains are left out of search)',
+  },
+});

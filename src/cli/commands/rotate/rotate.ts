@@ -1,0 +1,131 @@
+/**
+ * `cards rotate --identity ID`: replaces the identity's live card with one for a new key (spec
+ * 4.1, previous_card_id; the stock clients' rotate). The new key waits in a pending file and
+ * takes the old one's place in the keystore only once the service accepted its card; the old
+ * key stays as a dated backup until `--prune` (issue 12.14).
+ */
+import type { RawCard } from '../../../core/card.js';
+import { encodeBase64 } from '../../../core/encoding.js';
+import { CardsError } from '../../../core/errors.js';
+import { EXIT, EXIT_STATUS } from '../../exit-status.js';
+import { isCardId } from '../../../core/limits.js';
+import { generatePrivateKey } from '../../../crypto/keys.js';
+import { buildCard, viewCard, type CardView } from '../../card-builder.js';
+import { linkViewed } from '../../chain-relations.js';
+import { connect } from '../../connection.js';
+import type { CommandContext } from '../../context.js';
+import { dropPendingKey, pruneBackups, swapInPendingKey, writePendingKey } from './key-backups.js';
+import { keyFile, loadKey, shellQuote } from '../../keystore.js';
+import { requireIdentity, resolveSettings, type ConnectionFlags } from '../../settings.js';
+
+export interface RotateOptions extends ConnectionFlags {
+  /** The live card to replace, when the identity has several. */
+  previous?: string;
+  prune?: boolean;
+}
+
+export interface RotateResult {
+  identity: string;
+  replaced: string;
+  id: string;
+  card: RawCard;
+  snapshot: CardView;
+  keyFile: string;
+  backup: string | null;
+  pruned: string[];
+  url: string;
+}
+
+export async function rotate(ctx: CommandContext, options: RotateOptions): Promise<RotateResult> {
+  const settings = resolveSettings(ctx, options);
+  const identity = requireIdentity(settings.identity?.value, 'rotate');
+  if (options.previous !== undefined && !isCardId(options.previous))
+    throw new CardsError(
+      'PREVIOUS_ID_INVALID',
+      `--previous must be a card id, got "${options.previous}".`,
+    );
+  const client = connect(ctx, settings);
+  // Each live chain's newest card (core chain rules); search lists live chains only.
+  const live = linkViewed(await client.searchCards([identity], identity))
+    .flat()
+    .filter((linked) => linked.state === 'active')
+    .map((linked) => linked.card);
+  const oldKey = loadKey(ctx.home, identity);
+  const head = pickLiveCard(
+    identity,
+    live,
+    options.previous,
+    oldKey && encodeBase64(oldKey.publicKey.spki),
+  );
+
+  const key = generatePrivateKey();
+  const built = buildCard({
+    identity,
+    key,
+    publicKey: key.publicKey.spki,
+    createdAt: Math.floor(ctx.now() / 1000),
+    reservedSigner: settings.wire.signer,
+    previousCardId: head,
+  });
+  // Written before the request, so that a card the service accepted never loses its key.
+  const pending = writePendingKey(ctx.home, identity, key);
+  let stored: RawCard;
+  try {
+    stored = await client.createCard(built.card, identity);
+  } catch (err) {
+    if (!(err instanceof CardsError)) throw err;
+    const maybeStored = EXIT_STATUS[err.code] === EXIT.unreachable;
+    if (!maybeStored) dropPendingKey(ctx.home, identity);
+    const note = maybeStored
+      ? ` The keystore was not changed; the new key is kept in ${pending} in case the service stored the card (\`cards search ${shellQuote(identity)}\` tells).`
+      : ' The keystore was not changed.';
+    throw new CardsError(err.code, `${err.message}${note}`, {
+      ...(err.hint ? { hint: err.hint } : {}),
+      cause: err.cause,
+    });
+  }
+  if (stored.content_snapshot !== built.card.content_snapshot)
+    throw new CardsError('SERVICE_REFUSED', 'The service returned another card than the one sent.');
+  const backup = swapInPendingKey(ctx.home, identity, ctx.now());
+  const pruned = options.prune ? pruneBackups(ctx.home, identity, backup) : [];
+  return {
+    identity,
+    replaced: head,
+    id: built.id,
+    card: stored,
+    snapshot: viewCard(stored),
+    keyFile: keyFile(ctx.home, identity),
+    backup,
+    pruned,
+    url: client.url,
+  };
+}
+
+/** The live card to replace: the only one, the one given, or the one of the keystore key. */
+function pickLiveCard(
+  identity: string,
+  live: readonly CardView[],
+  previous: string | undefined,
+  storedKey: string | undefined,
+): string {
+  if (previous !== undefined) {
+    const id = previous.toLowerCase();
+    if (live.some((h) => h.id === id)) return id;
+    throw new CardsError('PREVIOUS_NOT_FOUND', `Card ${id} is not a live card of "${identity}".`, {
+      hint: `\`cards search ${shellQuote(identity)}\` lists its live cards`,
+    });
+  }
+  if (live.length === 0)
+    throw new CardsError('CARD_NOT_FOUND', `"${identity}" has no live card to rotate.`, {
+      hint: `publish a first card with \`cards create --identity ${shellQuote(identity)} --new-key\``,
+    });
+  const mine = live.length === 1 ? live : live.filter((h) => h.publicKey === storedKey);
+  if (mine.length === 1) return (mine[0] as CardView).id;
+  throw new CardsError(
+    'USAGE',
+    `"${identity}" has ${live.length} live cards; which one to replace?`,
+    {
+      hint: `pass --previous CARD_ID (\`cards search ${shellQuote(identity)}\` lists them)`,
+    },
+  );
+}

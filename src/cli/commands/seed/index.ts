@@ -1,0 +1,37 @@
+/** `cards seed FILE`: many cards from a seed file. */
+import { Argument, Option } from 'commander';
+import { declare } from '../../command.js';
+import { connectionFlags, integer, SEED_CONCURRENCY } from '../../flags.js';
+import type { SeedOptions, SeedResult } from '../../seeding.js';
+import { stateColour } from '../../text.js';
+
+export default declare({
+  name: 'seed',
+  summary: 'Create many cards from a seed file: identities, chains, revocations, references.',
+  args: [new Argument('<file>', 'seed file (JSON; - for stdin)')],
+  flags: [
+    connectionFlags(),
+    new Option('--concurrency <n>', 'requests in flight')
+      .default(SEED_CONCURRENCY)
+      .argParser(integer(1, 256)),
+    new Option('--save-keys', "save each identity's newest live key into the keystore"),
+    new Option('--force', 'with --save-keys: replace keys already in the keystore'),
+  ],
+  help: 'The format is in docs/cli.md ("Seed files"); fixtures/seed-example.json is an example.',
+  examples: [
+    'cards seed fixtures/seed-example.json',
+    'cards seed big.json --concurrency 32 --json > ids.json',
+  ],
+  run: async (ctx, options: Omit<SeedOptions, 'file'>, [file]) =>
+    (await import('../../seeding.js')).seed(ctx, { ...options, file: file as string }),
+  text: (r: SeedResult, s) =>
+    [
+      `${s.ok('seeded')} ${r.created} card(s), ${r.revoked} revoked, ${Object.keys(r.identities).length} identities in ${(r.elapsedMs / 1000).toFixed(2)} s`,
+      ...Object.entries(r.cards)
+        .slice(0, 20)
+        .map(([name, c]) => `  ${name.padEnd(20)} ${s.id(c.id)}  ${stateColour(c.state, s)}`),
+      ...(Object.keys(r.cards).length > 20
+        ? [s.dim(`  … and ${Object.keys(r.cards).length - 20} more (--json lists every id)`)]
+        : []),
+    ].join('\n'),
+});

@@ -1,0 +1,126 @@
+/**
+ * What `cards serve` tells its user once it listens: the banner for people, or for scripts that
+ * start it on --port 0 one JSON line (--json) and/or a ready file (--ready-file), written
+ * atomically (temporary file and rename, src/io) so a watcher never reads half of it, and
+ * removed again on a clean stop so a stale one never names a dead server.
+ */
+import { rmSync } from 'node:fs';
+import { resolve } from 'node:path';
+import type { WireProfile } from '../../../core/profile.js';
+import { replaceFileSync } from '../../../io/fs-durable.js';
+import type { RunningServer } from '../../../server/start.js';
+import type { SeedResult } from '../../seeding.js';
+
+export interface StartInfo {
+  url: string;
+  pid: number;
+  /** Base64 DER SPKI, the form clients pin (`inspect --service-key`). */
+  serviceKey: string;
+  store: string;
+  cards: number;
+  profile: string;
+  version: string;
+  tokens: string;
+  /** The app key file that mints tokens (`--app-key`); null in memory or with --jwt-key. */
+  appKeyFile: string | null;
+  /** In memory without --jwt-key: the app key itself (PEM PKCS#8), the only way to mint tokens. */
+  appKey?: string;
+  /** Where the service key came from (a file, the database, made for this run). */
+  keys: string;
+  /** The admin API's token and whether the page needs it (null with --no-admin). */
+  admin: { token: string; from: string; page: string; loopbackOpen: boolean } | null;
+  seeded: { file: string; created: number; revoked: number; identities: number } | null;
+  /** The transparency log: origin, verifier key (C2SP vkey), entries, tiles (null: --no-log). */
+  log: { origin: string; vkey: string; size: number; tiles: string } | null;
+}
+
+export function startInfo(
+  running: RunningServer,
+  extra: { cards: number; profile: WireProfile; version: string; seed?: [string, SeedResult] },
+): StartInfo {
+  const { appKey } = running;
+  const appKeyFile = running.appKeyFile ?? null;
+  const seeded = extra.seed;
+  return {
+    url: running.url,
+    pid: process.pid,
+    serviceKey: running.serviceKey.key.publicKey.toBase64(),
+    store: running.engine.description,
+    cards: extra.cards,
+    profile: extra.profile.name,
+    version: extra.version,
+    tokens: running.tokenKeys,
+    appKeyFile,
+    ...(appKey && !running.engine.durable && { appKey: appKey.toPem() }),
+    keys: running.serviceKeyFrom,
+    admin: running.adminToken
+      ? {
+          token: running.adminToken.token,
+          from: running.adminToken.from,
+          page: `${running.url}/`,
+          loopbackOpen: running.loopbackOpen,
+        }
+      : null,
+    seeded: seeded
+      ? {
+          file: seeded[0],
+          created: seeded[1].created,
+          revoked: seeded[1].revoked,
+          identities: Object.keys(seeded[1].identities).length,
+        }
+      : null,
+    log: running.log
+      ? {
+          origin: running.log.origin,
+          vkey: running.log.vkey,
+          size: running.log.size,
+          tiles: running.log.writer.tiles.location,
+        }
+      : null,
+  };
+}
+
+const count = (n: number): string => `${n} card${n === 1 ? '' : 's'}`;
+
+export function bannerLines(info: StartInfo, profile: WireProfile): string[] {
+  const { seeded } = info;
+  return [
+    `listening on ${info.url}`,
+    `store: ${info.store} (${count(info.cards)})`,
+    ...(seeded
+      ? [
+          `seeded: ${count(seeded.created)} (${seeded.revoked} revoked) for ${seeded.identities} identities from ${seeded.file}`,
+        ]
+      : []),
+    `profile: ${profile.name} (Authorization: ${profile.scheme} <token>; signer "${profile.signer}"; header ${profile.supersededHeader}; codes as ${profile.codeType}s)`,
+    `service key: ${info.serviceKey}`,
+    ...(info.keys.startsWith('file') ? [] : [`keys: service key ${info.keys}`]),
+    ...(info.admin
+      ? [
+          `admin token: ${info.admin.token}`,
+          // Said unless the operator gave it or it is the usual file beside the store (issue 14:
+          // kept in the database, shared by every server on it; or made for this run only).
+          ...(info.admin.from.startsWith('file ') || info.admin.from === '--admin-token'
+            ? []
+            : [`admin token from: ${info.admin.from}`]),
+          info.admin.loopbackOpen
+            ? `page: ${info.admin.page} (listening on loopback only: the page and /_cards/ need no token)`
+            : `page: ${info.admin.page} (not loopback only: the page and /_cards/ need the admin token)`,
+        ]
+      : []),
+    ...(info.log
+      ? [
+          `log: ${info.log.origin} (${info.log.size} entries; tiles in ${info.log.tiles})`,
+          `log key: ${info.log.vkey}`,
+        ]
+      : ['log: off (--no-log)']),
+    `tokens: ${info.tokens}`,
+  ];
+}
+
+/** Writes the ready file (mode 0600: it may hold an in-memory app key); returns its remover. */
+export function writeReadyFile(cwd: string, file: string, info: StartInfo): () => void {
+  const path = resolve(cwd, file);
+  replaceFileSync(path, `${JSON.stringify(info)}\n`, 0o600);
+  return () => rmSync(path, { force: true });
+}

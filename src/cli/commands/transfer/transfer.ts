@@ -1,0 +1,163 @@
+/**
+ * `cards export`, `cards import` and `cards db migrate`: a registry moved as NDJSON, one stored
+ * record a line in insertion order, between a store (a JSON store file or PostgreSQL, its engine
+ * opened through src/server) or a running server's admin API, and stdout, stdin or a file; and
+ * a PostgreSQL schema brought up to date ahead of a deploy. Summaries go to stderr, so stdout
+ * is the dump alone; under --json the summary is the result document.
+ */
+import { createReadStream, createWriteStream, existsSync, openSync } from 'node:fs';
+import { resolve } from 'node:path';
+import { createInterface } from 'node:readline';
+import { Readable, Writable } from 'node:stream';
+import { pipeline } from 'node:stream/promises';
+import { CardsError } from '../../../core/errors.js';
+import { isStoreUrl } from '../../../server/defaults.js';
+import { resolveStoreTarget } from '../../../server/open-engine.js';
+import { exportStore, importStore, migrateStore } from '../../../server/store-transfer.js';
+import { adminClient, type AdminFlags } from '../../admin-access.js';
+import type { CommandContext, OutStream } from '../../context.js';
+import { setting } from '../../settings.js';
+import { plural } from '../../text.js';
+
+export interface TransferOptions extends AdminFlags {
+  /** A PostgreSQL URL or a JSON store file (--store, CARDS_STORE). */
+  store?: string;
+  /** export: a new file to write instead of stdout. */
+  out?: string;
+  /** import: add to a registry that holds cards already. */
+  append?: boolean;
+}
+
+export interface ExportResult {
+  cards: number;
+  from: string;
+  out: string;
+}
+
+export interface ImportResult {
+  imported: number;
+  /** Through a server with --append: cards it holds already, stored identically, skipped. */
+  skipped?: number;
+  into: string;
+  /** Through a server: the cards its registry holds now. */
+  cards?: number;
+}
+
+/**
+ * The store to open, each setting flag > environment > profile like every other: --store, else
+ * --db when set anywhere but its default, else DATABASE_URL, else --db's default.
+ */
+function storeTarget(ctx: CommandContext, options: TransferOptions): string {
+  const db = setting(options, 'db');
+  const target = resolveStoreTarget({
+    store: options.store,
+    db: db?.source === 'default' ? undefined : db?.value,
+    databaseUrl: ctx.env.DATABASE_URL,
+    fallback: db?.value ?? '',
+  });
+  return isStoreUrl(target) ? target : resolve(ctx.cwd, target);
+}
+
+/**
+ * Where export and import go: a store when --store names one; else a server when a URL is set
+ * (flag, environment or profile); else a store when --db (not its default) or DATABASE_URL
+ * names one; else the local server at the default URL.
+ */
+function throughServer(ctx: CommandContext, options: TransferOptions): boolean {
+  if (options.store !== undefined) return false;
+  if (setting(options, 'url')?.source !== 'default') return true;
+  return setting(options, 'db')?.source === 'default' && !ctx.env.DATABASE_URL;
+}
+
+const warn = (ctx: CommandContext) => (message: string) =>
+  ctx.stderr.write(`warning: ${message}\n`);
+
+/** stdout as a stream with backpressure (the process's), or one that writes through it. */
+const writable = (out: OutStream): Writable =>
+  out instanceof Writable
+    ? out
+    : new Writable({ write: (chunk, _encoding, done) => (out.write(String(chunk)), done()) });
+
+export async function exportCommand(
+  ctx: CommandContext,
+  options: TransferOptions,
+): Promise<ExportResult | undefined> {
+  const server = throughServer(ctx, options);
+  const target = server ? undefined : storeTarget(ctx, options);
+  if (target !== undefined && !isStoreUrl(target) && !existsSync(target))
+    throw new CardsError('FILE_NOT_FOUND', `No store file ${target}.`);
+  // --out: a new file (never an existing one), written as the cards stream out.
+  const file = options.out === undefined ? undefined : resolve(ctx.cwd, options.out);
+  const out = file ? createWriteStream('', { fd: openSync(file, 'wx') }) : writable(ctx.stdout);
+  let cards = 0;
+  let from: string;
+  if (target === undefined) {
+    const response = await adminClient(ctx, options).request('GET', 'adminExport');
+    const counted = Readable.fromWeb(response.body as never).map((chunk: Buffer) => {
+      for (const byte of chunk) if (byte === 10) cards++;
+      return chunk;
+    });
+    await pipeline(counted, out, { end: file !== undefined });
+    from = String(options.url);
+  } else {
+    const write = (chunk: string): Promise<void> =>
+      new Promise((done, fail) => {
+        if (out.write(chunk)) return done();
+        out.once('drain', done);
+        out.once('error', fail);
+      });
+    ({ cards, store: from } = await exportStore(target, write, warn(ctx)));
+    if (file)
+      await new Promise<void>((done, fail) =>
+        out.end((err?: Error | null) => (err ? fail(err) : done())),
+      );
+  }
+  ctx.stderr.write(`exported ${plural(cards, 'card')} from ${from}${file ? ` to ${file}` : ''}\n`);
+  return file ? { cards, from, out: file } : undefined;
+}
+
+export async function importCommand(
+  ctx: CommandContext,
+  options: TransferOptions,
+  file = '-',
+): Promise<ImportResult> {
+  const path = file === '-' ? undefined : resolve(ctx.cwd, file);
+  if (path !== undefined && !existsSync(path))
+    throw new CardsError('FILE_NOT_FOUND', `${file} does not exist.`);
+  const input = path === undefined ? Readable.from(ctx.stdin) : createReadStream(path);
+  let result: ImportResult;
+  if (throughServer(ctx, options)) {
+    const answer = await adminClient(ctx, options).json<Required<Omit<ImportResult, 'into'>>>(
+      'POST',
+      'adminImport',
+      {
+        query: { append: options.append ? 'true' : undefined },
+        body: Readable.toWeb(input) as ReadableStream<Uint8Array>,
+        type: 'application/x-ndjson',
+      },
+    );
+    result = { ...answer, into: String(options.url) };
+  } else {
+    // Lines are read from when the import starts reading them: a line read before is lost.
+    const lines = {
+      [Symbol.asyncIterator]: () =>
+        createInterface({ input, crlfDelay: Infinity })[Symbol.asyncIterator](),
+    };
+    const target = storeTarget(ctx, options);
+    const done = await importStore(target, lines, options.append === true, warn(ctx));
+    result = { imported: done.cards, into: done.store };
+  }
+  const skipped = result.skipped ? `, skipped ${result.skipped} stored already` : '';
+  const holds = result.cards === undefined ? '' : ` (the registry holds ${result.cards})`;
+  ctx.stderr.write(
+    `imported ${plural(result.imported, 'card')} into ${result.into}${skipped}${holds}\n`,
+  );
+  return result;
+}
+
+export async function migrateCommand(
+  ctx: CommandContext,
+  options: TransferOptions,
+): Promise<{ from: number; to: number; store: string }> {
+  return migrateStore(storeTarget(ctx, options), warn(ctx));
+}

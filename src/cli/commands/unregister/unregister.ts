@@ -1,0 +1,60 @@
+/**
+ * `cards unregister --identity ID`: what the stock clients' unregister does (spec 1.6; wire-facts
+ * section 2, e3kit flows): find the identity's live cards, revoke each by id, then remove the
+ * identity's private key from the keystore, and only once every revoke succeeded.
+ */
+import { CardsError } from '../../../core/errors.js';
+import { linkViewed } from '../../chain-relations.js';
+import { connect } from '../../connection.js';
+import type { CommandContext } from '../../context.js';
+import { keyFile, loadKey, removeKey } from '../../keystore.js';
+import { confirmOrYes } from '../../prompts.js';
+import { requireIdentity, resolveSettings, type ConnectionFlags } from '../../settings.js';
+
+export interface UnregisterOptions extends ConnectionFlags {
+  yes?: boolean;
+  keepKey?: boolean;
+}
+
+export interface UnregisterResult {
+  identity: string;
+  revoked: string[];
+  keyRemoved: string | null;
+}
+
+export async function unregister(
+  ctx: CommandContext,
+  options: UnregisterOptions,
+): Promise<UnregisterResult> {
+  const settings = resolveSettings(ctx, options);
+  const identity = requireIdentity(settings.identity?.value, 'unregister');
+  const client = connect(ctx, settings);
+  const cards = await client.searchCards([identity], identity);
+  // Each live chain's newest card (core chain rules); search lists live chains only.
+  const live = linkViewed(cards)
+    .flat()
+    .filter((linked) => linked.state === 'active')
+    .map((linked) => linked.card.id);
+  const hasKey = loadKey(ctx.home, identity) !== undefined;
+  if (live.length === 0 && !hasKey)
+    throw new CardsError(
+      'CARD_NOT_FOUND',
+      `"${identity}" has no live cards and no key in the keystore.`,
+    );
+  const what = [
+    live.length ? `revoke ${live.length} card(s)` : '',
+    hasKey && !options.keepKey ? 'delete its private key' : '',
+  ].filter(Boolean);
+  await confirmOrYes(
+    ctx,
+    options.yes,
+    `Unregister "${identity}": ${what.join(' and ')}? This cannot be undone.`,
+  );
+  for (const id of live) await client.revokeById(id, identity);
+  let keyRemoved: string | null = null;
+  if (hasKey && !options.keepKey) {
+    keyRemoved = keyFile(ctx.home, identity);
+    removeKey(ctx.home, identity);
+  }
+  return { identity, revoked: live, keyRemoved };
+}

@@ -1,0 +1,38 @@
+/**
+ * `cards witness serve`: a C2SP tlog-witness v1.0.0 witness for the logs whose verifier keys
+ * are given with --log, started through its home (src/server/witness-home.ts); it says where it
+ * listens and stops on SIGINT/SIGTERM.
+ */
+import { resolve } from 'node:path';
+import { CardsError } from '../../../core/errors.js';
+import { outliveOutput } from '../../../io/standard-streams.js';
+import { isValidKeyName } from '../../../log/note-keys.js';
+import { startWitness, type WitnessOptions } from '../../../server/witness-home.js';
+import type { CommandContext } from '../../context.js';
+
+/** The flags of `cards witness serve` (each declared in index.ts). */
+export type WitnessServeOptions = Omit<WitnessOptions, 'logs'> & { readonly log: string[] };
+
+export async function witnessServe(
+  ctx: CommandContext,
+  options: WitnessServeOptions,
+): Promise<undefined> {
+  if (!isValidKeyName(options.name))
+    throw new CardsError('USAGE', `--name "${options.name}": no spaces or "+", not empty.`);
+  const dir = resolve(ctx.cwd, options.dir);
+  const { name, host, port, log: logs } = options;
+  outliveOutput();
+  const witness = await startWitness({ dir, name, logs, host, port });
+  const out = (line: string): unknown => ctx.stdout.write(`${line}\n`);
+  out(`listening on ${witness.url}`);
+  out(`witness key: ${witness.vkey}`);
+  out(`state: ${options.dir} (${witness.logsSeen} logs seen)`);
+  out(`logs: ${witness.origins.join(', ')}`);
+  const signal = await new Promise<NodeJS.Signals>((done) => {
+    process.once('SIGINT', done);
+    process.once('SIGTERM', done);
+  });
+  ctx.stderr.write(`${signal}: stopping\n`);
+  await witness.close();
+  return undefined;
+}

@@ -1,0 +1,173 @@
+/**
+ * The flags several commands share, each declared once (house habit 16): a commander Option
+ * with its environment variable (`.env()`), its default (`.default()`; what the server shares
+ * comes from src/server/defaults.ts), its allowed values (`.choices()`) or parser
+ * (`.argParser()`), and the config profile setting it may come from (`fromProfile`). Also the
+ * parsers, and the words of a value a flag cannot take. value-sources.ts layers the values.
+ * Loads nothing heavy: `cards --help` reads it.
+ */
+import { InvalidArgumentError, Option } from 'commander';
+import { CardsError } from '../core/errors.js';
+import { DEFAULT_DB, DEFAULT_URL } from '../server/defaults.js';
+import type { ProfileKey } from './config-file.js';
+
+const PROFILE_SETTING = new WeakMap<Option, ProfileKey>();
+
+/** Marks an option whose value a config profile may give (its setting `key`). */
+export function fromProfile(option: Option, key: ProfileKey): Option {
+  PROFILE_SETTING.set(option, key);
+  return option;
+}
+
+/** The profile setting an option reads, if any. */
+export const profileSettingOf = (option: Option): ProfileKey | undefined =>
+  PROFILE_SETTING.get(option);
+
+/** A value a flag, a variable or a profile setting cannot take, in the one wording. */
+export function invalidValue(where: string, raw: string, why: string): CardsError {
+  const choices = /^Allowed choices are (.*)\.$/.exec(why)?.[1];
+  return new CardsError(
+    'USAGE',
+    choices ? `${where} must be one of ${choices}, got "${raw}".` : `${where} ${why}`,
+  );
+}
+
+/** A whole number from `min` to `max`. */
+export const integer =
+  (min: number, max: number) =>
+  (raw: string): number => {
+    const n = /^\d+$/.test(raw) ? Number(raw) : NaN;
+    if (!Number.isSafeInteger(n) || n < min || n > max)
+      throw new InvalidArgumentError(`must be an integer from ${min} to ${max}, got "${raw}".`);
+    return n;
+  };
+
+/** Seconds above 0, fractions allowed. */
+export function seconds(raw: string): number {
+  const value = Number(raw);
+  if (!/^\d+(\.\d+)?$/.test(raw.trim()) || !(value > 0))
+    throw new InvalidArgumentError(`must be a number of seconds above 0, got "${raw}".`);
+  return value;
+}
+
+/** Durations like 30s, 20m, 1h, 7d or plain seconds, as seconds. */
+export function duration(raw: string): number {
+  const match = /^(\d+)\s*([smhd]?)$/.exec(raw.trim());
+  const unit = { '': 1, s: 1, m: 60, h: 3600, d: 86400 } as const;
+  const value = match ? Number(match[1]) * unit[(match[2] ?? '') as keyof typeof unit] : NaN;
+  if (!Number.isSafeInteger(value) || value <= 0)
+    throw new InvalidArgumentError(`expects a duration like 30s, 20m, 1h or 7d, got "${raw}".`);
+  return value;
+}
+
+/** A flag given again adds a value: `--signer a=1 --signer b=2`. */
+export const repeatable = (value: string, previous: string[] = []): string[] => [
+  ...previous,
+  value,
+];
+
+export const identityFlag = (what = 'the identity it acts for'): Option =>
+  fromProfile(new Option('--identity <id>', what).env('CARDS_IDENTITY'), 'identity');
+
+export const dbFlag = (): Option =>
+  fromProfile(
+    new Option(
+      '--db <file>',
+      'the JSON store of a local `cards serve` (its keys and admin token sit beside it)',
+    )
+      .env('CARDS_DB')
+      .default(DEFAULT_DB),
+    'db',
+  );
+
+export const compatFlag = (): Option =>
+  fromProfile(
+    new Option(
+      '--compat <profile>',
+      'the wire words: "service" (the Cards spec, `cards serve`) or "virgil" (Virgil\'s cloud and its stock SDK)',
+    )
+      .choices(['service', 'virgil'])
+      .env('CARDS_COMPAT')
+      .default('service'),
+    'compat',
+  );
+
+export const storeFlag = (): Option =>
+  new Option(
+    '--store <url|file>',
+    "the store: a PostgreSQL URL (postgres://USER:PASSWORD@HOST:PORT/DB) or a JSON store file; default: --db if set, else DATABASE_URL, else --db's default",
+  ).env('CARDS_STORE');
+
+export const serviceKeyFlag = (): Option =>
+  fromProfile(
+    new Option(
+      '--service-key <key>',
+      "the service's public key (base64 DER SPKI, PEM or a file) that checks its signature; default: the key beside --db's store, if any",
+    ).env('CARDS_SERVICE_KEY'),
+    'serviceKey',
+  );
+
+export const adminTokenFlag = (): Option =>
+  fromProfile(
+    new Option(
+      '--admin-token <token>',
+      "the server's admin token (default: the token file beside --db's store)",
+    ).env('CARDS_ADMIN_TOKEN'),
+    'adminToken',
+  );
+
+/**
+ * What every command that talks to a service takes (settings.ts reads them); `identity` says
+ * what --identity is for this command (tokens for reads are minted for it too).
+ */
+export const connectionFlags = (identity?: string): Option[] => [
+  identityFlag(identity),
+  fromProfile(
+    new Option('--url <url>', 'the service base URL').env('CARDS_URL').default(DEFAULT_URL),
+    'url',
+  ),
+  new Option('--token <jwt>', 'an access token to send as is').env('CARDS_TOKEN'),
+  new Option('--timeout <seconds>', 'give up on a request after this long in all')
+    .env('CARDS_TIMEOUT')
+    .default(30)
+    .argParser(seconds),
+  fromProfile(
+    new Option('--app-key <file>', 'an app private key that mints a token per identity').env(
+      'CARDS_APP_KEY',
+    ),
+    'appKey',
+  ),
+  fromProfile(
+    new Option(
+      '--app-config <file>',
+      'vendor app credentials JSON {APP_ID, APP_KEY_ID, APP_KEY}: mints stock VEDS512 tokens',
+    ).env('CARDS_APP_CONFIG'),
+    'appConfig',
+  ),
+  dbFlag(),
+  compatFlag(),
+];
+
+/** The admin commands' flags: a connection and the admin token. */
+export const adminFlags = (): Option[] => [...connectionFlags(), adminTokenFlag()];
+
+export const createdAtFlag = (what = 'created_at, UNIX seconds (default: now)'): Option =>
+  new Option('--created-at <seconds>', what).argParser(integer(1, Number.MAX_SAFE_INTEGER));
+
+/** Requests in flight while seeding (`cards seed`, `cards serve --seed`). */
+export const SEED_CONCURRENCY = 16;
+
+/** What `cards build` and `cards create` take to make a card (with the identity, elsewhere). */
+export const buildFlags = (): Option[] => [
+  new Option('--key <file>', 'owner private key (default: the keystore key of the identity)'),
+  new Option('--new-key', 'make and store a key when the keystore has none for the identity'),
+  new Option('--previous <card-id>', 'the card this one replaces (previous_card_id)'),
+  new Option('--signer <name=keyfile>', 'another signer and its private key; repeatable').argParser(
+    repeatable,
+  ),
+  new Option(
+    '--extra <[name=]json|@file>',
+    'extra snapshot for a signature (self unless NAME=); JSON text or @FILE; repeatable',
+  ).argParser(repeatable),
+  createdAtFlag(),
+];

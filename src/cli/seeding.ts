@@ -1,0 +1,255 @@
+/**
+ * Creating the cards of a seed file (format in docs/cli.md), for `cards seed FILE` against a
+ * service and for `cards serve --seed FILE` through the server's own registry: keys made with
+ * node:crypto, one token per identity reused, up to --concurrency requests in flight on
+ * kept-alive connections, each card started as soon as what it needs exists. Stops starting
+ * new work at the first failure and reports it.
+ */
+import type { CardsClient } from '../client/http-client.js';
+import { generatePrivateKey, type PrivateKey } from '../crypto/keys.js';
+import { CardsError, isCardsError } from '../core/errors.js';
+import { encodeBase64, utf8 } from '../core/encoding.js';
+import type { RawCard } from '../core/card.js';
+import { buildCard } from './card-builder.js';
+import { statesAfterRevokes } from './chain-relations.js';
+import { connect } from './connection.js';
+import type { CommandContext } from './context.js';
+import { parseJson, readInput } from './inputs.js';
+import { loadKey, storeKey } from './keystore.js';
+import { createProgress } from './progress.js';
+import { planSeed, substitute, type SeedCard } from './seed-plan.js';
+import { resolveSettings, type ConnectionFlags } from './settings.js';
+
+export interface SeedOptions extends ConnectionFlags {
+  file: string;
+  /** Requests in flight (its flag declares the default). */
+  concurrency: number;
+  saveKeys?: boolean;
+  force?: boolean;
+}
+
+export interface SeededCard {
+  id: string;
+  ref: string;
+  identity: string;
+  previousCardId: string | null;
+  publicKey: string;
+  /** From the core chain rules over the seeded cards and the revoking cards returned. */
+  state: 'active' | 'superseded' | 'revoked';
+  /** The revoking card that ended the chain, when the service returned it. */
+  revokedBy: string | null;
+}
+
+export interface SeedResult {
+  url: string;
+  created: number;
+  revoked: number;
+  elapsedMs: number;
+  cards: Record<string, SeededCard>;
+  identities: Record<string, { identity: string; cards: string[]; keyFile: string | null }>;
+  signers: Record<string, string>;
+}
+
+/** What seeding needs of a service: the HTTP client, or `cards serve --seed`'s own registry. */
+export type SeedClient = Pick<CardsClient, 'url' | 'createCard' | 'revokeById' | 'revokeWithCard'>;
+
+const SKIPPED = Symbol('skipped');
+
+function limiter(max: number): <T>(fn: () => Promise<T>) => Promise<T> {
+  let active = 0;
+  const queue: (() => void)[] = [];
+  return async (fn) => {
+    // A freed slot passes straight to the next waiter, so nobody can slip in between.
+    if (active >= max) await new Promise<void>((go) => queue.push(go));
+    else active++;
+    try {
+      return await fn();
+    } finally {
+      const next = queue.shift();
+      if (next) next();
+      else active--;
+    }
+  };
+}
+
+const extraBytes = (value: unknown): Uint8Array | undefined =>
+  value === undefined ? undefined : utf8(typeof value === 'string' ? value : JSON.stringify(value));
+
+/** `cards seed FILE`: the seed file's cards created against the service of the settings. */
+export function seed(ctx: CommandContext, options: SeedOptions): Promise<SeedResult> {
+  const settings = resolveSettings(ctx, options);
+  return seedCards(ctx, options, connect(ctx, settings), settings.wire.signer);
+}
+
+/** The cards of a seed file created through `client`; `signer` is the service's reserved one. */
+export async function seedCards(
+  ctx: CommandContext,
+  options: Omit<SeedOptions, keyof ConnectionFlags>,
+  client: SeedClient,
+  signer: string,
+): Promise<SeedResult> {
+  const started = ctx.now();
+  const text = (await readInput(ctx, options.file, 'Seed file')).toString('utf8');
+  const plan = planSeed(parseJson(text, `Seed file ${options.file}`));
+  const createdAt = Math.floor(ctx.now() / 1000);
+
+  const keys = new Map<string, PrivateKey>();
+  const keyOf = (card: SeedCard): PrivateKey => {
+    const owner = card.key ?? card.name;
+    let key = keys.get(owner);
+    if (!key) keys.set(owner, (key = generatePrivateKey()));
+    return key;
+  };
+  const signerKeys = new Map<string, PrivateKey>();
+  const signerKey = (name: string): PrivateKey => {
+    let key = signerKeys.get(name);
+    if (!key) signerKeys.set(name, (key = generatePrivateKey()));
+    return key;
+  };
+  const results = new Map<string, SeededCard>();
+  /** Revoked card id → the revoking card the service returned (null: its answer held none). */
+  const revoking = new Map<string, RawCard | null>();
+  const lookup = (name: string, field: string): string => {
+    const card = results.get(plan.resolve(name) as string) as SeededCard;
+    return field === 'id' ? card.id : field === 'identity' ? card.identity : card.publicKey;
+  };
+
+  const revocations = plan.cards.filter((c) => c.revoke).length;
+  const progress = createProgress(ctx.stderr, plan.cards.length + revocations, 'requests');
+  const limit = limiter(options.concurrency);
+  let failure: { card: string; error: unknown } | undefined;
+
+  async function make(card: SeedCard): Promise<void> {
+    const key = keyOf(card);
+    const previous =
+      card.replaces === undefined
+        ? undefined
+        : (results.get(plan.resolve(card.replaces) as string)?.id ?? card.replaces.toLowerCase());
+    const selfExtra = extraBytes(substitute(card.extra, lookup));
+    const built = buildCard({
+      identity: card.identity,
+      key,
+      publicKey: key.publicKey.spki,
+      createdAt: card.createdAt ?? createdAt,
+      reservedSigner: signer,
+      ...(previous ? { previousCardId: previous } : {}),
+      ...(selfExtra ? { selfExtra } : {}),
+      others: card.signers.map((s) => {
+        const snapshot = extraBytes(substitute(s.extra, lookup));
+        return { signer: s.name, key: signerKey(s.name), ...(snapshot ? { snapshot } : {}) };
+      }),
+    });
+    await client.createCard(built.card, card.identity);
+    progress.tick();
+    results.set(card.name, {
+      id: built.id,
+      ref: card.ref,
+      identity: card.identity,
+      previousCardId: previous ?? null,
+      publicKey: encodeBase64(key.publicKey.spki),
+      state: 'active',
+      revokedBy: null,
+    });
+    if (card.revoke === 'by-id')
+      revoking.set(built.id, await client.revokeById(built.id, card.identity));
+    if (card.revoke === 'with-card') {
+      const revocation = buildCard({
+        identity: card.identity,
+        key,
+        previousCardId: built.id,
+        createdAt: card.createdAt ?? createdAt,
+        reservedSigner: signer,
+      });
+      revoking.set(built.id, await client.revokeWithCard(revocation.card, card.identity));
+    }
+    if (card.revoke) progress.tick();
+  }
+
+  const tasks = new Map<string, Promise<void>>();
+  for (const card of plan.cards) {
+    const needs = card.needs.map((n) => tasks.get(n) as Promise<void>);
+    const task = (async () => {
+      if (needs.length) await Promise.all(needs);
+      await limit(async () => {
+        if (failure) throw SKIPPED;
+        try {
+          await make(card);
+        } catch (error) {
+          failure ??= { card: card.name, error };
+          throw error;
+        }
+      });
+    })();
+    task.catch(() => undefined);
+    tasks.set(card.name, task);
+  }
+  await Promise.allSettled(tasks.values());
+  progress.done();
+  const summary = (): SeedResult => {
+    // States from the one chain function (core/chain.ts), for what was created so far.
+    const states = statesAfterRevokes([...results.values()], revoking);
+    for (const seeded of results.values()) Object.assign(seeded, states.get(seeded.id));
+    return summarise(ctx, options, plan, results, {
+      url: client.url,
+      revocations,
+      elapsedMs: ctx.now() - started,
+      keyOf,
+      signerKeys,
+    });
+  };
+  if (failure) {
+    const { card, error } = failure;
+    if (!isCardsError(error)) throw error;
+    // What was created is on the service now: under --json the error's document says which
+    // (ids and names), so a script can clean up or resume (report-error.ts).
+    throw new CardsError(
+      error.code,
+      `seed: card "${card}" (after ${results.size} created): ${error.message}`,
+      { hint: error.hint, cause: error, partial: { ...summary() } },
+    );
+  }
+  return summary();
+}
+
+function summarise(
+  ctx: CommandContext,
+  options: Omit<SeedOptions, keyof ConnectionFlags>,
+  plan: ReturnType<typeof planSeed>,
+  results: Map<string, SeededCard>,
+  extra: {
+    url: string;
+    revocations: number;
+    elapsedMs: number;
+    keyOf: (card: SeedCard) => PrivateKey;
+    signerKeys: Map<string, PrivateKey>;
+  },
+): SeedResult {
+  const byName = new Map(plan.cards.map((c) => [c.name, c]));
+  const identities: SeedResult['identities'] = {};
+  for (const [ref, entry] of plan.identities) {
+    let keyFile: string | null = null;
+    const newest = [...entry.cards].reverse().find((name) => results.get(name)?.state === 'active');
+    if (options.saveKeys && newest && (options.force || !loadKey(ctx.home, entry.identity)))
+      keyFile = storeKey(
+        ctx.home,
+        entry.identity,
+        extra.keyOf(byName.get(newest) as SeedCard),
+        true,
+      );
+    identities[ref] = { identity: entry.identity, cards: entry.cards, keyFile };
+  }
+  const cards: Record<string, SeededCard> = {};
+  for (const entry of plan.identities.values())
+    for (const name of entry.cards) cards[name] = results.get(name) as SeededCard;
+  return {
+    url: extra.url,
+    created: results.size,
+    revoked: extra.revocations,
+    elapsedMs: extra.elapsedMs,
+    cards,
+    identities,
+    signers: Object.fromEntries(
+      [...extra.signerKeys].map(([name, key]) => [name, encodeBase64(key.publicKey.spki)]),
+    ),
+  };
+}
