@@ -93,7 +93,7 @@ export function loadKey(home: string, identity: string): CardPrivateKey | undefi
     return readPrivateKeyFile(path).key;
   } catch (err) {
     if (err instanceof CardsError && err.code === 'FILE_NOT_FOUND') return undefined;
-    // Not Ed25519: a P-256 or RSA key of the stock formats (issue 13). A file that is neither
+    // Not Ed25519: a P-256 or RSA key of the stock formats. A file that is neither
     // keeps the error that names it (an empty or torn file included).
     if (err instanceof CardsError && err.code === 'KEY_FORMAT') {
       try {

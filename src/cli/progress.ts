@@ -18,7 +18,7 @@ export function createProgress(stream: OutStream, total: number, label: string):
     const width = Math.max(10, Math.min(40, (stream.columns ?? 80) - 40));
     const filled = Math.round((count / total) * width);
     const elapsed = (Date.now() - started) / 1000;
-    // Rate over the whole run so far, and the time left at that rate (issue 12.16).
+    // Rate over the whole run so far, and the time left at that rate.
     const rate = elapsed > 0 ? count / elapsed : 0;
     const eta = rate > 0 ? Math.ceil((total - count) / rate) : undefined;
     stream.write(

@@ -35,7 +35,7 @@ export interface SeedPlan {
 }
 
 // NAME may hold dots (the default ref is the identity, often an e-mail address): the field is
-// what follows the last dot (issue 12.1).
+// what follows the last dot.
 const REF = /\$\{([^}]+)\.(id|identity|publicKey)\}/g;
 const MAX_COUNT = 1_000_000;
 

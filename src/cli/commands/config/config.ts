@@ -123,7 +123,7 @@ function serveSettings(
   return shown;
 }
 
-/** `cards config set KEY VALUE` and `cards config use PROFILE` (issue 12.16). */
+/** `cards config set KEY VALUE` and `cards config use PROFILE`. */
 export interface ConfigSetOptions {
   key: string;
   value: string;

@@ -39,7 +39,7 @@ export async function create(ctx: CommandContext, options: BuildOptions): Promis
 const NOT_SENT = new Set(['ECONNREFUSED', 'ENOTFOUND', 'EAI_AGAIN', 'EHOSTUNREACH']);
 
 /**
- * The card made with a new key was not accepted (issue 12.5): when the service surely did not
+ * The card made with a new key was not accepted: when the service surely did not
  * store it (a refusal, or no connection at all) the key is removed again; when it may have
  * (no answer in time, a 5xx) the key is kept, and the message says where and why.
  */

@@ -57,7 +57,7 @@ export async function init(ctx: CommandContext, options: InitOptions): Promise<I
     name ??=
       typeof answers.profile === 'string' && answers.profile !== '' ? answers.profile : 'default';
     // Then what signs the tokens: the store of a local `cards serve` (its app key sits beside
-    // it), or an app key for a remote service. Stored as absolute paths (issue 12.9).
+    // it), or an app key for a remote service. Stored as absolute paths.
     const local = isLoopback(given.url ?? DEFAULT_URL);
     const second: Question[] = [];
     if (local && options.db === undefined && given.appKey === undefined)

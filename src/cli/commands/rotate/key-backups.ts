@@ -1,5 +1,5 @@
 /**
- * Key swaps in the keystore for `cards rotate` (issue 12.14): the new key waits in a pending
+ * Key swaps in the keystore for `cards rotate`: the new key waits in a pending
  * file until the service accepted its card, then takes the identity's place, and the old key
  * is kept beside it as a dated backup (`<key file>.<time>.bak`) until `--prune`. `listKeys`
  * reads only `*.pem`, so neither pending keys nor backups look like keystore keys.

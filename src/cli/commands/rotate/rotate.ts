@@ -2,7 +2,7 @@
  * `cards rotate --identity ID`: replaces the identity's live card with one for a new key (spec
  * 4.1, previous_card_id; the stock clients' rotate). The new key waits in a pending file and
  * takes the old one's place in the keystore only once the service accepted its card; the old
- * key stays as a dated backup until `--prune` (issue 12.14).
+ * key stays as a dated backup until `--prune`.
  */
 import type { RawCard } from '../../../core/card.js';
 import { encodeBase64 } from '../../../core/encoding.js';

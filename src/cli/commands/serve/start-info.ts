@@ -98,8 +98,8 @@ export function bannerLines(info: StartInfo, profile: WireProfile): string[] {
     ...(info.admin
       ? [
           `admin token: ${info.admin.token}`,
-          // Said unless the operator gave it or it is the usual file beside the store (issue 14:
-          // kept in the database, shared by every server on it; or made for this run only).
+          // Said unless the operator gave it or it is the usual file beside the store: kept in
+          // the database, shared by every server on it, or made for this run only.
           ...(info.admin.from.startsWith('file ') || info.admin.from === '--admin-token'
             ? []
             : [`admin token from: ${info.admin.from}`]),
