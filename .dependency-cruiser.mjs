@@ -61,6 +61,25 @@ export default {
       to: { path: '^src/(store|registry|http|witness)/' },
     },
     {
+      name: 'declarations-light',
+      comment:
+        'What `cards --help` and `--version` load (program.ts and every command declaration, ' +
+        'commands/*/index.ts) loads nothing heavy: a run imports its command module when it runs.',
+      severity: 'error',
+      from: {
+        path: '^src/cli/(program|command|flags|text)[.]ts$|^src/cli/commands/[^/]+/index[.]ts$',
+      },
+      to: {
+        pathNot: [
+          '^src/cli/(command|exit-status|flags|text|version)[.]ts$',
+          '^src/cli/commands/[^/]+/index[.]ts$',
+          '^src/(server/defaults|core/errors)[.]ts$',
+          '^node_modules/commander/',
+        ],
+        dependencyTypesNot: ['type-only', 'dynamic-import'],
+      },
+    },
+    {
       name: 'commands-independent',
       comment:
         'A command (its folder) does not import another; what two share goes to a module in src/cli/.',
