@@ -19,30 +19,15 @@ import { declare } from '../../command.js';
 import { compatFlag, dbFlag, integer, repeatable, storeFlag } from '../../flags.js';
 import type { ServeFlags } from './settings.js';
 
-const number = (
-  flags: string,
-  what: string,
-  variable: string,
-  fallback: number,
-  range: [number, number],
-) =>
-  new Option(flags, what)
-    .env(variable)
-    .default(fallback)
-    .argParser(integer(...range));
-
 export default declare({
   name: 'serve',
   summary: 'Serve the Cards API from a JSON-file store, for local use.',
   flags: [
     new Option('--host <host>', 'address to listen on').env('CARDS_HOST').default(DEFAULT_HOST),
-    number(
-      '--port <port>',
-      'port to listen on; 0 picks a free one',
-      'CARDS_PORT',
-      DEFAULT_PORT,
-      [0, 65535],
-    ),
+    new Option('--port <port>', 'port to listen on; 0 picks a free one')
+      .env('CARDS_PORT')
+      .default(DEFAULT_PORT)
+      .argParser(integer(0, 65535)),
     dbFlag(),
     storeFlag(),
     new Option(
@@ -53,20 +38,17 @@ export default declare({
       '--jwt-key <key...>',
       'trust tokens signed by this public key: a file (PEM SPKI, base64 DER SPKI, JWK or JWKS) or inline base64 DER SPKI; repeatable (the variable: comma-separated); default: a local app key kept beside the store',
     ).env('CARDS_JWT_KEY'),
-    number(
-      '--pool-size <n>',
-      'PostgreSQL: connections at most; more requests wait, then 503',
-      'CARDS_POOL_SIZE',
-      DEFAULT_POOL_SIZE,
-      [1, 1000],
-    ),
-    number(
+    new Option('--pool-size <n>', 'PostgreSQL: connections at most; more requests wait, then 503')
+      .env('CARDS_POOL_SIZE')
+      .default(DEFAULT_POOL_SIZE)
+      .argParser(integer(1, 1000)),
+    new Option(
       '--statement-timeout <ms>',
       'PostgreSQL: longest statement, and longest wait for a connection',
-      'CARDS_STATEMENT_TIMEOUT',
-      DEFAULT_STATEMENT_TIMEOUT_MS,
-      [10, 3_600_000],
-    ),
+    )
+      .env('CARDS_STATEMENT_TIMEOUT')
+      .default(DEFAULT_STATEMENT_TIMEOUT_MS)
+      .argParser(integer(10, 3_600_000)),
     compatFlag(),
     new Option('--app-id <id>', 'stock-format tokens: require iss "virgil-<id>"').env(
       'CARDS_APP_ID',
@@ -75,45 +57,45 @@ export default declare({
       'CARDS_APP_KEY_ID',
     ),
     new Option('--no-cors', 'do not send CORS headers').env('CARDS_NO_CORS'),
-    number(
+    new Option(
       '--max-connections <n>',
       'open connections served at once; a connection above this gets 503',
-      'CARDS_MAX_CONNECTIONS',
-      DEFAULT_MAX_CONNECTIONS,
-      [1, 1_000_000],
-    ),
-    number(
+    )
+      .env('CARDS_MAX_CONNECTIONS')
+      .default(DEFAULT_MAX_CONNECTIONS)
+      .argParser(integer(1, 1_000_000)),
+    new Option(
       '--request-timeout <seconds>',
       'time a client has to send a whole request, headers and body',
-      'CARDS_REQUEST_TIMEOUT',
-      DEFAULT_REQUEST_TIMEOUT_SECONDS,
-      [1, 3600],
-    ),
-    number(
+    )
+      .env('CARDS_REQUEST_TIMEOUT')
+      .default(DEFAULT_REQUEST_TIMEOUT_SECONDS)
+      .argParser(integer(1, 3600)),
+    new Option(
       '--clock-skew <seconds>',
       'token clock skew allowed: widens exp (0 s by default, as the deployed service) and iat/nbf (5 s by default)',
-      'CARDS_CLOCK_SKEW',
-      DEFAULT_CLOCK_SKEW_SECONDS,
-      [0, 86_400],
-    ),
-    number(
+    )
+      .env('CARDS_CLOCK_SKEW')
+      .default(DEFAULT_CLOCK_SKEW_SECONDS)
+      .argParser(integer(0, 86_400)),
+    new Option(
       '--compact-bytes <n>',
       'fold the journal into the store file once it grows past this many bytes, or past the store file if larger',
-      'CARDS_COMPACT_BYTES',
-      DEFAULT_COMPACT_BYTES,
-      [1, 2 ** 40],
-    ),
+    )
+      .env('CARDS_COMPACT_BYTES')
+      .default(DEFAULT_COMPACT_BYTES)
+      .argParser(integer(1, 2 ** 40)),
     new Option(
       '--log-origin <name>',
       'transparency log origin (default cards.local/<hex of the log key>)',
     ).env('CARDS_LOG_ORIGIN'),
-    number(
+    new Option(
       '--log-interval <ms>',
       'longest wait before an acknowledged card is integrated into the log',
-      'CARDS_LOG_INTERVAL',
-      DEFAULT_LOG_INTERVAL_MS,
-      [1, 60_000],
-    ),
+    )
+      .env('CARDS_LOG_INTERVAL')
+      .default(DEFAULT_LOG_INTERVAL_MS)
+      .argParser(integer(1, 60_000)),
     new Option('--no-log', 'keep no transparency log').env('CARDS_NO_LOG'),
     new Option(
       '--witness <url>',
