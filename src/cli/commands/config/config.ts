@@ -63,35 +63,18 @@ export function showConfig(
   };
 }
 
-/** serve's settings shown, under the names `cards config` gives them. */
-const SERVE_SHOWN = {
-  host: 'host',
-  port: 'port',
-  db: 'db',
-  store: 'store',
-  serviceKeyFile: 'serviceKey',
-  jwtKeys: 'jwtKey',
-  compat: 'compat',
-  appId: 'appId',
-  appKeyId: 'appKeyId',
-  cors: 'cors',
-  quiet: 'quiet',
-  logFormat: 'logFormat',
-  maxConnections: 'maxConnections',
-  requestTimeout: 'requestTimeout',
-  clockSkew: 'clockSkew',
-  compactBytes: 'compactBytes',
-  poolSize: 'poolSize',
-  statementTimeout: 'statementTimeout',
-  log: 'log',
-  logOrigin: 'logOrigin',
-  logInterval: 'logInterval',
-} as const;
+/** serve's flags that `config` names otherwise (the file, not a key; a list), or leaves out. */
+const SERVE_NAMES: Record<string, string | null> = {
+  serviceKey: 'serviceKeyFile',
+  jwtKey: 'jwtKeys',
+  adminToken: null,
+};
 
 /**
- * What `cards serve` would start with: its own declaration's flags, layered by the one resolver
- * with the --db and --compat given to `config` (for `config`, --service-key names the public
- * key, shown as `settings.serviceKey`; serve's private key file is `serviceKeyFile`).
+ * What `cards serve` would start with: every flag of its own declaration, layered by the one
+ * resolver with the --db and --compat given to `config` (for `config`, --service-key names the
+ * public key, shown as `settings.serviceKey`; serve's private key file is `serviceKeyFile`).
+ * The admin token is a secret: left out.
  */
 function serveSettings(
   ctx: CommandContext,
@@ -103,13 +86,16 @@ function serveSettings(
   serve.parseOptions(given.flatMap((key) => [`--${key}`, String(options[key])]));
   const values = resolveOptions<Record<string, ShownValue> & { sources: Sources }>(serve, ctx);
   const home = fileHome(String(values.db), ctx.cwd);
-  const defaults: Partial<Record<keyof typeof SERVE_SHOWN, ShownValue>> = {
+  const defaults: Record<string, ShownValue> = {
     serviceKeyFile: home.serviceKey,
     jwtKeys: `the local app key ${home.appKey}`,
     logOrigin: `cards.local/<hex of ${home.logKey}>`,
   };
   const shown: Record<string, Shown> = {};
-  for (const [name, key] of Object.entries(SERVE_SHOWN) as [keyof typeof SERVE_SHOWN, string][]) {
+  for (const option of serve.options) {
+    const key = option.attributeName();
+    const name = SERVE_NAMES[key] === undefined ? key : SERVE_NAMES[key];
+    if (name === null) continue;
     const value = values[key];
     const source = values.sources[key];
     const fallback = defaults[name];
