@@ -1,6 +1,6 @@
 /**
  * The curl example of docs/http.md, run as written by /bin/sh with `cards` on the PATH, against a real
- * `cards serve` (issue 12.13); without its Content-Type line curl sends a form, and the 415
+ * `cards serve`; without its Content-Type line curl sends a form, and the 415
  * names the header to add. Every curl example that sends a body carries the header.
  */
 import assert from 'node:assert/strict';
@@ -8,6 +8,10 @@ import { spawnSync } from 'node:child_process';
 import { chmodSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
+import type { Command } from 'commander';
+import { makeContext } from '../../src/cli/context.js';
+import { buildProgram } from '../../src/cli/program.js';
+import { runCli } from '../../src/cli/run.js';
 import {
   CARDS_BIN,
   hermeticEnv,
@@ -23,8 +27,25 @@ const docs = [
   ...readdirSync(join(root, 'docs'))
     .filter((f) => f.endsWith('.md'))
     .map((f) => `docs/${f}`),
-  'src/cli/program.ts',
 ];
+
+/** The --help of `cards` and of every command, as printed. */
+async function helpTexts(): Promise<string[]> {
+  const program = buildProgram(makeContext({ cwd: root }), async () => undefined);
+  const paths = (at: Command, path: string[]): string[][] =>
+    at.commands.flatMap((c) => [[...path, c.name()], ...paths(c, [...path, c.name()])]);
+  const texts: string[] = [];
+  for (const path of [[], ...paths(program, [])]) {
+    let text = '';
+    const write = (chunk: string): boolean => ((text += chunk), true);
+    await runCli(
+      [...path, '--help'],
+      makeContext({ cwd: root, stdout: { write }, stderr: { write } }),
+    );
+    texts.push(text);
+  }
+  return texts;
+}
 
 /** Every curl command of a text, its continuation lines joined. */
 const curlCommands = (text: string): string[] =>
@@ -77,8 +98,16 @@ describe('curl against cards serve', () => {
     assert.match(error.message, /send the header "Content-Type: application\/json"/);
   });
 
-  test('every curl example in the README, docs and help carries the Content-Type header', () => {
-    const commands = docs.flatMap((file) => curlCommands(readFileSync(join(root, file), 'utf8')));
+  test('every curl example in the README, docs and help carries the Content-Type header', async () => {
+    const help = await helpTexts();
+    assert.ok(
+      help.some((text) => curlCommands(text).length > 0),
+      'a --help shows curl',
+    );
+    const commands = [
+      ...docs.map((file) => readFileSync(join(root, file), 'utf8')),
+      ...help,
+    ].flatMap(curlCommands);
     assert.ok(commands.length >= 2);
     for (const command of commands)
       assert.match(command, /-H ['"]Content-Type: application\/json['"]/, command);
