@@ -1,6 +1,6 @@
 /**
  * What `get` and `revoke` share: a card id checked as the user typed it, and a card fetched by
- * id with the stock client's check that the service returned that card (wire-facts section 2).
+ * id with the stock client's check that the service returned the card asked for.
  */
 import type { RawCard } from '../core/card.js';
 import { CardsError } from '../core/errors.js';

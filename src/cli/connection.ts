@@ -1,7 +1,7 @@
 /**
  * Builds the HTTP client and its token source from the settings in force: a fixed token, the
- * vendor app config (stock VEDS512 tokens, wire-facts section 3), an app key, or the local app
- * key of a `cards serve` store. Also reads the vendor CLI's app credentials JSON.
+ * vendor app config (the stock VEDS512 tokens), an app key, or the local app key of a
+ * `cards serve` store. Also reads the vendor CLI's app credentials JSON.
  */
 import { CardsClient } from '../client/http-client.js';
 import { fixedToken, mintingTokens, type TokenSource } from '../client/token-source.js';
@@ -14,7 +14,7 @@ import { parseJson, readFileBytes, readPrivateKey } from './inputs.js';
 import { escapeTerminal } from '../core/terminal-text.js';
 import type { Settings } from './settings.js';
 
-/** Lifetime of tokens minted for requests: the stock client's default (wire-facts section 3). */
+/** Lifetime of tokens minted for requests: 20 minutes, the stock client's default. */
 export const REQUEST_TOKEN_TTL_SECONDS = 20 * 60;
 
 export interface AppCredentials {

@@ -3,10 +3,10 @@
  * replacement and revoking card after search stops listing its chain (spec 4.3 rule 2). One JSON
  * line per revocation in CARDS_HOME/revoked-chains.jsonl: the service URL, the identity, and the
  * chain's cards as search listed them just before the revoke plus the revoking card the service
- * returned. A revoked chain never changes again (it can be neither extended nor revoked twice,
- * wire-facts section 4), so a note stays true. It is a cache of facts, not a record anything
- * depends on: a lost or unreadable line only loses what `get` can say, so lines are appended
- * without fsync and a line that does not parse is skipped.
+ * returned. A revoked chain never changes again (it can be neither extended nor revoked twice:
+ * CHAIN_REVOKED, docs/errors.md), so a note stays true. It is a cache of facts, not a record
+ * anything depends on: a lost or unreadable line only loses what `get` can say, so lines are
+ * appended without fsync and a line that does not parse is skipped.
  */
 import { appendFileSync, mkdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';

@@ -1,7 +1,7 @@
 /**
  * `cards create` builds and publishes a card (spec 4.1); `cards publish` publishes a card
  * built earlier. Both check that the service returned the same snapshot (the stock client's
- * "Received invalid card" check, wire-facts section 2) and show the stored card with its id.
+ * "Received invalid card" check) and show the stored card with its id.
  */
 import type { RawCard } from '../../../core/card.js';
 import { CardsError } from '../../../core/errors.js';

@@ -1,8 +1,8 @@
 /**
  * `cards jwt`: a token the service accepts for an identity. EdDSA JWT from an app key (or the
  * local `cards serve` app key); with --app-config, a stock VEDS512 token as the vendor's
- * clients make them (wire-facts section 3); with --store postgres://…, the app key the servers
- * on that database keep there (read only: nothing is made or migrated).
+ * clients make them (docs/http.md, Cryptography); with --store postgres://…, the app key the
+ * servers on that database keep there (read only: nothing is made or migrated).
  */
 import { CardsError } from '../../../core/errors.js';
 import { parsePrivateKey } from '../../../crypto/keys.js';

@@ -1,6 +1,6 @@
 /**
- * `cards unregister --identity ID`: what the stock clients' unregister does (spec 1.6; wire-facts
- * section 2, e3kit flows): find the identity's live cards, revoke each by id, then remove the
+ * `cards unregister --identity ID`: what the stock clients' unregister does (Cards spec 1.6;
+ * e3kit's unregister): find the identity's live cards, revoke each by id, then remove the
  * identity's private key from the keystore, and only once every revoke succeeded.
  */
 import { CardsError } from '../../../core/errors.js';
