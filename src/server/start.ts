@@ -146,11 +146,8 @@ export async function startServing(
         },
       }),
       ...(cardLog && { log: cardLog }),
-      limits: {
-        maxConnections: options.maxConnections,
-        requestTimeoutMs: timeoutMs,
-        headersTimeoutMs: Math.min(20_000, timeoutMs),
-      },
+      // The headers' time is the HTTP layer's default, at most the whole request's.
+      limits: { maxConnections: options.maxConnections, requestTimeoutMs: timeoutMs },
     });
     if (prepare) await prepare(registry);
     await listen(app, options);

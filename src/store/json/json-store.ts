@@ -23,6 +23,7 @@ import { fsyncDir, replaceFile } from '../../io/fs-durable.js';
 import { CardIndex, type IndexedCard, type Reservation } from '../card-index.js';
 import { batchText, journalText, JOURNAL_HEADER, replayJournal } from './journal.js';
 import { storePaths, type StorePaths } from './paths.js';
+import { DEFAULT_COMPACT_BYTES } from '../defaults.js';
 import { serializeCard } from '../record.js';
 import { StoreFile } from './store-file.js';
 import { IndexedStore } from '../indexed-store.js';
@@ -31,7 +32,7 @@ import type { CardEntry, StoreStats, StoredCard } from '../store.js';
 export interface JsonStoreOptions {
   /** The store file (companions are found beside it through paths.ts). */
   readonly path: string;
-  /** Fold the journal into the file once it exceeds max(this, the file's size). Default 16 MiB. */
+  /** Fold the journal into the file once it exceeds max(this, the file's size). */
   readonly compactBytes?: number;
   /** Told about failures that do not fail a request (a background compaction). */
   readonly onWarning?: (message: string) => void;
@@ -99,7 +100,7 @@ export class JsonStore extends IndexedStore {
     this.#file = file;
     this.index = index;
     this.#fileCards = fileCards;
-    this.#compactBytes = options.compactBytes ?? 16 * 1024 * 1024;
+    this.#compactBytes = options.compactBytes ?? DEFAULT_COMPACT_BYTES;
     this.#compactAt = Math.max(this.#compactBytes, file.bytes);
     this.#warn = options.onWarning ?? (() => undefined);
   }

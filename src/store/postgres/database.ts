@@ -8,19 +8,20 @@
  */
 import pg from 'pg';
 import { CardsError, isCardsError } from '../../core/errors.js';
+import { DEFAULT_POOL_SIZE, DEFAULT_STATEMENT_TIMEOUT_MS } from '../defaults.js';
 import { isConnectionLost, isRetryable, redactUrl, unavailable } from './errors.js';
 import type { Prepared } from './sql.js';
 
 export interface DatabaseOptions {
   /** postgres://USER:PASSWORD@HOST:PORT/DATABASE */
   readonly url: string;
-  /** Connections at most. Default 10. */
+  /** Connections at most. */
   readonly poolSize?: number;
   /** Requests waiting for a connection at most; more get 503 at once. Default 256. */
   readonly maxWaiting?: number;
-  /** Longest wait for a connection (a new one, or a free one of the pool), ms. Default 5000. */
+  /** Longest wait for a connection (a new one, or a free one of the pool), ms. */
   readonly connectTimeoutMs?: number;
-  /** Longest statement, ms (PostgreSQL statement_timeout). Default 5000. */
+  /** Longest statement, ms (PostgreSQL statement_timeout). */
   readonly statementTimeoutMs?: number;
   /** Told about failures that do not fail a request (a connection dropped while idle). */
   readonly onWarning?: (message: string) => void;
@@ -39,11 +40,11 @@ export class Database {
   readonly maxWaiting: number;
 
   constructor(options: DatabaseOptions) {
-    const statementTimeout = options.statementTimeoutMs ?? 5000;
+    const statementTimeout = options.statementTimeoutMs ?? DEFAULT_STATEMENT_TIMEOUT_MS;
     this.pool = new pg.Pool({
       connectionString: options.url,
-      max: options.poolSize ?? 10,
-      connectionTimeoutMillis: options.connectTimeoutMs ?? 5000,
+      max: options.poolSize ?? DEFAULT_POOL_SIZE,
+      connectionTimeoutMillis: options.connectTimeoutMs ?? DEFAULT_STATEMENT_TIMEOUT_MS,
       idleTimeoutMillis: 30_000,
       statement_timeout: statementTimeout,
       // The client gives up too, should the server not even answer (a network partition).
