@@ -14,23 +14,29 @@ import type { TileRef } from '../log/tile-path.js';
 
 export class RemoteLog implements TileReader {
   readonly url: string;
+  readonly #timeoutSeconds: number;
 
-  constructor(url: string) {
+  /** `timeoutSeconds`: each read's whole-request deadline, the command's --timeout. */
+  constructor(url: string, timeoutSeconds: number) {
     this.url = url.replace(/\/+$/, '');
+    this.#timeoutSeconds = timeoutSeconds;
   }
 
   async #get(path: string): Promise<{ status: number; body: Uint8Array }> {
-    let res: Response;
     try {
-      res = await fetch(`${this.url}${path}`, { signal: AbortSignal.timeout(30_000) });
+      // The deadline covers the body too: a server that trickles it is given up on as well.
+      const signal = AbortSignal.timeout(this.#timeoutSeconds * 1000);
+      const res = await fetch(`${this.url}${path}`, { signal });
+      return { status: res.status, body: new Uint8Array(await res.arrayBuffer()) };
     } catch (cause) {
-      throw new CardsError(
-        'UNREACHABLE',
-        `The log at ${this.url} could not be reached (${String((cause as Error).cause ?? cause)}).`,
-        { cause },
-      );
+      const why =
+        (cause as Error).name === 'TimeoutError'
+          ? `no answer within ${this.#timeoutSeconds} s`
+          : String((cause as Error).cause ?? cause);
+      throw new CardsError('UNREACHABLE', `The log at ${this.url} could not be reached (${why}).`, {
+        cause,
+      });
     }
-    return { status: res.status, body: new Uint8Array(await res.arrayBuffer()) };
   }
 
   async #text(path: string, what: string): Promise<string> {

@@ -48,6 +48,8 @@ describe('--timeout is a deadline for the whole request', () => {
     ['get --timeout 2', ['get', 'a'.repeat(64), '--timeout', '2'], {}],
     ['search, CARDS_TIMEOUT=2', ['search', 'alice'], { CARDS_TIMEOUT: '2' }],
     ['seed --timeout 2', ['seed', 'seed.json', '--timeout', '2'], {}],
+    // The log's reads (checkpoint, proofs, tiles) keep the same deadline.
+    ['monitor --timeout 2', ['monitor', '--identity', 'alice', '--timeout', '2'], {}],
   ];
   for (const [what, args, env] of cases) {
     test(what, async () => {

@@ -42,13 +42,14 @@ export interface GetResult {
 
 export async function get(ctx: CommandContext, options: GetOptions): Promise<GetResult> {
   const id = requireCardId(options.id);
-  const client = connect(ctx, resolveSettings(ctx, options));
+  const settings = resolveSettings(ctx, options);
+  const client = connect(ctx, settings);
   const { card, superseded } = await fetchCard(client, id);
   const relation = await relationOf(publicChainSource(client, ctx.home), card, superseded);
   const result: GetResult = { id, ...relation, card, snapshot: viewCard(card) };
   if (options.proof) {
     // The proof is public data (GET /log/proof/ID): saved beside the card for offline checks.
-    const proof = await new RemoteLog(client.url).proof(id);
+    const proof = await new RemoteLog(client.url, settings.timeout.value).proof(id);
     const cardFile = join(ctx.cwd, `${id}.json`);
     const proofFile = join(ctx.cwd, `${id}.proof`);
     writeFileSync(

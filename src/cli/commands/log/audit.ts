@@ -47,7 +47,7 @@ export async function logAudit(
 ): Promise<LogAuditResult> {
   const started = ctx.now();
   const settings = resolveSettings(ctx, options);
-  const remote = new RemoteLog(settings.url.value);
+  const remote = new RemoteLog(settings.url.value, settings.timeout.value);
   const logKey = options.logKey ? ed25519Verifier(options.logKey) : undefined;
   const { checkpoint, signed } = await fetchCheckpoint(remote, logKey);
   const problems: string[] = [];

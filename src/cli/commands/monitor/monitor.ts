@@ -70,7 +70,7 @@ export async function monitor(
   if (!identity) throw new CardsError('USAGE', 'give --identity ID: the identity to watch.');
   const expected = new Set((options.expectKey ?? []).map((k) => readPublicKey(ctx, k).toBase64()));
   const logKey = options.logKey ? ed25519Verifier(options.logKey) : undefined;
-  const remote = new RemoteLog(settings.url.value);
+  const remote = new RemoteLog(settings.url.value, settings.timeout.value);
   const interval = options.interval;
   const total: MonitorResult = { identity, origin: '', from: -1, to: 0, events: [], unexpected: 0 };
   for (;;) {

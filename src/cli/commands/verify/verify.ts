@@ -75,7 +75,7 @@ export async function verify(ctx: CommandContext, options: VerifyOptions): Promi
   const logKey = ed25519Verifier(options.logKey);
   const witnesses = (options.witness ?? []).map((w) => cosignatureVerifier(w));
   const settings = resolveSettings(ctx, options);
-  const remote = new RemoteLog(settings.url.value);
+  const remote = new RemoteLog(settings.url.value, settings.timeout.value);
   const file = resolve(ctx.cwd, options.input);
   let card: RawCard;
   let id: string;
