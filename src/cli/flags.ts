@@ -154,8 +154,13 @@ export const adminFlags = (): Option[] => [...connectionFlags(), adminTokenFlag(
 export const createdAtFlag = (what = 'created_at, UNIX seconds (default: now)'): Option =>
   new Option('--created-at <seconds>', what).argParser(integer(1, Number.MAX_SAFE_INTEGER));
 
-/** Requests in flight while seeding (`cards seed`, `cards serve --seed`). */
-export const SEED_CONCURRENCY = 16;
+/** Requests in flight: `cards seed`, `cards serve --seed`, `cards log audit`. */
+export const DEFAULT_CONCURRENCY = 16;
+
+export const concurrencyFlag = (): Option =>
+  new Option('--concurrency <n>', 'requests in flight')
+    .default(DEFAULT_CONCURRENCY)
+    .argParser(integer(1, 256));
 
 /** What `cards build` and `cards create` take to make a card (with the identity, elsewhere). */
 export const buildFlags = (): Option[] => [

@@ -2,7 +2,7 @@
 import { Option } from 'commander';
 import { EXIT } from '../../exit-status.js';
 import { declare } from '../../command.js';
-import { adminFlags, integer } from '../../flags.js';
+import { adminFlags, concurrencyFlag } from '../../flags.js';
 import { plural } from '../../text.js';
 import type { LogAuditOptions, LogAuditResult } from './audit.js';
 
@@ -19,7 +19,7 @@ export default [
         '--no-cards',
         'check the tree only, not that each entry is a card the registry serves',
       ),
-      new Option('--concurrency <n>', 'requests in flight').default(16).argParser(integer(1, 256)),
+      concurrencyFlag(),
     ],
     examples: [
       'cards log audit --url http://127.0.0.1:8080 --log-key "$LOG_KEY"',

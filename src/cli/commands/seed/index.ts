@@ -1,7 +1,7 @@
 /** `cards seed FILE`: many cards from a seed file. */
 import { Argument, Option } from 'commander';
 import { declare } from '../../command.js';
-import { connectionFlags, integer, SEED_CONCURRENCY } from '../../flags.js';
+import { concurrencyFlag, connectionFlags } from '../../flags.js';
 import type { SeedOptions, SeedResult } from '../../seeding.js';
 import { stateColour } from '../../text.js';
 
@@ -11,9 +11,7 @@ export default declare({
   args: [new Argument('<file>', 'seed file (JSON; - for stdin)')],
   flags: [
     connectionFlags(),
-    new Option('--concurrency <n>', 'requests in flight')
-      .default(SEED_CONCURRENCY)
-      .argParser(integer(1, 256)),
+    concurrencyFlag(),
     new Option('--save-keys', "save each identity's newest live key into the keystore"),
     new Option('--force', 'with --save-keys: replace keys already in the keystore'),
   ],

@@ -7,7 +7,7 @@
 import type { RawCard } from '../../../core/card.js';
 import type { Prepare } from '../../../server/start.js';
 import type { CommandContext } from '../../context.js';
-import { SEED_CONCURRENCY } from '../../flags.js';
+import { DEFAULT_CONCURRENCY } from '../../flags.js';
 import { seedCards, type SeedClient, type SeedResult } from '../../seeding.js';
 
 /** The registry a starting server hands what runs before it listens (src/server/start.ts). */
@@ -35,7 +35,7 @@ export function seedRegistry(
 ): Promise<SeedResult> {
   return seedCards(
     ctx,
-    { file, concurrency: SEED_CONCURRENCY },
+    { file, concurrency: DEFAULT_CONCURRENCY },
     registryClient(registry, 'this server'),
     signer,
   );
