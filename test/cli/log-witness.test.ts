@@ -12,7 +12,11 @@ import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { after, test } from 'node:test';
 import { generatePrivateKey } from '../../src/crypto/keys.js';
-import { KEY_TYPE_COSIGNATURE, formatVerifierKey } from '../../src/log/note-keys.js';
+import {
+  KEY_TYPE_COSIGNATURE,
+  KEY_TYPE_ED25519,
+  formatVerifierKey,
+} from '../../src/log/note-keys.js';
 import {
   CARDS_BIN,
   hermeticEnv,
@@ -24,7 +28,8 @@ import { sandbox } from './harness.js';
 
 after(removeTempDirs);
 
-async function startWitness(logKey: string, dir: string) {
+/** `cards witness serve` for `logKey`; with `json`, started with --json (one JSON start-up line). */
+async function startWitness(logKey: string, dir: string, json = false) {
   const proc = spawn(
     process.execPath,
     [
@@ -39,23 +44,36 @@ async function startWitness(logKey: string, dir: string) {
       '0',
       '--name',
       'test/witness',
+      ...(json ? ['--json'] : []),
     ],
     { env: hermeticEnv(), stdio: ['ignore', 'pipe', 'pipe'] },
   );
   let out = '';
   proc.stdout.setEncoding('utf8').on('data', (d: string) => (out += d));
-  await new Promise<void>((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`witness did not start: ${out}`)), 10_000);
-    proc.stdout.on('data', () => {
-      if (/^witness key: /m.test(out)) {
-        clearTimeout(timer);
-        resolve();
-      }
+  const started = json ? /\n/ : /^witness key: /m;
+  const exited = new Promise<number | null>((resolve) => proc.on('exit', resolve));
+  try {
+    await new Promise<void>((resolve, reject) => {
+      const timer = setTimeout(() => reject(new Error(`witness did not start: ${out}`)), 10_000);
+      proc.stdout.on('data', () => {
+        if (started.test(out)) {
+          clearTimeout(timer);
+          resolve();
+        }
+      });
     });
-  });
-  const url = /^listening on (\S+)$/m.exec(out)?.[1] ?? '';
-  const vkey = /^witness key: (\S+)$/m.exec(out)?.[1] ?? '';
-  return { url, vkey, stop: () => proc.kill('SIGTERM') };
+    const shown = json
+      ? (JSON.parse(out) as { url: string; vkey: string })
+      : {
+          url: /^listening on (\S+)$/m.exec(out)?.[1] ?? '',
+          vkey: /^witness key: (\S+)$/m.exec(out)?.[1] ?? '',
+        };
+    return { ...shown, out: () => out, stop: () => proc.kill('SIGTERM'), exited };
+  } catch (err) {
+    // A witness that did not start as expected is stopped, not left running.
+    proc.kill('SIGKILL');
+    throw err;
+  }
 }
 
 /** The server's checkpoint once it carries the test witness's cosignature (up to 10 s). */
@@ -143,6 +161,31 @@ test('a witnessed log: cosigned checkpoints, verify --witness, a restart resyncs
     server.url,
   ]);
   assert.equal(ok2.status, 0, ok2.stdout + ok2.stderr + server.stderr());
+});
+
+test('`cards witness serve --json`: one JSON start-up line, then it serves', async () => {
+  const dir = makeTempDir('cards-witness-json-');
+  const logKey = formatVerifierKey(
+    'example.com/log',
+    KEY_TYPE_ED25519,
+    generatePrivateKey().publicKey.raw,
+  );
+  const witness = await startWitness(logKey, join(dir, 'witness'), true);
+  try {
+    const line = JSON.parse(witness.out()) as Record<string, unknown>;
+    assert.deepEqual(Object.keys(line), ['url', 'vkey', 'state', 'logsSeen', 'logs']);
+    assert.match(witness.url, /^http:\/\/127\.0\.0\.1:\d+$/);
+    assert.match(witness.vkey, /^test\/witness\+[0-9a-f]{8}\+/);
+    assert.equal(line.state, join(dir, 'witness'));
+    assert.equal(line.logsSeen, 0);
+    assert.deepEqual(line.logs, ['example.com/log']);
+    // The C2SP add-checkpoint endpoint answers: a body that is no checkpoint is refused.
+    const answer = await fetch(`${witness.url}/add-checkpoint`, { method: 'POST', body: 'x' });
+    assert.equal(answer.status, 400);
+  } finally {
+    witness.stop();
+  }
+  assert.equal(await witness.exited, 0);
 });
 
 test("a witness's answer reaches the server's terminal with its controls written out", async (t) => {

@@ -24,7 +24,8 @@ export default [
         .default(7380)
         .argParser(integer(0, 65_535)),
     ],
-    help: 'Prints "listening on URL" and its witness key; SIGINT/SIGTERM stop it.',
+    help: `Prints "listening on URL" and its witness key (with --json, one JSON line: url, vkey,
+state, logsSeen, logs); SIGINT/SIGTERM stop it.`,
     examples: [
       'cards witness serve --log "$LOG_KEY"',
       'cards witness serve --log "$LOG_KEY" --port 0 --dir /var/lib/cards-witness',

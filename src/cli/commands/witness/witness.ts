@@ -8,10 +8,12 @@ import { CardsError } from '../../../core/errors.js';
 import { outliveOutput } from '../../../io/standard-streams.js';
 import { isValidKeyName } from '../../../log/note-keys.js';
 import { startWitness, type WitnessOptions } from '../../../server/witness-home.js';
+import type { GlobalFlags } from '../../command.js';
 import type { CommandContext } from '../../context.js';
 
 /** The flags of `cards witness serve` (each declared in index.ts). */
-export type WitnessServeOptions = Omit<WitnessOptions, 'logs'> & { readonly log: string[] };
+export type WitnessServeOptions = Omit<WitnessOptions, 'logs'> &
+  GlobalFlags & { readonly log: string[] };
 
 export async function witnessServe(
   ctx: CommandContext,
@@ -24,10 +26,16 @@ export async function witnessServe(
   outliveOutput();
   const witness = await startWitness({ dir, name, logs, host, port });
   const out = (line: string): unknown => ctx.stdout.write(`${line}\n`);
-  out(`listening on ${witness.url}`);
-  out(`witness key: ${witness.vkey}`);
-  out(`state: ${options.dir} (${witness.logsSeen} logs seen)`);
-  out(`logs: ${witness.origins.join(', ')}`);
+  // With --json, one JSON start-up line, as `cards serve --json` prints.
+  if (options.json) {
+    const { url, vkey, logsSeen, origins } = witness;
+    out(JSON.stringify({ url, vkey, state: dir, logsSeen, logs: origins }));
+  } else {
+    out(`listening on ${witness.url}`);
+    out(`witness key: ${witness.vkey}`);
+    out(`state: ${options.dir} (${witness.logsSeen} logs seen)`);
+    out(`logs: ${witness.origins.join(', ')}`);
+  }
   const signal = await new Promise<NodeJS.Signals>((done) => {
     process.once('SIGINT', done);
     process.once('SIGTERM', done);
