@@ -106,6 +106,8 @@ describe(`admin commands against cards serve${onPostgres ? ' on PostgreSQL' : ''
     const twice = await box.cards(['import', out]);
     assert.equal(twice.status, 4, said(twice));
     assert.match(twice.stderr, /IMPORT_NOT_EMPTY/);
+    // The next step in the CLI's words: --append, not the server's query string.
+    assert.match(twice.stderr, /^ {2}pass --append /m);
   });
 
   test('export and import follow the profile like every setting: its db is a store, its url a server', async () => {

@@ -50,6 +50,11 @@ the profile's url); else from --db's store (set anywhere but its default) or DAT
     run: async (ctx, options: TransferOptions, [file]) =>
       (await transfer()).importCommand(ctx, options, file),
     text: onStderr,
+    hints: {
+      // The server's message names its query string; the CLI's word for it is --append.
+      IMPORT_NOT_EMPTY:
+        "pass --append to add the cards one by one with the registry's rules, or empty it first (`cards reset --yes`)",
+    },
   }),
   declare({ name: 'db', summary: 'The PostgreSQL store.' }),
   declare({
