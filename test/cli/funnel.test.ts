@@ -20,6 +20,7 @@ import { numberOf, type ErrorCode } from '../../src/core/errors.js';
 import * as defaults from '../../src/server/defaults.js';
 import { makeTempDir, removeTempDirs } from '../helpers/server.js';
 import { said, sandbox } from './harness.js';
+import { serverInSandbox } from './server-sandbox.js';
 
 after(removeTempDirs);
 
@@ -104,6 +105,41 @@ describe('global flags go before or after the command', () => {
       assert.equal(refused.json<{ error: { name: string } }>().error.name, 'USAGE');
     } finally {
       box.cleanup();
+    }
+  });
+  test('against a server: `cards --profile p search x` and `cards --json get ID`, either side', async () => {
+    const { server, box } = await serverInSandbox({ env: () => ({}) });
+    try {
+      // The first profile is the default: one that reaches nothing (port 9, refused at once).
+      const other = ['--profile', 'other', 'config', 'set', 'url', 'http://127.0.0.1:9'];
+      assert.equal((await box.cards(other)).status, 0);
+      for (const [key, value] of [
+        ['url', server.url],
+        ['db', server.paths.store],
+      ] as const) {
+        const set = await box.cards(['--profile', 'p', 'config', 'set', key, value]);
+        assert.equal(set.status, 0, said(set));
+      }
+      const made = await box.cards(['--profile', 'p', 'create', '--identity', 'x', '--new-key']);
+      assert.equal(made.status, 0, said(made));
+      // Without --profile the default one is used: it has no credentials for port 9.
+      const elsewhere = await box.cards(['search', 'x', '--json']);
+      assert.equal(elsewhere.status, 7, said(elsewhere));
+      assert.match(elsewhere.json<{ error: { message: string } }>().error.message, /:9\.$/);
+      const before = await box.cards(['--profile', 'p', 'search', 'x', '--json']);
+      const after = await box.cards(['search', 'x', '--profile', 'p', '--json']);
+      assert.equal(before.status, 0, said(before));
+      assert.equal(before.stdout, after.stdout);
+      type Found = { results: { chains: { id: string }[][] }[] };
+      const id = before.json<Found>().results[0]?.chains[0]?.[0]?.id ?? '';
+      assert.match(id, /^[0-9a-f]{64}$/);
+      const early = await box.cards(['--json', '--profile', 'p', 'get', id]);
+      const late = await box.cards(['get', id, '--profile', 'p', '--json']);
+      assert.equal(early.status, 0, said(early));
+      assert.equal(early.json<{ id: string }>().id, id);
+      assert.equal(early.stdout, late.stdout);
+    } finally {
+      await Promise.all([server.dispose(), box.cleanup()]);
     }
   });
 });
