@@ -13,6 +13,7 @@ import { dirname, join, resolve } from 'node:path';
 import type { LowSync } from 'lowdb';
 import { CardsError } from '../core/errors.js';
 import { isProfileName } from '../core/profile.js';
+import { DEFAULT_URL } from '../server/defaults.js';
 import type { CommandContext } from './context.js';
 import { isInlinePublicKey } from './inputs.js';
 import { openJsonDocument } from './json-document.js';
@@ -37,8 +38,33 @@ export interface ConfigFile {
   profiles: Record<string, ProfileSettings>;
 }
 
-/** Settings that name files: relative to the config file's folder when read. */
+/** Settings that name files (`serviceKey` too when it does not hold the key itself). */
 const PATH_KEYS = new Set<string>(['appKey', 'appConfig', 'db']);
+const namesFile = (key: ProfileKey, value: string): boolean =>
+  PATH_KEYS.has(key) || (key === 'serviceKey' && !isInlinePublicKey(value));
+
+/** A setting by its flag's name (`app-key`) or the profile's (`appKey`). */
+export function profileKeyOf(name: string): ProfileKey | undefined {
+  const key = name.replace(/-([a-z])/g, (_, c: string) => c.toUpperCase());
+  return (PROFILE_KEYS as readonly string[]).includes(key) ? (key as ProfileKey) : undefined;
+}
+
+/**
+ * A value as `cards init` and `cards config set` keep it in a profile: `compat` one of the wire
+ * profiles, `url` an http(s) URL, and a file's name absolute against `cwd` (`~/…` as a shell
+ * reads it), so the profile works from any folder.
+ */
+export function profileValue(ctx: CommandContext, key: ProfileKey, value: string): string {
+  if (key === 'compat' && !isProfileName(value))
+    throw new CardsError('USAGE', `compat must be "service" or "virgil", got "${value}".`);
+  if (key === 'url' && !/^https?:\/\/[^/]/.test(value))
+    throw new CardsError('USAGE', `"${value}" is not an http(s) URL.`, {
+      hint: `for example ${DEFAULT_URL}`,
+    });
+  if (!namesFile(key, value)) return value;
+  const home = ctx.env.HOME;
+  return resolve(ctx.cwd, home && /^~(\/|$)/.test(value) ? home + value.slice(1) : value);
+}
 
 export function configPath(ctx: CommandContext): string {
   const explicit = ctx.env.CARDS_CONFIG;
@@ -96,8 +122,7 @@ export function openConfig(path: string): LowSync<ConfigFile> {
 function resolvePaths(path: string, profile: ProfileSettings): ProfileSettings {
   const resolved: ProfileSettings = {};
   for (const [key, value] of Object.entries(profile) as [ProfileKey, string][]) {
-    const isPath = PATH_KEYS.has(key) || (key === 'serviceKey' && !isInlinePublicKey(value));
-    resolved[key] = isPath ? resolve(dirname(path), value) : value;
+    resolved[key] = namesFile(key, value) ? resolve(dirname(path), value) : value;
   }
   return resolved;
 }

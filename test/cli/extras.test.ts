@@ -111,6 +111,39 @@ describe('completion, config set/use, --debug', { concurrency: true }, () => {
     const badKey = await box.cards(['config', 'set', 'colour', 'red'], { env });
     assert.equal(badKey.status, 2, said(badKey));
     assert.match(badKey.stderr, /"colour" is not a setting/);
+
+    // config set keeps a value as `cards init` does: a key file's name absolute, `~/` as a
+    // shell reads it (HOME is the sandbox's folder), an inline key as is, a URL http(s).
+    const inlineKey = 'MCowBQYDK2VwAyEAGb9ECWmEzf6FQbrBZ9w7lshQhqowtrbLDFw4rXAxZuE=';
+    for (const [key, value] of [
+      ['service-key', 'keys/service.pem'],
+      ['app-key', '~/app.pem'],
+    ] as const)
+      assert.equal(
+        (await box.cards(['config', 'set', key, value, '--profile', 'p3'], { env })).status,
+        0,
+      );
+    assert.equal(
+      (await box.cards(['config', 'set', 'serviceKey', inlineKey, '--profile', 'p4'], { env }))
+        .status,
+      0,
+    );
+    const kept = JSON.parse(readFileSync(env.CARDS_CONFIG, 'utf8')) as {
+      profiles: Record<string, Record<string, string>>;
+    };
+    assert.deepEqual(kept.profiles.p3, {
+      serviceKey: join(box.dir, 'keys', 'service.pem'),
+      appKey: join(box.dir, 'app.pem'),
+    });
+    assert.deepEqual(kept.profiles.p4, { serviceKey: inlineKey });
+    for (const args of [
+      ['config', 'set', 'url', 'ftp://cards.test'],
+      ['init', '--profile', 'p5', '--url', 'ftp://cards.test', '--yes'],
+    ]) {
+      const refused = await box.cards(args, { env });
+      assert.equal(refused.status, 2, said(refused));
+      assert.match(refused.stderr, /"ftp:\/\/cards\.test" is not an http\(s\) URL/);
+    }
   });
 
   test('--debug and CARDS_DEBUG=1 print each request and response, token redacted', async () => {

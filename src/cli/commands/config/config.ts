@@ -3,12 +3,17 @@
  * the connection settings of every command, and those `cards serve` would start with;
  * `config set` and `config use` change it.
  */
-import { resolve } from 'node:path';
 import type { Command } from 'commander';
 import { CardsError } from '../../../core/errors.js';
-import { isProfileName } from '../../../core/profile.js';
 import { fileHome } from '../../../server/file-home.js';
-import { configPath, openConfig, unknownProfile, type ProfileSettings } from '../../config-file.js';
+import {
+  configPath,
+  openConfig,
+  profileKeyOf,
+  profileValue,
+  unknownProfile,
+  type ProfileSettings,
+} from '../../config-file.js';
 import type { CommandContext } from '../../context.js';
 import { resolveSettings, type ConnectionFlags, type Setting } from '../../settings.js';
 import { resolveOptions, type Source, type Sources } from '../../value-sources.js';
@@ -123,24 +128,8 @@ export interface ConfigChange {
   isDefault: boolean;
 }
 
-const SETTINGS = {
-  url: 'url',
-  identity: 'identity',
-  compat: 'compat',
-  db: 'db',
-  'app-key': 'appKey',
-  appKey: 'appKey',
-  'app-config': 'appConfig',
-  appConfig: 'appConfig',
-  'service-key': 'serviceKey',
-  serviceKey: 'serviceKey',
-  'admin-token': 'adminToken',
-  adminToken: 'adminToken',
-} as const satisfies Record<string, keyof ProfileSettings>;
-const PATHS = new Set<keyof ProfileSettings>(['db', 'appKey', 'appConfig']);
-
 export function configSet(ctx: CommandContext, options: ConfigSetOptions): ConfigChange {
-  const key = (SETTINGS as Record<string, keyof ProfileSettings>)[options.key];
+  const key = profileKeyOf(options.key);
   if (key === undefined)
     throw new CardsError('USAGE', `"${options.key}" is not a setting.`, {
       hint: `settings: url, identity, compat, db, app-key, app-config, service-key, admin-token`,
@@ -149,21 +138,13 @@ export function configSet(ctx: CommandContext, options: ConfigSetOptions): Confi
     throw new CardsError('USAGE', `The value for ${options.key} is empty.`, {
       hint: 'edit the config file to remove a setting, or `cards init --force` to rewrite it',
     });
-  if (key === 'compat' && !isProfileName(options.value))
-    throw new CardsError('USAGE', `compat must be "service" or "virgil", got "${options.value}".`);
-  if (key === 'url' && !/^https?:\/\/[^/]/.test(options.value))
-    throw new CardsError('USAGE', `"${options.value}" is not an http(s) URL.`, {
-      hint: 'for example http://127.0.0.1:8080',
-    });
+  const value = profileValue(ctx, key, options.value);
   const path = configPath(ctx);
   const document = openConfig(path);
   const config = document.data;
   const profile = options.profile ?? config.default ?? 'default';
   const settings: ProfileSettings = { ...config.profiles[profile] };
-  // Paths are stored absolute, so the profile works from any folder.
-  (settings as Record<string, string>)[key] = PATHS.has(key)
-    ? resolve(ctx.cwd, options.value)
-    : options.value;
+  settings[key] = value;
   config.profiles[profile] = settings;
   config.default ??= profile;
   document.write();

@@ -4,12 +4,16 @@
  */
 import { resolve } from 'node:path';
 import { CardsError } from '../../../core/errors.js';
-import { isProfileName } from '../../../core/profile.js';
-import { DEFAULT_URL } from '../../../server/defaults.js';
-import { configPath, openConfig, type ProfileSettings } from '../../config-file.js';
+import { DEFAULT_DB, DEFAULT_URL } from '../../../server/defaults.js';
+import {
+  configPath,
+  openConfig,
+  profileValue,
+  type ProfileKey,
+  type ProfileSettings,
+} from '../../config-file.js';
 import type { CommandContext } from '../../context.js';
 import { ask, canPrompt, confirm, type Question } from '../../prompts.js';
-import { isInlinePublicKey } from '../../inputs.js';
 
 export interface InitOptions {
   profile?: string;
@@ -66,7 +70,7 @@ export async function init(ctx: CommandContext, options: InitOptions): Promise<I
         name: 'db',
         message:
           'Store file of your local `cards serve` (its app key beside it signs your tokens; blank: none)',
-        default: existing.db ?? resolve(ctx.cwd, 'cards.json'),
+        default: existing.db ?? resolve(ctx.cwd, DEFAULT_DB),
       });
     if (!local && given.appKey === undefined)
       second.push({
@@ -82,37 +86,17 @@ export async function init(ctx: CommandContext, options: InitOptions): Promise<I
     }
   }
   name ??= 'default';
-  if (given.compat !== undefined && given.compat !== '' && !isProfileName(given.compat))
-    throw new CardsError('USAGE', `--compat must be "service" or "virgil", got "${given.compat}".`);
   const settings: ProfileSettings = {};
-  const set = (key: keyof ProfileSettings, value: string | undefined, path = false): void => {
-    if (value === undefined || value === '') return;
-    // `~/…` as a shell would read it, then absolute: the profile works from any folder.
-    const home = ctx.env.HOME;
-    const expanded = path && home && /^~(\/|$)/.test(value) ? home + value.slice(1) : value;
-    (settings as Record<string, string>)[key] = path ? resolve(ctx.cwd, expanded) : value;
+  const set = (key: ProfileKey, value: string | undefined): void => {
+    if (value !== undefined && value !== '') settings[key] = profileValue(ctx, key, value);
   };
   set('url', given.url);
   set('identity', given.identity);
   set('compat', given.compat);
-  set('appKey', given.appKey, true);
-  set('appConfig', options.appConfig, true);
-  set('db', given.db, true);
-  // A key file is kept by its absolute path, like every path in a profile; an inline key as is.
-  set(
-    'serviceKey',
-    options.serviceKey,
-    options.serviceKey !== undefined && !isInlinePublicKey(options.serviceKey),
-  );
-  if (settings.url !== undefined) {
-    try {
-      new URL(settings.url);
-    } catch {
-      throw new CardsError('USAGE', `"${settings.url}" is not a URL.`, {
-        hint: 'for example http://127.0.0.1:8080',
-      });
-    }
-  }
+  set('appKey', given.appKey);
+  set('appConfig', options.appConfig);
+  set('db', given.db);
+  set('serviceKey', options.serviceKey);
   const replaced = config.profiles[name] !== undefined;
   if (replaced && options.force !== true) {
     if (
