@@ -1,5 +1,5 @@
 /**
- * The admin commands (issue 15) against a real `cards serve`: list, history, requests, reset
+ * The admin commands against a real `cards serve`: list, history, requests, reset
  * --yes, export --out and import (a round trip), with --json; the admin token read from the
  * token file beside --db, and a wrong one from the environment refused (exit 7).
  *

@@ -1,5 +1,5 @@
 /**
- * Chain relations end to end (issue 12 item 7): `revoke` reports the revoking card the server
+ * Chain relations end to end: `revoke` reports the revoking card the server
  * returned; `get` names what revoked a card and keeps a replaced card's `supersededBy` after its
  * chain was revoked, when this CLI can know it; `seed`'s states come from the same core rules.
  * `node bin/cards.js` against a real `cards serve` on port 0.

@@ -1,5 +1,5 @@
 /**
- * CLI time limits are whole-request deadlines (issue 11 item 12): a server that trickles one
+ * CLI time limits are whole-request deadlines: a server that trickles one
  * byte a second keeps an idle timeout happy forever, so every command that talks to a service,
  * `cards seed` included, must give up after --timeout SECONDS (env CARDS_TIMEOUT) in all,
  * with exit status 6 (unreachable).

@@ -276,7 +276,7 @@ describe('networked commands against cards serve', { concurrency: true }, () => 
     const refused = await box.cards(['seed', 'refused-seed.json', '--json']);
     assert.equal(refused.status, 4, said(refused));
     assert.match(refused.stderr, /PREVIOUS_NOT_FOUND \(40015\): seed: card "orphan"/);
-    // Under --json the error object is on stdout too (issue 11 item 18c).
+    // Under --json the error object is on stdout too.
     const { error } = refused.json<{ error: { name: string } }>();
     assert.equal(error.name, 'PREVIOUS_NOT_FOUND');
   });

@@ -1,5 +1,5 @@
 /**
- * `cards inspect` and the service key (issue 12 item 8): a local store's service key is used
+ * `cards inspect` and the service key: a local store's service key is used
  * when --db names it (and the report says so); without any key the report says plainly that
  * the service signature was NOT checked and how to give the key; `cards key service` prints
  * it. `node bin/cards.js` against a real `cards serve` on port 0.

@@ -1,5 +1,5 @@
 /**
- * Witnessed log end to end, two processes (issue 16, C2SP tlog-witness v1.0.0): `cards witness
+ * Witnessed log end to end, two processes (C2SP tlog-witness v1.0.0): `cards witness
  * serve` trusts the log's key; `cards serve --witness URL --witness-key VKEY` submits every new
  * checkpoint and serves it with the cosignature; `cards verify --witness VKEY` accepts it and
  * refuses when the required witness did not cosign. A restart of the log (the witness then

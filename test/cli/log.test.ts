@@ -1,5 +1,5 @@
 /**
- * The transparency log from the CLI, against a real `cards serve` (issue 16): every card created
+ * The transparency log from the CLI, against a real `cards serve`: every card created
  * through the CLI has a proof that `cards verify` accepts; `cards get --proof` saves card and
  * proof for an offline check; `cards monitor` reports an identity's cards and exits 5 on a key
  * not expected; `cards log audit` passes, and fails when an entry bundle is tampered with; a

@@ -1,5 +1,5 @@
 /**
- * A newcomer's first hour (issue 12): the seed example of docs/cli.md, inspect of a revoking card,
+ * A newcomer's first hour: the seed example of docs/cli.md, inspect of a revoking card,
  * no key left behind by a refused command, an empty --identity, unknown commands in the one
  * error format, fitting hints and readable output. `node bin/cards.js` against a real
  * `cards serve` on port 0.

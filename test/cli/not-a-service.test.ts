@@ -1,5 +1,5 @@
 /**
- * A URL that is not a Cards service (issue 11 item 17): an HTML page with 200 or 404, or JSON
+ * A URL that is not a Cards service: an HTML page with 200 or 404, or JSON
  * without the Error object's shape, is said to be "not a Cards service at URL" with its own
  * code (NOT_A_SERVICE) and exit status 6, rather than a misleading refusal or usage error.
  * And a service's own 5xx (10000, 10006) exits 6 as the tables of docs/errors.md say (item 18b).

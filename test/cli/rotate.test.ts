@@ -1,5 +1,5 @@
 /**
- * `cards rotate` end to end against a real `cards serve` (issue 12.14): the replacement names
+ * `cards rotate` end to end against a real `cards serve`: the replacement names
  * the live card, the keystore holds the new key only after the service accepted it, the old key
  * is a dated backup until --prune, and a refused rotation leaves the keystore as it was.
  */

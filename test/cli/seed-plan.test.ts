@@ -1,6 +1,6 @@
 /**
  * `cards seed` validates the whole plan before it sends anything, and a server's refusal
- * mid-way still yields the --json summary of what was created (issue 11 item 13).
+ * mid-way still yields the --json summary of what was created.
  */
 import assert from 'node:assert/strict';
 import { writeFileSync } from 'node:fs';

@@ -1,5 +1,5 @@
 /**
- * The files beside a store (issue 11, item 1): a `--db` that names, or links to, one of its
+ * The files beside a store: a `--db` that names, or links to, one of its
  * own companions is refused before anything is touched; two stores of one stem in one folder
  * share nothing; a store made by an older version (companions named after the stem) keeps its
  * keys and its journal. Real `cards serve` in subprocesses, temp dirs, port 0.

@@ -1,5 +1,5 @@
 /**
- * What servers on one PostgreSQL share besides the cards (issue 14): the admin token is kept in
+ * What servers on one PostgreSQL share besides the cards: the admin token is kept in
  * the database like the service and app keys (cards_keys), made by the first server to start
  * and taken by every other one that has no --admin-token; the banner says where it came from.
  * `cards jwt --store postgres://…` mints tokens with the app key kept there, which the servers

@@ -144,7 +144,7 @@ describe('cards config: serve settings', () => {
   });
 });
 
-describe('a profile names files relative to its config file (issue 11, item 15)', () => {
+describe('a profile names files relative to its config file', () => {
   test('serviceKey, appKey, appConfig and db resolve against the config folder; inline keys stay', async () => {
     const box = sandbox();
     try {

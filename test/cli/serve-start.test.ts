@@ -1,5 +1,5 @@
 /**
- * `cards serve` for tests and scripts (issue 12 items 15 and 4): --memory writes nothing,
+ * `cards serve` for tests and scripts: --memory writes nothing,
  * --seed creates a seed file's cards before the port opens, --json prints one start-up line,
  * --ready-file writes the same once listening; a key made inside a git work tree that does not
  * ignore it is warned about. Real processes, port 0, temp dirs; the CLI talks to them.

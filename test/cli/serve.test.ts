@@ -81,7 +81,7 @@ describe('cards serve: flags and environment', () => {
     assert.match(result.stderr, new RegExp(`Port ${port} is in use`));
   });
 
-  test('a failed start creates nothing: no store, no folder, no key, no lock (issue 11, item 14)', async (t) => {
+  test('a failed start creates nothing: no store, no folder, no key, no lock', async (t) => {
     const dir = makeTempDir();
     writeFileSync(join(dir, 'bad.pem'), 'not a key');
     const blocker = createServer();

@@ -1,5 +1,5 @@
 /**
- * Card data never reaches a terminal raw (issue 11 item 8): a card whose identity and extra
+ * Card data never reaches a terminal raw: a card whose identity and extra
  * snapshot hold ESC sequences (title change, screen clear), C1 controls, bidi overrides and a
  * forged line is created on a real `cards serve`, then read back with plain `cards get`,
  * `cards search` and `cards inspect`: the text views show the controls escaped, `--json` keeps

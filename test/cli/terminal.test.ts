@@ -1,5 +1,5 @@
 /**
- * What a person sees on a terminal (issue 12, items 2, 9 and 16): Ctrl-C at a question exits
+ * What a person sees on a terminal: Ctrl-C at a question exits
  * 130 with one quiet line, "No" exits 1 and changes nothing, interactive `cards init` asks what
  * a newcomer can answer and stores absolute paths, seed's progress bar shows a rate and an ETA.
  * Every command runs as `node bin/cards.js` on a real pseudo-terminal (pty.ts).

@@ -301,7 +301,7 @@ describe('client', () => {
     };
     assert.deepEqual(
       [await code(), await code(), await code(), await code(), await code()],
-      // 418 "teapot": no Error object, so not a Cards service (issue 11 item 17).
+      // 418 "teapot": no Error object, so not a Cards service.
       ['CARD_NOT_FOUND', 'IDENTITY_MISMATCH', 'UNREACHABLE', 'NOT_A_SERVICE', 'TOKEN_SIGNATURE'],
     );
     client.close();
