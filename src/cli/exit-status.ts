@@ -146,5 +146,6 @@ export const EXIT_STATUS: Readonly<Record<ErrorCode, ExitStatus>> = {
   LOG_NOT_INTEGRATED: notFound,
   LOG_TILE_NOT_FOUND: notFound,
   LOG_UNEXPECTED_KEY: verificationFailed,
+  LOG_ROLLED_BACK: error,
   LOG_DISABLED: notFound,
 };

@@ -41,6 +41,11 @@ export const LOCAL_ERRORS = {
     91009,
     'The log holds a card of the identity with a key that was not expected.',
   ),
+  // A server's start: its log is missing or behind the last checkpoint its key signed.
+  LOG_ROLLED_BACK: l(
+    91011,
+    'The transparency log is missing or behind what its key signed; refusing to sign a fork.',
+  ),
 } as const satisfies Record<string, LocalError>;
 
 export type LocalCode = keyof typeof LOCAL_ERRORS;

@@ -7,8 +7,10 @@
  *
  * Never two inconsistent checkpoints: on open the persisted checkpoint must verify under the
  * log key and its root must equal the root of the stored tiles at its size, or the writer
- * refuses (STORE_CORRUPT); every later checkpoint extends that edge, append-only. The tree is
- * never recomputed: `loadEdge` reads one tile per level.
+ * refuses (STORE_CORRUPT); the log found must be at or after the last checkpoint the key signed
+ * (kept apart from the log, log-epochs.ts), or the writer refuses (LOG_ROLLED_BACK) unless told
+ * to begin a new log (`newLog`); every later checkpoint extends that edge, append-only. The
+ * tree is never recomputed: `loadEdge` reads one tile per level.
  */
 import { CardsError } from '../core/errors.js';
 import type { PrivateKey } from '../crypto/keys.js';
@@ -17,6 +19,14 @@ import { openCheckpoint, parseCheckpoint, signCheckpoint } from './checkpoint.js
 import { equalHashes, sha256 } from './hash.js';
 import { Cosigning, type CheckpointCosigner, type Submission } from './cosigning.js';
 import { addSignatureLines, parseNote } from './note.js';
+import {
+  epochOf,
+  epochOrigin,
+  isAtOrAfter,
+  logBehind,
+  signedPoint,
+  type TreePoint,
+} from './log-epochs.js';
 import {
   KEY_TYPE_ED25519,
   ed25519Signer,
@@ -31,6 +41,7 @@ import type { TileStore, TileTransaction } from './tile-store.js';
 import { formatTlogProof } from './tlog-proof.js';
 
 export type { CheckpointCosigner } from './cosigning.js';
+export { epochOrigin } from './log-epochs.js';
 
 export interface LogWriterOptions {
   readonly tiles: TileStore;
@@ -38,6 +49,11 @@ export interface LogWriterOptions {
   readonly origin: string;
   readonly key: PrivateKey;
   readonly cosigners?: readonly CheckpointCosigner[];
+  /**
+   * Begin a new log on open (origin `<base>/reset-N`, N past every epoch the storage and the
+   * key's record know), whatever the stored log holds: the way past LOG_ROLLED_BACK.
+   */
+  readonly newLog?: boolean;
   /** Failures that do not stop the log (a witness that does not answer). */
   readonly onWarning?: (message: string) => void;
 }
@@ -54,17 +70,6 @@ export interface Published {
   readonly size: number;
   /** The signed checkpoint with the cosignatures collected for it. */
   readonly checkpoint: string;
-}
-
-/** The origin of the log begun after `epoch` resets of the registry (0: the first log). */
-export const epochOrigin = (base: string, epoch: number): string =>
-  epoch === 0 ? base : `${base}/reset-${epoch}`;
-
-/** The epoch of `origin` as a log of `base`, or undefined when it is not one. */
-function epochOf(base: string, origin: string): number | undefined {
-  if (origin === base) return 0;
-  const match = /^\/reset-([1-9][0-9]{0,8})$/.exec(origin.slice(base.length));
-  return origin.startsWith(base) && match ? Number(match[1]) : undefined;
 }
 
 /** A log state read from storage: the tree's edge and the checkpoint that signs it. */
@@ -106,6 +111,7 @@ export class LogWriter {
   /** Opens the log in `tiles`, checking its last checkpoint; a new log publishes size 0. */
   static async open(options: LogWriterOptions): Promise<LogWriter> {
     const writer = new LogWriter(options, { epoch: 0, edge: EMPTY_EDGE, checkpoint: '' });
+    if (options.newLog) await writer.#beginNewLog();
     await writer.#update(async () => undefined);
     writer.#published = { size: writer.#state.edge.size, checkpoint: writer.#state.checkpoint };
     writer.#cosign(writer.#state);
@@ -197,11 +203,28 @@ export class LogWriter {
       const fresh = { epoch: state.epoch + 1, edge: EMPTY_EDGE };
       // The new checkpoint first: a crash before the tiles are gone leaves a log of size 0,
       // whose stale tiles the next open removes.
-      await tx.writeCheckpoint(this.#sign(fresh));
+      await tx.writeCheckpoint(this.#sign(fresh), fresh.epoch);
       await tx.clear();
       return fresh;
     });
     if (signed) this.#publish(signed);
+  }
+
+  /** Begins a log past every one the storage and the key's record know of, at size 0. */
+  async #beginNewLog(): Promise<void> {
+    this.#state = await this.tiles.update(async (tx) => {
+      const known = [
+        tx.epoch ?? 0,
+        epochOf(this.baseOrigin, originOf(tx.checkpoint ?? '')) ?? 0,
+        signedPoint(await tx.lastSigned(), this.baseOrigin, this.#key)?.epoch ?? 0,
+      ];
+      const fresh = { epoch: Math.max(...known) + 1, edge: EMPTY_EDGE };
+      const signed = this.#sign(fresh);
+      // As restart: the checkpoint first, then the old tiles go.
+      await tx.writeCheckpoint(signed, fresh.epoch);
+      await tx.clear();
+      return { ...fresh, checkpoint: signed };
+    });
   }
 
   /** A shared log: takes up what another server appended (or a new log it began). */
@@ -251,7 +274,7 @@ export class LogWriter {
       const changed = await change(tx, state);
       if (!changed) return { state, signed: undefined };
       const signed = this.#sign(changed);
-      await tx.writeCheckpoint(signed);
+      await tx.writeCheckpoint(signed, changed.epoch);
       const next = { ...changed, checkpoint: signed };
       return { state: next, signed: next };
     });
@@ -263,12 +286,27 @@ export class LogWriter {
   async #storedState(tx: TileTransaction): Promise<LogState> {
     const stored = tx.checkpoint;
     if (stored !== undefined && stored === this.#state.checkpoint) return this.#state;
+    const record = await tx.lastSigned();
+    const signedBefore = signedPoint(record, this.baseOrigin, this.#key);
+    /** Refuses a log found before what the key signed (`missing`: no checkpoint at all). */
+    const notBehind = (found: TreePoint, missing = false): void => {
+      if (signedBefore && !isAtOrAfter(found, signedBefore))
+        throw logBehind({
+          base: this.baseOrigin,
+          found: missing ? undefined : found,
+          signed: signedBefore,
+          log: this.tiles.location,
+          record: this.tiles.lastSignedLocation,
+        });
+    };
     if (stored === undefined) {
-      // A new log, or (shared storage) one a reset began: it starts at size 0.
+      // A new log, or (shared storage) one a reset began: it starts at size 0. Not when the key
+      // signed more of this log (its tiles deleted, or dropped from the database).
       const fresh = { epoch: tx.epoch ?? 0, edge: EMPTY_EDGE };
+      notBehind({ epoch: fresh.epoch, size: 0, root: edgeRoot(EMPTY_EDGE) }, true);
       await tx.clear();
       const signed = this.#sign(fresh);
-      await tx.writeCheckpoint(signed);
+      await tx.writeCheckpoint(signed, fresh.epoch);
       return { ...fresh, checkpoint: signed };
     }
     const refuse = (why: string, hint: string): CardsError =>
@@ -304,6 +342,10 @@ export class LogWriter {
         `does not match its signed checkpoint at size ${checkpoint.size}: its tiles were changed`,
         'restore the log folder from a backup; never start a new log over the same origin',
       );
+    notBehind({ epoch, size: checkpoint.size, root: checkpoint.root });
+    // A record behind the log (a crash between the two writes, or none kept yet): catch it up.
+    if (record === undefined || !signedBefore || !sameTree(record, stored))
+      await tx.writeCheckpoint(stored, epoch);
     return { epoch, edge, checkpoint: stored };
   }
 

@@ -1,6 +1,7 @@
 /**
- * Where a log keeps its tiles, entry bundles and last signed checkpoint: the one interface the
- * log writer (log-writer.ts) needs from storage. Each engine holds one (src/store/engine.ts):
+ * Where a log keeps its tiles, entry bundles and last signed checkpoint, and apart from them the
+ * log key's record of the last checkpoint it signed: the one interface the log writer
+ * (log-writer.ts) needs from storage. Each engine holds one (src/store/engine.ts):
  * memory (here), plain files at their tlog-tiles paths beside a JSON store
  * (src/store/json/file-tiles.ts), tables shared by several servers (src/store/postgres/tiles.ts).
  *
@@ -9,7 +10,9 @@
  * tile write is durable when it resolves and a reader never sees a torn tile; the checkpoint is
  * replaced atomically and durably, so the last checkpoint the log signed survives any crash
  * (the log refuses to sign one inconsistent with it: tlog-checkpoint and tlog-witness rely on
- * that).
+ * that). The record of the last signed checkpoint is kept where losing or restoring the log does
+ * not touch it (beside the log key), written with each new checkpoint (before it is published)
+ * as durably: a log found missing or behind it is refused rather than signed over (a fork).
  */
 import type { TileData } from './append.js';
 import { MemoryTiles } from './memory-tiles.js';
@@ -33,8 +36,15 @@ export interface TileTransaction extends TileReader {
    * checkpoint alike, so this need not be durable.
    */
   dropPartials(full: readonly TileRef[]): Promise<void>;
-  /** Replaces the checkpoint. */
-  writeCheckpoint(signed: string): Promise<void>;
+  /**
+   * Replaces the checkpoint, signed by the log key for a log begun after `epoch` resets, and the
+   * record of the last checkpoint signed (`lastSigned`) with it: a shared engine commits both
+   * with the transaction; another writes the checkpoint first (a crash between leaves a record
+   * behind the log, never ahead of it).
+   */
+  writeCheckpoint(signed: string, epoch: number): Promise<void>;
+  /** The record: the last checkpoint the log key signed here (no cosignatures), or undefined. */
+  lastSigned(): Promise<string | undefined>;
   /** Removes every tile and bundle (a new log begins; its checkpoint is written next). */
   clear(): Promise<void>;
 }
@@ -49,6 +59,8 @@ export interface TileStore extends TileReader {
    * an engine that keeps them so (the JSON engine): they can be served as static files.
    */
   readonly directory?: string;
+  /** Where the record of the last checkpoint signed is kept, for messages. */
+  readonly lastSignedLocation: string;
   /** The last signed checkpoint, verbatim, or undefined for a new log. */
   readCheckpoint(): Promise<string | undefined>;
   /** Runs `fn` as the only writer; a shared engine commits its writes together, or none. */
@@ -63,9 +75,11 @@ export interface TileStore extends TileReader {
 /** A TileStore in memory: for the memory store, tests and benches. */
 export class MemoryTileStore implements TileStore {
   readonly location = 'memory';
+  readonly lastSignedLocation = 'memory';
   readonly shared = false;
   tiles = new MemoryTiles();
   #checkpoint: string | undefined;
+  #lastSigned: string | undefined;
 
   async readTile(tile: TileRef): Promise<Uint8Array | undefined> {
     return this.tiles.readSync(tile);
@@ -84,7 +98,9 @@ export class MemoryTileStore implements TileStore {
       dropPartials: async (full) => this.tiles.dropPartials(full),
       writeCheckpoint: async (signed) => {
         this.#checkpoint = signed;
+        this.#lastSigned = signed;
       },
+      lastSigned: async () => this.#lastSigned,
       clear: async () => {
         this.tiles = new MemoryTiles();
       },

@@ -17,6 +17,8 @@ export interface LogSettings {
   /** The longest a card waits before its batch is integrated, ms. */
   readonly intervalMs: number;
   readonly witnesses: readonly { readonly url: string; readonly vkey: string }[];
+  /** Begin a new log (the next `<origin>/reset-N`) whatever the stored one holds. */
+  readonly newLog?: boolean;
 }
 
 export interface OpenLogOptions {
@@ -36,6 +38,7 @@ export async function openCardLog(options: OpenLogOptions): Promise<CardLog> {
     tiles: options.engine.tiles,
     origin,
     key,
+    newLog: settings.newLog ?? false,
     cosigners: settings.witnesses.map((w) => witnessClient(w)),
     onWarning: options.onWarning,
   });

@@ -42,9 +42,9 @@ class SlowTiles extends MemoryTileStore {
           await sleep(this.writeMs);
           await tx.write(tiles);
         },
-        writeCheckpoint: async (signed) => {
+        writeCheckpoint: async (signed, epoch) => {
           this.checkpoints++;
-          await tx.writeCheckpoint(signed);
+          await tx.writeCheckpoint(signed, epoch);
         },
       }),
     );

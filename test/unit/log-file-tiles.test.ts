@@ -20,7 +20,7 @@ const dir = mkdtempSync(join(tmpdir(), 'cards-tiles-'));
 after(() => rmSync(dir, { recursive: true, force: true }));
 
 test('a folder of tiles resumes, proves and matches the memory tiles byte for byte', async () => {
-  const files = new FileTiles(dir);
+  const files = new FileTiles(dir, `${dir}.signed`);
   const memory = new MemoryTiles();
   let edge = EMPTY_EDGE;
   for (const n of [1, 254, 2, 300, 65_000, 600]) {

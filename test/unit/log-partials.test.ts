@@ -72,7 +72,7 @@ const edgePartials = (size: number): string[] =>
     .sort();
 
 test('files: a log grown a card at a time keeps only its edge partials', async () => {
-  const tiles = new FileTiles(join(dir, 'files'));
+  const tiles = new FileTiles(join(dir, 'files'), join(dir, 'files.signed'));
   await growOneByOne(tiles, 600);
   const files = readdirSync(join(dir, 'files', 'tile'), { recursive: true, withFileTypes: true })
     .filter((file) => file.isFile())
@@ -104,7 +104,7 @@ test('PostgreSQL: the same, in the transaction that writes the full tile', async
 
 test('a client reading a static copy of the tiles folder gets a removed partial from its full tile', async (t) => {
   const folder = join(dir, 'static');
-  await growOneByOne(new FileTiles(folder), 300);
+  await growOneByOne(new FileTiles(folder, `${folder}.signed`), 300);
   // Any static file server: /log/<path> is <folder>/<path>, 404 when there is no such file.
   const server = createServer((request, response) => {
     try {
@@ -136,9 +136,9 @@ test('a crash after the partials went and before the checkpoint: the log reopens
       return super.update((tx) =>
         fn({
           ...tx,
-          writeCheckpoint: async (signed) => {
+          writeCheckpoint: async (signed, epoch) => {
             if (crash) throw new Error('killed');
-            await tx.writeCheckpoint(signed);
+            await tx.writeCheckpoint(signed, epoch);
           },
         }),
       );
@@ -146,13 +146,13 @@ test('a crash after the partials went and before the checkpoint: the log reopens
   }
   const key = generatePrivateKey();
   const origin = 'example.com/crash';
-  const writer = await LogWriter.open({ tiles: new Crashing(folder), origin, key });
+  const writer = await LogWriter.open({ tiles: new Crashing(folder, `${folder}.signed`), origin, key });
   for (let n = 0; n < 255; n++) await writer.append([entry(n)]);
   crash = true;
   await assert.rejects(writer.append([entry(255), entry(256)]), /killed/);
   assert.deepEqual(readdirSync(join(folder, 'tile/entries')).sort(), ['000', '001.p']);
 
-  const tiles = new FileTiles(folder);
+  const tiles = new FileTiles(folder, `${folder}.signed`);
   const reopened = await LogWriter.open({ tiles, origin, key });
   assert.equal(reopened.size, 255);
   const expected = appendEntries(EMPTY_EDGE, entries(0, 255)).tiles;

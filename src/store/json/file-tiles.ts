@@ -6,7 +6,9 @@
  * immutable; a partial one is written once at each width, its `.p/` folder goes once the full
  * tile is written, and a partial that is gone is served from the full tile (tlog-tiles
  * "Partial Tiles"). The last signed checkpoint is `<dir>/checkpoint` (tlog-tiles
- * "Checkpoints"), replaced atomically.
+ * "Checkpoints"), replaced atomically. The record of the last checkpoint the log key signed is
+ * a file outside that folder, beside the key (paths.ts `logSigned`), replaced as durably right
+ * after each new checkpoint: deleting or restoring the folder does not touch it.
  */
 import { mkdir, open, readFile, rename, rm } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
@@ -27,7 +29,18 @@ export class FileTiles implements TileStore {
   /** The checkpoint as last read or written here: as the only writer, what the file holds. */
   #stored: { text: string | undefined } | undefined;
 
-  constructor(readonly directory: string) {}
+  /**
+   * @param directory the log's folder (tiles, bundles, checkpoint)
+   * @param lastSignedPath the file keeping the last checkpoint signed, outside `directory`
+   */
+  constructor(
+    readonly directory: string,
+    readonly lastSignedPath: string,
+  ) {}
+
+  get lastSignedLocation(): string {
+    return this.lastSignedPath;
+  }
 
   /** The checkpoint file's text, read once (again only after a write that failed). */
   async #checkpoint(): Promise<string | undefined> {
@@ -42,7 +55,14 @@ export class FileTiles implements TileStore {
       readTile: (tile) => this.readTile(tile),
       write: (tiles) => this.write(tiles),
       dropPartials: (full) => this.#dropPartials(full),
-      writeCheckpoint: (signed) => this.writeCheckpoint(signed),
+      writeCheckpoint: async (signed) => {
+        await this.writeCheckpoint(signed);
+        await replaceFile(this.lastSignedPath, [signed], 0o644);
+      },
+      lastSigned: async () => {
+        const bytes = await readOrUndefined(this.lastSignedPath);
+        return bytes && Buffer.from(bytes).toString('utf8');
+      },
       clear: () => this.#clear(),
     });
   }

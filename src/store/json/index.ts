@@ -52,7 +52,7 @@ export async function openJsonEngine(path: string, options: EngineOptions = {}):
     throw err;
   }
   /** What this open made besides the store: removed again by discard. */
-  const made = existsSync(files.logDir) ? [] : [files.logDir];
+  const made = [files.logDir, files.logSigned].filter((file) => !existsSync(file));
   const warn = options.onWarning ?? (() => undefined);
   const close = async (): Promise<void> => {
     try {
@@ -70,7 +70,7 @@ export async function openJsonEngine(path: string, options: EngineOptions = {}):
     description: files.store,
     cards,
     secrets: fileSecrets(files.secrets, made),
-    tiles: new FileTiles(files.logDir),
+    tiles: new FileTiles(files.logDir, files.logSigned),
     importCards: (source) => importInOrder(cards, source, IMPORT_WINDOW),
     close,
     async discard() {

@@ -28,6 +28,8 @@ export interface StoreCompanions extends StorePaths {
   readonly lock: string;
   /** The log's tiles and checkpoint at their tlog-tiles paths, publishable as is (a folder). */
   readonly logDir: string;
+  /** The last checkpoint the log key signed, kept outside the log folder (file-tiles.ts). */
+  readonly logSigned: string;
   /** The file of each kept secret (file-secrets.ts). */
   readonly secrets: Readonly<Record<SecretName, string>>;
   /** The names of a store made before companions kept the whole file name. */
@@ -42,7 +44,12 @@ const SECRET_ENDINGS: Record<SecretName, string> = {
   'admin-token': '.admin-token',
 };
 /** Each other companion's ending; temporary files (durable writes, lock, keys) end in `.tmp`. */
-const ENDINGS = { journal: '.journal', lock: '.lock', logDir: '.log' } as const;
+const ENDINGS = {
+  journal: '.journal',
+  lock: '.lock',
+  logDir: '.log',
+  logSigned: '.log-signed',
+} as const;
 const RESERVED = [...Object.values(ENDINGS), ...Object.values(SECRET_ENDINGS), '.takeover', '.tmp'];
 
 type Named = Omit<StoreCompanions, 'store' | 'legacy'>;
@@ -51,6 +58,7 @@ const named = (base: string): Named => ({
   journal: `${base}${ENDINGS.journal}`,
   lock: `${base}${ENDINGS.lock}`,
   logDir: `${base}${ENDINGS.logDir}`,
+  logSigned: `${base}${ENDINGS.logSigned}`,
   secrets: Object.fromEntries(
     SECRET_NAMES.map((name) => [name, `${base}${SECRET_ENDINGS[name]}`]),
   ) as Record<SecretName, string>,
@@ -61,6 +69,7 @@ const files = (names: Named): [string, string][] => [
   ['journal', names.journal],
   ['lock', names.lock],
   ['log', names.logDir],
+  ['log record', names.logSigned],
   ...Object.entries(names.secrets),
 ];
 

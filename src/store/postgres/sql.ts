@@ -21,6 +21,9 @@
  *   bundles by tlog-tiles path, and its one state row: the last signed checkpoint (null for a
  *   log not begun yet) and the epoch (new logs begun by resets). A server extends the log in
  *   one transaction that locks the state row (FOR UPDATE), so several servers share one tree.
+ * - cards_log_signed (migration 4): one row, the last checkpoint the log key signed, written in the
+ *   transaction that writes it to cards_log_state. Apart from the log's tables, so that dropping
+ *   or restoring them is seen (log-writer.ts refuses a log behind it rather than sign a fork).
  * - cards_migrations: the migrations applied; its unique id is what lets several servers start
  *   at once (the second one's INSERT waits for the first one's transaction, then fails and
  *   finds the migration done).
@@ -74,6 +77,13 @@ export const MIGRATIONS: readonly Migration[] = [
         epoch integer NOT NULL
       )`,
       `INSERT INTO cards_log_state (id, checkpoint, epoch) VALUES (1, NULL, 0)`,
+    ],
+  },
+  {
+    id: 4,
+    name: 'the last checkpoint the log key signed',
+    statements: [
+      `CREATE TABLE cards_log_signed (id integer PRIMARY KEY, checkpoint text NOT NULL)`,
     ],
   },
 ];
@@ -167,7 +177,12 @@ export const RESET = [
 /** The transparency log's state row: $ none. FOR UPDATE: the one writer's lock. */
 export const LOG_STATE = `SELECT checkpoint, epoch FROM cards_log_state WHERE id = 1`;
 export const LOG_STATE_LOCKED = `${LOG_STATE} FOR UPDATE`;
-export const LOG_SET_CHECKPOINT = `UPDATE cards_log_state SET checkpoint = $1 WHERE id = 1`;
+/** A new checkpoint $1 of epoch $2, and the record of the last one signed, in one statement. */
+export const LOG_SET_CHECKPOINT = `WITH kept AS (
+    INSERT INTO cards_log_signed (id, checkpoint) VALUES (1, $1)
+    ON CONFLICT (id) DO UPDATE SET checkpoint = EXCLUDED.checkpoint)
+  UPDATE cards_log_state SET checkpoint = $1, epoch = $2 WHERE id = 1`;
+export const LOG_LAST_SIGNED = `SELECT checkpoint FROM cards_log_signed WHERE id = 1`;
 /** Replaces checkpoint $1 with $2 (cosignatures added) unless another writer moved it. */
 export const LOG_REPLACE_CHECKPOINT = `UPDATE cards_log_state SET checkpoint = $2
   WHERE id = 1 AND checkpoint = $1`;

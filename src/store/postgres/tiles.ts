@@ -1,7 +1,8 @@
 /**
  * The transparency log's TileStore on PostgreSQL: tiles and entry bundles by tlog-tiles path
  * (cards_log_tiles) and the one state row holding the last signed checkpoint and the epoch
- * (cards_log_state; SQL in sql.ts). Shared by every server on the database: `update` is one
+ * (cards_log_state; SQL in sql.ts), and apart from them the record of the last checkpoint the
+ * log key signed (cards_log_signed), written in the same transaction. Shared by every server on the database: `update` is one
  * transaction holding the state row's lock, so whichever server holds it extends the one tree,
  * its tile and checkpoint writes commit together or none do, and the others take it up.
  */
@@ -28,6 +29,10 @@ export class PostgresTiles implements TileStore {
 
   get location(): string {
     return `${this.db.location} (cards_log_tiles)`;
+  }
+
+  get lastSignedLocation(): string {
+    return `${this.db.location} (cards_log_signed)`;
   }
 
   readTile(tile: TileRef): Promise<Uint8Array | undefined> {
@@ -66,9 +71,11 @@ export class PostgresTiles implements TileStore {
           const paths = full.flatMap(partialPaths);
           if (paths.length > 0) await client.query(SQL.LOG_DELETE_TILES, [paths]);
         },
-        writeCheckpoint: async (signed) => {
-          await client.query(SQL.LOG_SET_CHECKPOINT, [signed]);
+        writeCheckpoint: async (signed, epoch) => {
+          await client.query(SQL.LOG_SET_CHECKPOINT, [signed, epoch]);
         },
+        lastSigned: async () =>
+          (await client.query<{ checkpoint: string }>(SQL.LOG_LAST_SIGNED)).rows[0]?.checkpoint,
         clear: async () => {
           await client.query(SQL.LOG_CLEAR_TILES);
         },

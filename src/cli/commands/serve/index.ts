@@ -97,6 +97,11 @@ export default declare({
       .default(DEFAULT_LOG_INTERVAL_MS)
       .argParser(integer(1, 60_000)),
     new Option('--no-log', 'keep no transparency log').env('CARDS_NO_LOG'),
+    // For the one start that needs it, so a flag alone: no environment variable or profile.
+    new Option(
+      '--new-log',
+      'begin a new transparency log (origin <origin>/reset-N) when the stored one is missing or behind what its key signed (LOG_ROLLED_BACK)',
+    ),
     new Option(
       '--witness <url>',
       'submit each checkpoint to this tlog-witness (pair with --witness-key); repeatable',

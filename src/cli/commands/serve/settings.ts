@@ -38,6 +38,8 @@ export interface ServeFlags extends GlobalFlags {
   logInterval: number;
   /** commander's `--no-log`: false when given. */
   log: boolean;
+  /** Begin a new log on this start. */
+  newLog?: boolean;
   witness?: string[];
   witnessKey?: string[];
   quiet?: boolean;
@@ -138,6 +140,7 @@ export function serverOptions(
         ...(flags.logOrigin !== undefined && { origin: flags.logOrigin }),
         intervalMs: flags.logInterval,
         witnesses,
+        ...(flags.newLog === true && { newLog: true }),
       },
     }),
   };
