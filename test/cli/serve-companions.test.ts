@@ -114,7 +114,7 @@ describe('cards serve: a store made by an older version', () => {
     // What an older version leaves: companions named after the stem, and no transparency log.
     for (const end of ['journal', 'lock', 'service-key.pem', 'app-key.pem', 'admin-token'])
       renameSync(join(dir, `cards.json.${end}`), join(dir, `cards.${end}`));
-    for (const end of ['log', 'log-key.pem'])
+    for (const end of ['log', 'log-key.pem', 'log-signed'])
       rmSync(join(dir, `cards.json.${end}`), { recursive: true });
     const again = await startServer({ dir, args: ['--quiet'] });
     t.after(() => again.dispose());

@@ -146,7 +146,11 @@ test('a crash after the partials went and before the checkpoint: the log reopens
   }
   const key = generatePrivateKey();
   const origin = 'example.com/crash';
-  const writer = await LogWriter.open({ tiles: new Crashing(folder, `${folder}.signed`), origin, key });
+  const writer = await LogWriter.open({
+    tiles: new Crashing(folder, `${folder}.signed`),
+    origin,
+    key,
+  });
   for (let n = 0; n < 255; n++) await writer.append([entry(n)]);
   crash = true;
   await assert.rejects(writer.append([entry(255), entry(256)]), /killed/);
