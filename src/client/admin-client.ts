@@ -1,5 +1,5 @@
 /**
- * The admin API's client (issue 15): `Authorization: Bearer <admin token>` on /_cards/… paths
+ * The admin API's client: `Authorization: Bearer <admin token>` on /_cards/… paths
  * of the route table. An Error object answer becomes its CardsError; a network failure is
  * UNREACHABLE. Never prints, never reads files or the environment.
  */

@@ -179,7 +179,7 @@ function unreachable(url: string, cause: unknown): CardsError {
 }
 
 /**
- * A URL that answers, but not as a Cards service (issue 11 item 17): a web page, another API.
+ * A URL that answers, but not as a Cards service: a web page, another API.
  * Said as such, with its own code, rather than as a refusal the user would try to fix.
  */
 function notAService(url: string, res: Exchange, why: string): CardsError {

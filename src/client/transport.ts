@@ -82,7 +82,7 @@ export class DeadlineError extends Error {
 }
 
 /**
- * Whole-request deadlines (issue 11 item 12): node's `timeout` option is an idle timeout, which
+ * Whole-request deadlines: node's `timeout` option is an idle timeout, which
  * a server trickling a byte now and then never trips. One sweep timer for all requests in flight
  * rather than a timer each, which would cost bulk work (`cards seed`) about a tenth of its time.
  */

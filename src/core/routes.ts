@@ -13,14 +13,14 @@ export type HttpMethod = 'GET' | 'POST';
 
 /**
  * `card`: a token of the service's scheme (spec section 5); `admin`: the server's admin token
- * (`Authorization: Bearer <admin token>`, issue 15; not needed when the server listens on
+ * (`Authorization: Bearer <admin token>`; not needed when the server listens on
  * loopback only); `none`: public.
  */
 export type RouteAuth = 'card' | 'admin' | 'none';
 
 /**
- * `cards`: the Cards API; `admin`: the admin API (issue 15); `page`: the page and the docs;
- * `log`: the transparency log (issue 16), public as CT logs are.
+ * `cards`: the Cards API; `admin`: the admin API; `page`: the page and the docs;
+ * `log`: the transparency log, public as CT logs are.
  */
 export type RouteTag = 'cards' | 'admin' | 'page' | 'log';
 
@@ -219,7 +219,7 @@ export const ROUTES = [
     auth: 'none',
     summary: 'This document as a readable page.',
   },
-  // The transparency log (issue 16): public data, as CT logs are (no token).
+  // The transparency log: public data, as CT logs are (no token).
   {
     name: 'logCheckpoint',
     method: 'GET',
@@ -264,7 +264,7 @@ export const ROUTES = [
 
 export type RouteName = (typeof ROUTES)[number]['name'];
 
-/** The admin API and the page (issue 15): absent from a server started with --no-admin. */
+/** The admin API and the page: absent from a server started with --no-admin. */
 export type AdminRouteName = Extract<(typeof ROUTES)[number], { tag: 'admin' | 'page' }>['name'];
 export type CardRouteName = Exclude<RouteName, AdminRouteName>;
 

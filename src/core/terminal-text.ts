@@ -1,6 +1,6 @@
 /**
  * Text bound for a terminal: every control character written out, so nothing a card or a server
- * holds can move the cursor, clear the screen or reorder what is shown (issue 11 item 8). A leaf
+ * holds can move the cursor, clear the screen or reorder what is shown. A leaf
  * module: the CLI's views, errors and --debug, and the server's text log, all escape through it.
  */
 /**
@@ -16,7 +16,7 @@ const NAMED: Record<string, string> = { '\n': '\\n', '\r': '\\r', '\t': '\\t' };
 /** `c` as \uHHHH, an escape both JavaScript and JSON read back. */
 const unicodeEscape = (c: string): string => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`;
 
-/** `text` with every terminal control written out as \n, \r, \t, \xHH or \uHHHH (issue 11 item 8). */
+/** `text` with every terminal control written out as \n, \r, \t, \xHH or \uHHHH. */
 export function escapeTerminal(text: string): string {
   return text.replace(TERMINAL_UNSAFE, (c) => {
     const named = NAMED[c];

@@ -88,7 +88,7 @@ export class PublicKey {
 /**
  * The one gate of every public key, whatever form it came in (SPKI, PEM, JWK, JWKS, inline,
  * KeyObject): OpenSSL accepts a small-order point and with it the trivial signature (R = the
- * point, S = 0) over any message, so a token or card "signed" by it proves nothing (issue 11).
+ * point, S = 0) over any message, so a token or card "signed" by it proves nothing.
  */
 function checkPoint(raw: Uint8Array): void {
   if (isSmallOrderKey(raw)) {

@@ -17,7 +17,7 @@ export function tokenLeeways(clockSkewSeconds = 0): { expiry: number; issued: nu
 /**
  * RFC 7519 4.1.4: expired from `exp` on (no leeway by default, as the deployed service); not
  * valid before `nbf` or an `iat` in the future, with the small `issued` leeway. A time claim of
- * the wrong type is an invalid claim, not "expired" or "not valid yet" (issue 11). Shared by
+ * the wrong type is an invalid claim, not "expired" or "not valid yet". Shared by
  * both token formats.
  */
 export function checkTokenTimes(

@@ -135,7 +135,7 @@ function translateJoseError(err: unknown): CardsError {
   if (err instanceof CardsError) return err;
   if (err instanceof joseErrors.JWTExpired) return new CardsError('TOKEN_EXPIRED');
   if (err instanceof joseErrors.JWTClaimValidationFailed) {
-    // A claim of the wrong type ("iat": "yesterday") is invalid, not "not valid yet" (issue 11).
+    // A claim of the wrong type ("iat": "yesterday") is invalid, not "not valid yet".
     if ((err.claim === 'nbf' || err.claim === 'iat') && err.reason !== 'invalid')
       return new CardsError(
         'TOKEN_NOT_YET_VALID',

@@ -1,5 +1,5 @@
 /**
- * The admin token (issue 15): `Authorization: Bearer <admin token>` on the admin routes, compared
+ * The admin token: `Authorization: Bearer <admin token>` on the admin routes, compared
  * in constant time. A card token there is refused (401), and the admin token on a card route
  * (checked in routes.ts through `isAdminToken`).
  *

@@ -1,5 +1,5 @@
 /**
- * The admin API's handlers (issue 15), bound by route name like the card routes: query strings
+ * The admin API's handlers, bound by route name like the card routes: query strings
  * parsed here (QUERY_INVALID on a bad one), everything else asked of registry/admin.ts, the
  * request journal and the metrics.
  */

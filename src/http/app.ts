@@ -47,9 +47,9 @@ export interface AppOptions {
   readonly limits?: Partial<ServerLimits>;
   /** Reported by /health. */
   readonly version?: string;
-  /** The admin API, the page, /metrics and /openapi.json (issue 15); off when absent. */
+  /** The admin API, the page, /metrics and /openapi.json; off when absent. */
   readonly admin?: AdminAppOptions;
-  /** The transparency log served under /log/ (issue 16). */
+  /** The transparency log served under /log/. */
   readonly log?: CardLog;
 }
 

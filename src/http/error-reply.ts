@@ -32,7 +32,7 @@ const FASTIFY_CODES: Readonly<Record<string, WireCode>> = {
 export function toCardsError(err: unknown): WireCardsError {
   if (err instanceof CardsError) return wireErrorOf(err);
   const { code, statusCode } = (err ?? {}) as { code?: unknown; statusCode?: unknown };
-  // `curl -d` sends form encoding unless told: name the header to add (issue 12.13).
+  // `curl -d` sends form encoding unless told: name the header to add.
   if (code === 'FST_ERR_CTP_INVALID_MEDIA_TYPE')
     return wireErrorOf(
       new CardsError(

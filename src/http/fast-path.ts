@@ -1,5 +1,5 @@
 /**
- * Cached reads on the raw request path (issues 15 and 16's speed: a tile ≥ 20,000 req/s, an
+ * Cached reads on the raw request path (for speed: a tile ≥ 20,000 req/s, an
  * identity's history ≥ 10,000 req/s). On a busy server fastify's per-request machinery (routing,
  * hooks, reply object) costs more than sending an answer already in memory: on the test host, a
  * bare fastify route sending 8 KiB answers about two thirds of what node's own `http` does. So a

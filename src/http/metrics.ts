@@ -1,5 +1,5 @@
 /**
- * Metrics in the Prometheus text format (version 0.0.4) for GET /metrics (issue 15): requests
+ * Metrics in the Prometheus text format (version 0.0.4) for GET /metrics: requests
  * by route and status, a latency histogram by route, store write latency, and cards by state
  * (counted when scraped, a store page at a time). Recording a request is a Map hit and a few
  * additions.

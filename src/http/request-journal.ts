@@ -1,5 +1,5 @@
 /**
- * The request journal of the admin API (issue 15): the last requests served, in memory, in a
+ * The request journal of the admin API: the last requests served, in memory, in a
  * ring of fixed size, so a busy server keeps constant memory and a push costs one slot write.
  * Never holds a token: only the identity a verified card token carried ('admin' for the admin
  * token, '' when none).

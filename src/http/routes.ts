@@ -106,7 +106,7 @@ export function registerRoutes(app: FastifyInstance, deps: RouteDeps): readonly 
     try {
       request.identity = await auth.authenticate(header);
     } catch (err) {
-      // Issue 15: the admin token on a card route is named as such (only on failure: free).
+      // The admin token on a card route is named as such (only on failure: free).
       if (isCardsError(err) && admin && header && admin.guard.isAdminToken(header))
         throw new CardsError('ADMIN_TOKEN_ON_CARD_ROUTE');
       throw err;

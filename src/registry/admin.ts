@@ -1,5 +1,5 @@
 /**
- * The admin API's queries and actions (issue 15) over the store contract: pages of cards and
+ * The admin API's queries and actions over the store contract: pages of cards and
  * identities, an identity's history with dates, export and import as NDJSON (one stored card
  * record per line, exactly as record.ts `serializeCard` writes it: the format of `cards
  * export`), and reset. Knows nothing of HTTP. Every query costs its page, never the store.

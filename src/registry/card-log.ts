@@ -1,5 +1,5 @@
 /**
- * The transparency log of a registry (issue 16): entry i is the decoded content snapshot of the
+ * The transparency log of a registry: entry i is the decoded content snapshot of the
  * card whose store sequence number is i, exactly the bytes its id hashes. Every engine gives
  * cards a dense `seq` in acceptance order in the same durable write as the card, so the log
  * holds the registry's cards and nothing else, by construction; the tiles are derived data the

@@ -56,7 +56,7 @@ export class Registry {
     return this.#store;
   }
 
-  /** Told how long each store insert took, in ms (the admin API's metrics, issue 15). */
+  /** Told how long each store insert took, in ms (the admin API's metrics). */
   observeWrites(observer: (ms: number) => void): void {
     this.#writeObserver = observer;
   }

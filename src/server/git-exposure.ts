@@ -1,6 +1,6 @@
 /**
  * Private keys a server made inside a git work tree that does not ignore them are one `git add .`
- * from a commit (issue 12 item 4). `git check-ignore` answers for the work tree the file is in,
+ * from a commit. `git check-ignore` answers for the work tree the file is in,
  * with every .gitignore, info/exclude and core.excludesFile counted: exit 0 ignored, 1 not
  * ignored, 128 not in a work tree. Git missing, a slow git or any other answer gives no warning:
  * this check never stops a server from starting.

@@ -48,7 +48,7 @@ export interface ServerOptions {
   /** PostgreSQL: connections at most, and the longest statement (ms). */
   readonly poolSize: number;
   readonly statementTimeoutMs: number;
-  /** The admin API, the page, /metrics and /openapi.json (issue 15); --no-admin turns off. */
+  /** The admin API, the page, /metrics and /openapi.json; --no-admin turns off. */
   readonly admin: boolean;
   readonly adminToken?: string;
   /** Reported by GET /health. */
