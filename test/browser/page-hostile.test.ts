@@ -71,11 +71,21 @@ async function drawn(page: Page, selector: string): Promise<void> {
   assert.equal(error && (await error.textContent()), null, 'the view is an error');
 }
 
-/** The identities' list: loaded when another page is open, else by its hash (no reload). */
+/**
+ * The identities' list: loaded when another page is open, else by its hash (no reload). The
+ * view drawn before is marked first and the list waited for without the mark: its search box
+ * is still on screen until the list is drawn, and a search typed into it would be wiped.
+ */
 async function listPage(page: Page, url: string): Promise<void> {
-  if (page.url().startsWith(url)) await page.evaluate("location.hash = '#/'");
-  else await page.goto(`${url}/`);
-  await drawn(page, 'input[name=prefix]');
+  if (!page.url().startsWith(url)) await page.goto(`${url}/`);
+  else
+    await page.evaluate(`{
+      if (location.hash !== '#/') {
+        for (const node of document.querySelectorAll('#view *')) node.setAttribute('data-old', '');
+        location.hash = '#/';
+      }
+    }`);
+  await drawn(page, 'input[name=prefix]:not([data-old])');
 }
 
 /** Opens the identities whose names start with `prefix`, then the one shown as `shown`. */
