@@ -9,7 +9,7 @@ import { defaultLogOrigin, LogWriter } from '../log/log-writer.js';
 import { isValidKeyName } from '../log/note-keys.js';
 import { CardLog } from '../registry/card-log.js';
 import type { Engine } from '../store/engine.js';
-import { witnessClient } from '../witness/client.js';
+import { witnessClient } from './witness-client.js';
 
 export interface LogSettings {
   /** Checkpoint origin; default `cards.local/<hex>` from the log key. */

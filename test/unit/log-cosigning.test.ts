@@ -24,7 +24,7 @@ import {
 import { cosignatureVerifier } from '../../src/log/cosignature.js';
 import { MemoryTileStore } from '../../src/log/tile-store.js';
 import { cosignersOf, parseTlogProof } from '../../src/log/tlog-proof.js';
-import { witnessClient } from '../../src/witness/client.js';
+import { witnessClient } from '../../src/server/witness-client.js';
 import { createWitnessServer } from '../../src/witness/server.js';
 import { openWitnessFolder } from '../../src/witness/state.js';
 
