@@ -14,7 +14,7 @@ const LAYERS = {
   log: ['core', 'crypto', 'io'],
   store: ['core', 'io', 'log'],
   registry: ['core', 'crypto', 'store', 'log'],
-  http: ['core', 'crypto', 'log', 'registry'],
+  http: ['core', 'crypto', 'io', 'log', 'registry'],
   client: ['core', 'crypto'],
   pythia: ['core', 'crypto'],
   server: ['core', 'crypto', 'io', 'store', 'log', 'registry', 'http', 'pythia'],

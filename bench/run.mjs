@@ -9,6 +9,8 @@
 //                against B_ROOT's when set
 //   --ab         only the JSON engine's start-up and create into 100,000 cards (ab-create.mjs;
 //                --quick 20,000), this build against B_ROOT's when set
+//   --http       only the request path's ratios (http-ab.mjs; B_ROOT=<a built checkout> adds the
+//                A/B rows of get, search and history against that build)
 // BENCH_CARDS_BIN=/other/checkout/bin/cards.js measures another build's server and CLI.
 import { execFileSync } from 'node:child_process';
 import { existsSync, writeFileSync } from 'node:fs';
@@ -24,6 +26,7 @@ const { values } = parseArgs({
     log: { type: 'boolean', default: false },
     startup: { type: 'boolean', default: false },
     ab: { type: 'boolean', default: false },
+    http: { type: 'boolean', default: false },
   },
 });
 
@@ -61,6 +64,13 @@ const PARTS = {
     quick: { storeSize: 20_000, rounds: 3, seconds: 1 },
     full: { storeSize: 100_000, rounds: 5, seconds: 3 },
   },
+  http: {
+    module: './http-ab.mjs',
+    run: 'runHttpBench',
+    format: 'formatHttp',
+    quick: { quick: true },
+    full: {},
+  },
 };
 for (const [flag, part] of Object.entries(PARTS)) {
   if (!values[flag]) continue;
@@ -72,6 +82,11 @@ for (const [flag, part] of Object.entries(PARTS)) {
   process.exit(0);
 }
 
+const httpRows = async () => {
+  const { formatHttp, runHttpBench } = await import('./http-ab.mjs');
+  const figures = await runHttpBench({ quick: values.quick });
+  return { figures, text: formatHttp(figures) };
+};
 const logRows = async () => {
   const { formatLog, runLogBench } = await import('./log-serve.mjs');
   const rows = await runLogBench(values.quick ? 100_000 : 1_000_000);
@@ -123,5 +138,12 @@ console.log(`\n${formatPostgres(result.postgres)}`);
 const log = await logRows();
 result.log = log.rows;
 console.log(`\n${log.text}`);
+// The request path's ratios (same run), where wrk is installed.
+const { hasWrk } = await import('./lib/load.mjs');
+if (hasWrk()) {
+  const http = await httpRows();
+  result.http = http.figures;
+  console.log(`\n${http.text}`);
+} else console.log('\nthe request path: skipped (needs wrk: apt-get install wrk)');
 removeTempDirs();
 if (values.json) writeFileSync(values.json, `${JSON.stringify(result, null, 2)}\n`);

@@ -1,7 +1,7 @@
 /**
  * The admin token: `Authorization: Bearer <admin token>` on the admin routes, compared
  * in constant time. A card token there is refused (401), and the admin token on a card route
- * (checked in routes.ts through `isAdminToken`).
+ * (checked in card-routes.ts through `isAdminToken`).
  *
  * On a server listening on loopback only, a request without Authorization is let in (the page
  * opens without a token), but only when it cannot come from elsewhere through the browser: its

@@ -1,28 +1,29 @@
 /**
- * The admin API's handlers, bound by route name like the card routes: query strings
- * parsed here (QUERY_INVALID on a bad one), everything else asked of registry/admin.ts, the
- * request journal and the metrics.
+ * The admin API, the page and the OpenAPI document as a fastify plugin, bound by route name
+ * like the card routes: everything is asked of registry/admin.ts, the request journal and the
+ * metrics. Query strings are checked by fastify against each route's schema before the handler
+ * runs; a refused one is QUERY_INVALID, saying what the parameter must be.
  */
 import { Readable } from 'node:stream';
-import type { FastifyReply, FastifyRequest } from 'fastify';
+import type { FastifyError, FastifyPluginAsync, FastifyReply, FastifySchema } from 'fastify';
 import { CardsError } from '../core/errors.js';
 import { identityOfSegment, JSON_FORM } from '../core/identity-segment.js';
 import { LIMITS } from '../core/limits.js';
 import type { WireProfile } from '../core/profile.js';
-import { MAX_PARAM_LENGTH, routePath, type AdminRouteName } from '../core/routes.js';
 import { boundedLines, LineTooLongError } from '../io/lines.js';
 import type { Admin } from '../registry/admin.js';
 import type { CardLog } from '../registry/card-log.js';
 import type { Registry } from '../registry/registry.js';
 import type { AdminGuard } from './admin-auth.js';
-import type { FastRead, ReadAnswer } from './fast-path.js';
+import { JSON_TYPE } from './error-reply.js';
 import type { Metrics } from './metrics.js';
 import { buildOpenApi } from './openapi.js';
 import { servePageAsset, servePageFile } from './page.js';
 import type { RequestJournal } from './request-journal.js';
+import { securityHeaders } from './security-headers.js';
+import { addRoutes, type Guard, type Handler, type RouteNameOf } from './route-group.js';
 
 export const NDJSON_TYPE = 'application/x-ndjson';
-const JSON_TYPE = 'application/json; charset=utf-8';
 
 export interface AdminDeps {
   readonly admin: Admin;
@@ -38,162 +39,185 @@ export interface AdminDeps {
   readonly log?: CardLog | undefined;
 }
 
-type Handler = (request: FastifyRequest, reply: FastifyReply) => Promise<FastifyReply>;
-
 const LIMIT_DEFAULT = 100;
 const LIMIT_MAX = 1000;
 
-type Query = Partial<Record<string, string | string[]>>;
+/** A query parameter's schema; `description` is what the refusal says it must be. */
+const param = (description: string, pattern?: string) => ({
+  type: 'string',
+  description,
+  ...(pattern !== undefined && { pattern }),
+});
+type Param = ReturnType<typeof param>;
+/** The query string of a route: parameters in the order they are checked. */
+const query = (properties: Record<string, Param>): FastifySchema => ({
+  querystring: { type: 'object', properties },
+});
+const limit = (max: number): Param => param(`an integer from 1 to ${max}`, '^\\d{0,7}$');
 
-function one(query: Query, name: string): string | undefined {
-  const value = query[name];
-  if (Array.isArray(value))
-    throw new CardsError('QUERY_INVALID', `Query parameter ${name} is given more than once.`);
-  return value;
-}
+type Query = Readonly<Record<string, string | undefined>>;
 
-/** `limit`: an integer from 1 to `max`; the default when absent. */
-export function parseLimit(query: Query, max = LIMIT_MAX, fallback = LIMIT_DEFAULT): number {
-  const text = one(query, 'limit');
+const invalid = (name: string, must: string, value: string): CardsError =>
+  new CardsError('QUERY_INVALID', `Query parameter ${name} must be ${must}, got "${value}".`);
+
+/** `limit` (digits, by the schema): from 1 to `max`; `fallback` when absent or empty. */
+function limitOf(text: string | undefined, max = LIMIT_MAX, fallback = LIMIT_DEFAULT): number {
   if (text === undefined || text === '') return fallback;
-  const n = /^\d{1,7}$/.test(text) ? Number(text) : NaN;
-  if (!(n >= 1 && n <= max))
-    throw new CardsError(
-      'QUERY_INVALID',
-      `Query parameter limit must be an integer from 1 to ${max}, got "${text}".`,
-    );
-  return n;
-}
-
-function parseSeqCursor(query: Query): number | undefined {
-  const text = one(query, 'cursor');
-  if (text === undefined || text === '') return undefined;
-  if (!/^\d{1,15}$/.test(text))
-    throw new CardsError(
-      'QUERY_INVALID',
-      `Query parameter cursor must be the next_cursor of a previous page, got "${text}".`,
-    );
-  return Number(text);
-}
-
-/** The identity of the history route: the segment itself, or its JSON string (`form=json`). */
-function identityParam(params: { identity: string }, query: Query): string {
-  const form = one(query, 'form');
-  const identity = identityOfSegment(params.identity, form);
-  if (identity === undefined)
-    throw new CardsError(
-      'QUERY_INVALID',
-      form === JSON_FORM
-        ? 'With form=json the identity segment must be a JSON string, quotes included.'
-        : `Query parameter form must be ${JSON_FORM}, got "${form}".`,
-    );
-  return identity;
+  const n = Number(text);
+  if (n >= 1 && n <= max) return n;
+  throw invalid('limit', limit(max).description, text);
 }
 
 const json = (reply: FastifyReply, body: unknown, status = 200): FastifyReply =>
   reply.code(status).type(JSON_TYPE).send(JSON.stringify(body));
 
-/** An identity's history (its JSON), as fastify's handler and the fast path send it. */
-const historyAnswer = (json: Buffer, identity?: string): ReadAnswer => ({
-  type: JSON_TYPE,
-  body: json,
-  ...(identity !== undefined && { identity }),
-});
-
-export function adminHandlers(deps: AdminDeps): Record<AdminRouteName, Handler> {
-  const { admin } = deps;
-  let openApi: string | undefined;
-  return {
-    adminInfo: async (_request, reply) =>
-      json(reply, {
-        version: deps.version,
-        profile: deps.profile.name,
-        signer: deps.profile.signer,
-        service_key: deps.serviceKey,
-        cards: await deps.registry.count(),
-        admin_auth: deps.guard.loopbackOpen ? 'loopback-open' : 'token',
-        log: deps.log
-          ? { origin: deps.log.origin, vkey: deps.log.vkey, size: deps.log.size }
-          : null,
-      }),
-    adminCards: async (request, reply) => {
-      const query = request.query as Query;
-      const page = await admin.cards(parseSeqCursor(query), parseLimit(query));
-      return json(reply, { cards: page.items, next_cursor: page.next });
-    },
-    adminIdentities: async (request, reply) => {
-      const query = request.query as Query;
-      const prefix = one(query, 'prefix');
-      const after = one(query, 'cursor');
-      const page = await admin.identities({
-        limit: parseLimit(query),
-        ...(prefix !== undefined && prefix !== '' && { prefix }),
-        ...(after !== undefined && after !== '' && { after }),
-      });
-      return json(reply, {
-        identities: page.items.map((item) => ({
-          identity: item.identity,
-          cards: item.cards,
-          live_chains: item.liveChains,
-          revoked_chains: item.revokedChains,
-        })),
-        next_cursor: page.next,
-      });
-    },
-    adminIdentity: async (request, reply) => {
-      const { type, body } = historyAnswer(
-        await admin.historyJson(
-          identityParam(request.params as { identity: string }, request.query as Query),
-        ),
-      );
-      return reply.type(type).send(body);
-    },
-    adminExport: async (_request, reply) =>
-      reply
-        .type(NDJSON_TYPE)
-        .header('content-disposition', 'attachment; filename="cards.ndjson"')
-        .send(Readable.from(admin.export())),
-    adminImport: async (request, reply) => {
-      const append = one(request.query as Query, 'append');
-      if (append !== undefined && append !== 'true' && append !== 'false')
-        throw new CardsError(
-          'QUERY_INVALID',
-          `Query parameter append must be true or false, got "${append}".`,
+export const adminRoutes =
+  (deps: AdminDeps): FastifyPluginAsync =>
+  async (scope) => {
+    // Every answer of the admin API and the page, refusals included (security-headers.ts).
+    scope.addHook('onRequest', securityHeaders);
+    const { admin } = deps;
+    let openApi: string | undefined;
+    // A query string its schema refuses: the first parameter at fault, as its route checks them.
+    scope.setErrorHandler((err: FastifyError, request) => {
+      const at = err.validation?.[0];
+      if (err.validationContext !== 'querystring' || !at) throw err;
+      const name = at.instancePath.slice(1);
+      const value = (request.query as Record<string, unknown>)[name];
+      if (Array.isArray(value))
+        throw new CardsError('QUERY_INVALID', `Query parameter ${name} is given more than once.`);
+      const { properties } = request.routeOptions.schema?.querystring as {
+        properties: Record<string, Param>;
+      };
+      throw invalid(name, properties[name]?.description ?? 'valid', String(value));
+    });
+    const handlers: Record<RouteNameOf<'admin' | 'page'>, Handler> = {
+      adminInfo: async (_request, reply) =>
+        json(reply, {
+          version: deps.version,
+          profile: deps.profile.name,
+          signer: deps.profile.signer,
+          service_key: deps.serviceKey,
+          cards: await deps.registry.count(),
+          admin_auth: deps.guard.loopbackOpen ? 'loopback-open' : 'token',
+          log: deps.log
+            ? { origin: deps.log.origin, vkey: deps.log.vkey, size: deps.log.size }
+            : null,
+        }),
+      adminCards: async (request, reply) => {
+        const { cursor, limit } = request.query as Query;
+        const after = cursor === undefined || cursor === '' ? undefined : Number(cursor);
+        const page = await admin.cards(after, limitOf(limit));
+        return json(reply, { cards: page.items, next_cursor: page.next });
+      },
+      adminIdentities: async (request, reply) => {
+        const { prefix, cursor, limit } = request.query as Query;
+        const page = await admin.identities({
+          limit: limitOf(limit),
+          ...(prefix !== undefined && prefix !== '' && { prefix }),
+          ...(cursor !== undefined && cursor !== '' && { after: cursor }),
+        });
+        return json(reply, {
+          identities: page.items.map((item) => ({
+            identity: item.identity,
+            cards: item.cards,
+            live_chains: item.liveChains,
+            revoked_chains: item.revokedChains,
+          })),
+          next_cursor: page.next,
+        });
+      },
+      adminIdentity: async (request, reply) => {
+        const segment = (request.params as { identity: string }).identity;
+        const identity = identityOfSegment(segment, (request.query as Query).form);
+        if (identity === undefined)
+          throw new CardsError(
+            'QUERY_INVALID',
+            'With form=json the identity segment must be a JSON string, quotes included.',
+          );
+        return reply.type(JSON_TYPE).send(await admin.historyJson(identity));
+      },
+      adminExport: async (_request, reply) =>
+        reply
+          .type(NDJSON_TYPE)
+          .header('content-disposition', 'attachment; filename="cards.ndjson"')
+          .send(Readable.from(admin.export())),
+      adminImport: async (request, reply) => {
+        const body = request.body;
+        if (!(body instanceof Readable))
+          throw new CardsError(
+            'UNSUPPORTED_MEDIA_TYPE',
+            'POST /_cards/import takes what GET /_cards/export wrote: one card record per line, sent as application/x-ndjson.',
+          );
+        const result = await admin.import(
+          importLines(body),
+          (request.query as Query).append === 'true',
         );
-      const body = request.body;
-      if (!(body instanceof Readable))
-        throw new CardsError(
-          'UNSUPPORTED_MEDIA_TYPE',
-          'POST /_cards/import takes what GET /_cards/export wrote: one card record per line, sent as application/x-ndjson.',
-        );
-      const result = await admin.import(importLines(body), append === 'true');
-      return json(reply, {
-        imported: result.imported,
-        skipped: result.skipped,
-        cards: await deps.registry.count(),
+        return json(reply, {
+          imported: result.imported,
+          skipped: result.skipped,
+          cards: await deps.registry.count(),
+        });
+      },
+      adminReset: async (request, reply) => {
+        await admin.reset(request.body);
+        return json(reply, { cards: await deps.registry.count() });
+      },
+      adminRequests: async (request, reply) =>
+        json(reply, {
+          requests: deps.journal.last(limitOf((request.query as Query).limit, deps.journal.size)),
+          total: deps.journal.total,
+        }),
+      metrics: async (_request, reply) =>
+        reply
+          .type('text/plain; version=0.0.4; charset=utf-8')
+          .send(await deps.metrics.render(deps.registry.store)),
+      page: async (_request, reply) => servePageFile(reply, 'index.html'),
+      pageAsset: async (request, reply) =>
+        servePageAsset(reply, (request.params as { '*': string })['*']),
+      openapi: async (_request, reply) =>
+        reply.type(JSON_TYPE).send((openApi ??= JSON.stringify(buildOpenApi(deps.profile)))),
+      docs: async (_request, reply) => servePageFile(reply, 'docs.html'),
+    };
+    const { adminImport, ...rest } = handlers;
+    // A callback, not an async function: the guard never waits (no promise per request).
+    const guards: { admin: Guard } = {
+      admin: (request, _reply, done) => {
+        try {
+          request.identity = deps.guard.admit(request.headers);
+        } catch (err) {
+          return done(err as Error);
+        }
+        done();
+      },
+    };
+    addRoutes(scope, {
+      handlers: rest,
+      guards,
+      schemas: {
+        adminCards: query({
+          cursor: param('the next_cursor of a previous page', '^\\d{0,15}$'),
+          limit: limit(LIMIT_MAX),
+        }),
+        adminIdentities: query({
+          prefix: param('a string'),
+          cursor: param('a string'),
+          limit: limit(LIMIT_MAX),
+        }),
+        adminIdentity: query({ form: param(JSON_FORM, `^${JSON_FORM}$`) }),
+        adminRequests: query({ limit: limit(deps.journal.size) }),
+      },
+    });
+    // Import takes NDJSON as a stream (any size); only this route parses that type.
+    await scope.register(async (importing) => {
+      importing.addContentTypeParser(NDJSON_TYPE, (_request, payload, done) => done(null, payload));
+      addRoutes(importing, {
+        handlers: { adminImport },
+        guards,
+        schemas: { adminImport: query({ append: param('true or false', '^(true|false)$') }) },
       });
-    },
-    adminReset: async (request, reply) => {
-      await admin.reset(request.body);
-      return json(reply, { cards: await deps.registry.count() });
-    },
-    adminRequests: async (request, reply) =>
-      json(reply, {
-        requests: deps.journal.last(parseLimit(request.query as Query, deps.journal.size)),
-        total: deps.journal.total,
-      }),
-    metrics: async (_request, reply) =>
-      reply
-        .type('text/plain; version=0.0.4; charset=utf-8')
-        .send(await deps.metrics.render(deps.registry.store)),
-    page: async (_request, reply) => servePageFile(reply, 'index.html'),
-    pageAsset: async (request, reply) =>
-      servePageAsset(reply, (request.params as { '*': string })['*']),
-    openapi: async (_request, reply) =>
-      reply.type(JSON_TYPE).send((openApi ??= JSON.stringify(buildOpenApi(deps.profile)))),
-    docs: async (_request, reply) => servePageFile(reply, 'docs.html'),
+    });
   };
-}
 
 /** An import body's lines, one bounded: a line longer than any card record is refused (413). */
 async function* importLines(body: Readable): AsyncGenerator<string> {
@@ -207,25 +231,3 @@ async function* importLines(body: Readable): AsyncGenerator<string> {
     );
   }
 }
-
-const HISTORY = routePath('adminIdentity', { identity: '' });
-
-/**
- * The admin API's reads for the fast path: an identity's history while it is kept and current
- * (Admin.keptHistoryJson), to a request the guard admits. The identity is the path segment
- * decoded as fastify decodes a parameter; anything else (a malformed escape, a segment too long
- * or with a slash, a refused token) is passed on, and fastify answers it.
- */
-export const adminFastReads = (deps: Pick<AdminDeps, 'admin' | 'guard'>): FastRead[] => [
-  {
-    route: 'adminIdentity',
-    path: HISTORY,
-    answer: (url, request) => {
-      const segment = url.slice(HISTORY.length);
-      if (segment === '' || segment.length > MAX_PARAM_LENGTH || segment.includes('/')) return;
-      const who = deps.guard.admit(request.headers);
-      const json = deps.admin.keptHistoryJson(decodeURIComponent(segment));
-      return json && historyAnswer(json, who);
-    },
-  },
-];

@@ -1,40 +1,40 @@
 /**
- * The HTTP app: `createApp(deps)` builds a Fastify instance serving the Cards API over a
- * registry (house habit 5). No listen here: `cards serve` listens, tests `inject`.
+ * The HTTP app: `createApp(deps)` builds the Cards service on the one HTTP stack (stack.ts) as
+ * three fastify plugins: the card routes, the transparency log, and (unless off) the admin API
+ * with the page. No listen here: `cards serve` listens, tests `inject`.
  *
  * Every response that is not a card is the Error object with a documented code: unknown paths
- * 404, known paths with another method 405 (with Allow), bodies over 64 KiB 413, non-JSON 415,
- * bad JSON 30001, malformed requests 400, fastify's own errors translated (error-reply.ts).
+ * 404, known paths with another method 405 (with Allow), both derived from the routes served;
+ * bodies over 64 KiB 413, non-JSON 415, bad JSON 30001, malformed requests 400, fastify's own
+ * errors translated (error-reply.ts).
  */
 import cors from '@fastify/cors';
-import { createServer, type IncomingHttpHeaders, type IncomingMessage } from 'node:http';
-import type { Socket } from 'node:net';
-import Fastify, { type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
-import { CardsError, numberOf, WIRE_ERRORS, wireErrorOf, type ErrorCode } from '../core/errors.js';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { CardsError } from '../core/errors.js';
 import { LIMITS } from '../core/limits.js';
-import { MAX_PARAM_LENGTH, routePaths, type RouteName, type RouteSpec } from '../core/routes.js';
 import type { WireProfile } from '../core/profile.js';
+import {
+  MAX_PARAM_LENGTH,
+  methodsFor,
+  ROUTES,
+  routePaths,
+  type RouteName,
+  type RouteSpec,
+} from '../core/routes.js';
 import { Admin } from '../registry/admin.js';
 import type { CardLog } from '../registry/card-log.js';
 import type { Registry } from '../registry/registry.js';
 import { createAdminGuard } from './admin-auth.js';
-import { adminFastReads, type AdminDeps } from './admin-routes.js';
+import { adminRoutes, type AdminDeps } from './admin-routes.js';
 import type { Authenticator } from './auth.js';
-import {
-  DEFAULT_LIMITS,
-  httpServerOptions,
-  trackConnections,
-  type ServerLimits,
-} from './connections.js';
-import { corsGetHeaders, corsOptions } from './cors.js';
-import { errorBody, rawErrorResponse, toCardsError } from './error-reply.js';
-import { fastPath, type RawHandler } from './fast-path.js';
-import { logFastReads } from './log-routes.js';
+import { cardRoutes } from './card-routes.js';
+import { corsAtPath, corsOptions } from './cors.js';
+import { errorBody, JSON_TYPE } from './error-reply.js';
+import { logRoutes } from './log-routes.js';
 import { Metrics } from './metrics.js';
-import { RequestJournal } from './request-journal.js';
+import { recorder, RequestJournal } from './request-journal.js';
 import { silentLogger, type RequestLogger } from './request-log.js';
-import { SECURITY_HEADERS } from './security-headers.js';
-import { allowedMethods, JSON_TYPE, registerRoutes } from './routes.js';
+import { createStack, logPath, pathOf, type ServerLimits } from './stack.js';
 
 export interface AppOptions {
   readonly registry: Registry;
@@ -53,13 +53,6 @@ export interface AppOptions {
   readonly log?: CardLog;
 }
 
-/** What a person who guessed a path should read instead (from the routes served). */
-const routeList = (routes: readonly RouteSpec[]): string =>
-  `The routes: ${routes
-    .filter((route) => route.tag !== 'page')
-    .map((route) => `${route.method} ${routePaths(route)[0]}`)
-    .join(', ')} (card routes also as /v5/card… and /card…).`;
-
 export interface AdminAppOptions {
   /** Bearer token of the admin routes. */
   readonly token: string;
@@ -71,248 +64,75 @@ export interface AdminAppOptions {
   readonly journalSize?: number;
 }
 
-/**
- * Not journaled: the journal's own reads, scrapes, and the page and its files (they would push
- * out what matters).
- */
-const UNJOURNALED = new Set<RouteName | ''>([
-  'adminRequests',
-  'pageAsset',
-  'metrics',
-  'page',
-  'docs',
-]);
-
-/**
- * A request the page made (Fetch standard: a browser sends `Sec-Fetch-Site: same-origin` on a
- * fetch or load by a document of the same origin, and only the page and /docs are served from
- * this origin): not journaled either, so watching the journal does not fill it. The journal
- * is a view for debugging clients, not an audit log: a client that sends this header itself
- * only leaves itself out (metrics still count it).
- */
-const fromThePage = (headers: IncomingHttpHeaders): boolean =>
-  headers['sec-fetch-site'] === 'same-origin';
-
-/** RFC 9112 section 3.2: an HTTP/1.1 request without Host is a 400. */
-const missingHost = (request: IncomingMessage): boolean =>
-  request.httpVersion === '1.1' && request.headers.host === undefined;
-
-const pathOf = (url: string): string => {
-  const query = url.indexOf('?');
-  return query < 0 ? url : url.slice(0, query);
-};
-const logPath = (url: string): string => {
-  const path = pathOf(url);
-  return path.length > 200 ? `${path.slice(0, 200)}…` : path;
-};
+/** What a person who guessed a path should read instead (from the routes served). */
+const routeList = (routes: readonly RouteSpec[]): string =>
+  `The routes: ${routes
+    .filter((route) => route.tag !== 'page')
+    .map((route) => `${route.method} ${routePaths(route)[0]}`)
+    .join(', ')} (card routes also as /v5/card… and /card…).`;
 
 export async function createApp(options: AppOptions): Promise<FastifyInstance> {
   const { profile } = options;
-  const logger = options.logger ?? silentLogger;
-  const limits: ServerLimits = { ...DEFAULT_LIMITS, ...options.limits };
   const corsOn = options.cors ?? true;
+  const version = options.version ?? '';
+  const admin = options.admin && adminDeps(options, options.admin, version);
 
-  const sendError = (reply: FastifyReply, refusal: CardsError): FastifyReply => {
-    const err = wireErrorOf(refusal);
-    // The refusal's code, for its request line and the journal.
-    reply.request.refusal = err.code;
-    // A server-side failure is told in full to the operator, and to the client only by its code
-    // and the generic message (errorBody): no file path or library message leaves the server.
-    if (err.code === 'INTERNAL') logger.warn(`internal error: ${describe(err.cause ?? err)}`);
-    if (err.code !== 'INTERNAL' && err.status >= 500)
-      logger.warn(`${err.code}: ${err.message}${err.cause ? ` (${describe(err.cause)})` : ''}`);
-    return reply.code(err.status).type(JSON_TYPE).send(errorBody(profile, err));
-  };
-
-  // Every request answered, by fastify or by the fast path (fast-path.ts): its request line,
-  // and for the admin API its metrics and journal entry.
-  const admin = options.admin && adminDeps(options, options.admin, profile);
-  const record = (served: {
-    method: string;
-    url: string;
-    status: number;
-    code: ErrorCode | '';
-    ms: number;
-    route: RouteName | '';
-    identity: string;
-    headers: IncomingHttpHeaders;
-  }): void => {
-    const { method, status, code, ms, route } = served;
-    const path = logPath(served.url);
-    logger.request({ method, path, status, ...(code !== '' && { code }), ms });
-    if (!admin) return;
-    admin.metrics.request(route, status, ms);
-    if (!UNJOURNALED.has(route) && !fromThePage(served.headers))
-      admin.journal.push({
-        at: Date.now(),
-        method,
-        path,
-        status,
-        code: code === '' ? null : String(numberOf(code)),
-        identity: served.identity,
-        ms: Math.round(ms * 100) / 100,
-      });
-  };
-
-  let closing = false;
-  let isOverCap = (_socket: Socket): boolean => false;
-  // Cached reads answered before fastify (fast-path.ts): the log's with what @fastify/cors
-  // sends on a GET, the admin API's with the security headers (a test compares the two paths).
-  // A request the page made is passed on: fastify leaves it out of the journal (fromThePage).
-  const passOn = (request: IncomingMessage): boolean =>
-    closing || isOverCap(request.socket) || missingHost(request);
-  const fastServed = (route: RouteName, url: string, ms: number, identity: string): void =>
-    record({ method: 'GET', url, status: 200, code: '', ms, route, identity, headers: {} });
-  const fastLog =
-    options.log &&
-    fastPath({
-      reads: logFastReads(options.log),
-      headers: corsOn ? corsGetHeaders(profile) : {},
-      passOn,
-      served: fastServed,
-    });
-  const fastAdmin =
-    admin &&
-    fastPath({
-      reads: adminFastReads(admin),
-      headers: SECURITY_HEADERS,
-      passOn: (request) => passOn(request) || fromThePage(request.headers),
-      served: fastServed,
-    });
-  const fast = (handler: RawHandler): RawHandler => {
-    const inner = fastAdmin ? fastAdmin(handler) : handler;
-    return fastLog ? fastLog(inner) : inner;
-  };
-
-  const app = Fastify({
-    logger: false,
-    bodyLimit: LIMITS.bodyMax,
-    return503OnClosing: false,
-    serverFactory: (handler) => {
-      const server = createServer(httpServerOptions(limits), fast(handler));
-      server.setTimeout(Math.max(limits.requestTimeoutMs * 2, 60_000));
-      return server;
-    },
-    routerOptions: { maxParamLength: MAX_PARAM_LENGTH },
-    // A request the router refuses (a malformed escape) passes no hook: recorded here, once.
-    frameworkErrors: (err, request, reply) => {
-      const error = toCardsError(err);
-      sendError(reply, error);
-      record({
-        method: request.raw.method ?? '-',
-        url: request.raw.url ?? '-',
-        status: reply.statusCode,
-        code: error.code,
-        ms: 0,
-        route: '',
-        identity: '',
-        headers: request.headers,
-      });
-    },
-    clientErrorHandler: (err, socket) => {
-      const code = (err as NodeJS.ErrnoException).code;
-      if (code === 'ECONNRESET' || socket.destroyed) return;
-      const error = wireErrorOf(
-        new CardsError(
-          code === 'ERR_HTTP_REQUEST_TIMEOUT'
-            ? 'REQUEST_TIMEOUT'
-            : code === 'HPE_HEADER_OVERFLOW'
-              ? 'HEADERS_TOO_LARGE'
-              : 'HTTP_MALFORMED',
-        ),
-      );
-      if (socket.writable) socket.end(rawErrorResponse(profile, error));
-      else socket.destroy();
-      logger.request({
-        method: '-',
-        path: '-',
-        status: WIRE_ERRORS[error.code].status,
-        code: error.code,
-        ms: 0,
-      });
-    },
-  });
-
-  // Connections over the cap get 503 on their first request, then are closed.
-  isOverCap = trackConnections(app.server, limits.maxConnections);
-  app.addHook('preClose', async () => {
-    closing = true;
-  });
-  // 404 and 405 are decided here, before fastify would read and parse the body.
+  // The routes the plugins registered (onRoute below): what 404 and 405 are derived from.
+  const names = new Set<RouteName>();
   let served: readonly RouteSpec[] = [];
+  // OPTIONS where CORS is on and the path's route has it (cors.ts).
+  const allowed = (url: string): string[] => {
+    const path = pathOf(url);
+    const methods = methodsFor(served, path, false);
+    if (corsOn && methods.length > 0 && corsAtPath(served, path)) methods.push('OPTIONS');
+    return methods;
+  };
+  // 404 for a path no route serves, 405 with Allow for a known one.
   const notFound = (request: FastifyRequest, reply: FastifyReply): FastifyReply => {
-    const allowed = allowedMethods(served, pathOf(request.url), corsOn);
-    if (allowed.length === 0)
-      return sendError(
+    const methods = allowed(request.url);
+    if (methods.length === 0)
+      return refuse(
         reply,
         new CardsError(
           'ROUTE_NOT_FOUND',
           `Route not found: ${request.method} ${logPath(request.url)}. ${routeList(served)}`,
         ),
       );
-    reply.header('allow', allowed.join(', '));
-    return sendError(
+    reply.header('allow', methods.join(', '));
+    return refuse(
       reply,
       new CardsError(
         'METHOD_NOT_ALLOWED',
-        `Method ${request.method} is not allowed here; use ${allowed.join(', ')}.`,
+        `Method ${request.method} is not allowed here; use ${methods.join(', ')}.`,
       ),
     );
   };
-  // The hooks every request passes through are callbacks, not async functions: no promise and
-  // no microtask turn per hook on the cheapest routes (a tile, /health).
-  app.addHook('onRequest', (request, reply, done) => {
-    if (isOverCap(request.raw.socket)) {
-      reply.header('connection', 'close');
-      sendError(reply, new CardsError('SERVER_BUSY'));
-      return;
-    }
-    if (missingHost(request.raw)) {
-      reply.header('connection', 'close');
-      sendError(reply, new CardsError('HTTP_MALFORMED', 'The Host header is missing.'));
-      return;
-    }
-    if (request.is404) {
-      notFound(request, reply);
-      return;
-    }
+  const { app, refuse } = createStack({
+    logger: options.logger ?? silentLogger,
+    limits: options.limits,
+    bodyLimit: LIMITS.bodyMax,
+    maxParamLength: MAX_PARAM_LENGTH,
+    errorBody: (err) => ({ type: JSON_TYPE, body: errorBody(profile, err) }),
+    notFound,
     // @fastify/cors answers every OPTIONS itself: unknown paths included, and a plain OPTIONS
-    // (no Origin / Access-Control-Request-Method) with a text/plain 400. Keep those ours.
-    if (corsOn && request.method === 'OPTIONS') {
-      const allowed = allowedMethods(served, pathOf(request.url), corsOn);
-      if (allowed.length === 0) {
-        sendError(reply, new CardsError('ROUTE_NOT_FOUND'));
-        return;
-      }
-      if (!allowed.includes('OPTIONS')) {
-        notFound(request, reply);
-        return;
-      }
-      if (!request.headers.origin || !request.headers['access-control-request-method']) {
-        reply.code(204).header('allow', allowed.join(', ')).send();
-        return;
-      }
-    }
-    done();
+    // (no Origin / Access-Control-Request-Method) with a text/plain 400. Keep those ours; a
+    // path whose routes answer no other origin refuses OPTIONS as any method it does not serve.
+    options:
+      corsOn &&
+      ((request, reply) => {
+        const methods = allowed(request.url);
+        if (methods.length === 0) refuse(reply, new CardsError('ROUTE_NOT_FOUND'));
+        else if (!methods.includes('OPTIONS')) notFound(request, reply);
+        else if (!request.headers.origin || !request.headers['access-control-request-method'])
+          reply.code(204).header('allow', methods.join(', ')).send();
+        else return false;
+        return true;
+      }),
+    onServed: admin && recorder(admin.journal, admin.metrics),
   });
-  // While closing, every response (in flight ones too) ends its connection, so close() does not
-  // wait for keep-alive connections to time out.
-  app.addHook('onSend', (_request, reply, payload, done) => {
-    if (closing) reply.header('connection', 'close');
-    done(null, payload);
-  });
-  app.addHook('onResponse', (request, reply, done) => {
-    record({
-      method: request.method,
-      url: request.url,
-      status: reply.statusCode,
-      code: request.refusal,
-      ms: reply.elapsedTime,
-      route: admin ? (request.routeOptions.config.routeName ?? '') : '',
-      identity: request.identity,
-      headers: request.headers,
-    });
-    done();
+  app.addHook('onRoute', ({ config }) => {
+    const name = (config as { routeName?: RouteName } | undefined)?.routeName;
+    if (name) names.add(name);
   });
 
   // JSON only; an empty body is no body (revoke by id sends none, or `{}`).
@@ -327,24 +147,26 @@ export async function createApp(options: AppOptions): Promise<FastifyInstance> {
     }
   });
 
+  // CORS on the routes whose config does not turn it off (route-group.ts, cors.ts).
   if (corsOn) await app.register(cors, corsOptions(profile));
 
-  app.setErrorHandler((err, _request, reply) => sendError(reply, toCardsError(err)));
-  app.setNotFoundHandler((request, reply) => notFound(request, reply));
-
-  served = registerRoutes(app, {
-    registry: options.registry,
-    profile,
-    auth: options.auth,
-    version: options.version ?? '',
-    ...(admin && { admin }),
-    ...(options.log && { log: options.log }),
-  });
+  await app.register(
+    cardRoutes({
+      registry: options.registry,
+      profile,
+      auth: options.auth,
+      version,
+      isAdminToken: admin?.guard.isAdminToken,
+    }),
+  );
+  await app.register(logRoutes(options.log));
+  if (admin) await app.register(adminRoutes(admin));
   await app.ready();
+  served = ROUTES.filter((route) => names.has(route.name));
   return app;
 }
 
-function adminDeps(options: AppOptions, admin: AdminAppOptions, profile: WireProfile): AdminDeps {
+function adminDeps(options: AppOptions, admin: AdminAppOptions, version: string): AdminDeps {
   const metrics = new Metrics();
   options.registry.observeWrites((ms) => metrics.storeWrite(ms));
   return {
@@ -353,17 +175,13 @@ function adminDeps(options: AppOptions, admin: AdminAppOptions, profile: WirePro
     guard: createAdminGuard({
       token: admin.token,
       loopbackOpen: admin.loopbackOpen,
-      cardScheme: profile.scheme,
+      cardScheme: options.profile.scheme,
     }),
     journal: new RequestJournal(admin.journalSize ?? 1000),
     metrics,
-    profile,
-    version: options.version ?? '',
+    profile: options.profile,
+    version,
     serviceKey: admin.serviceKey,
     log: options.log,
   };
-}
-
-function describe(err: unknown): string {
-  return err instanceof Error ? (err.stack ?? err.message) : String(err);
 }

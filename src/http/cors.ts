@@ -24,15 +24,6 @@ export const corsOptions = (profile: WireProfile) => ({
   maxAge: 600,
 });
 
-/** The headers of a GET answer with `corsOptions` (for answers sent without fastify). */
-export const corsGetHeaders = (profile: WireProfile): Record<string, string> => {
-  const options = corsOptions(profile);
-  return {
-    'access-control-allow-origin': options.origin,
-    'access-control-expose-headers': options.exposedHeaders.join(', '),
-  };
-};
-
 /** Whether a route of `routes` at a request path has CORS (for OPTIONS in its Allow). */
 export const corsAtPath = (routes: readonly RouteSpec[], path: string): boolean =>
   routes.some(

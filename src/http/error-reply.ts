@@ -14,6 +14,8 @@ import {
 } from '../core/errors.js';
 import type { WireProfile } from '../core/profile.js';
 
+export const JSON_TYPE = 'application/json; charset=utf-8';
+
 /** fastify error codes → ours; any other 4xx becomes HTTP_MALFORMED, anything else INTERNAL. */
 const FASTIFY_CODES: Readonly<Record<string, WireCode>> = {
   FST_ERR_CTP_BODY_TOO_LARGE: 'BODY_TOO_LARGE',
@@ -58,15 +60,16 @@ export function errorBody(profile: WireProfile, err: WireCardsError): string {
 }
 
 /** A whole HTTP/1.1 response for a socket fastify never turned into a request. */
-export function rawErrorResponse(profile: WireProfile, err: WireCardsError): string {
-  const body = errorBody(profile, err);
-  const { status } = WIRE_ERRORS[err.code];
+export function rawErrorResponse(
+  err: WireCardsError,
+  { type, body }: { readonly type: string; readonly body: string },
+): string {
   const reason =
     { 400: 'Bad Request', 408: 'Request Timeout', 431: 'Request Header Fields Too Large' }[
-      status
+      err.status
     ] ?? 'Error';
   return (
-    `HTTP/1.1 ${status} ${reason}\r\nContent-Type: application/json; charset=utf-8\r\n` +
+    `HTTP/1.1 ${err.status} ${reason}\r\nContent-Type: ${type}\r\n` +
     `Content-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`
   );
 }

@@ -1,19 +1,27 @@
 /**
- * The transparency log's handlers (C2SP tlog-tiles v0.1.0, tlog-proof): public, no token.
- * Caching as tlog-tiles asks: the checkpoint is mutable ("SHOULD prevent caching beyond a few
- * seconds"), tiles and bundles are immutable ("caching headers SHOULD be long-lived"); a partial
- * tile gets a shorter life, since a log MAY delete it once its full tile exists.
+ * The transparency log as a fastify plugin (C2SP tlog-tiles v0.1.0, tlog-proof): public, no
+ * token. Caching as tlog-tiles asks: the checkpoint is mutable ("SHOULD prevent caching beyond a
+ * few seconds"), tiles and bundles are immutable ("caching headers SHOULD be long-lived"); a
+ * partial tile gets a shorter life, since a log MAY delete it once its full tile exists.
  *
- * What each answer is (type, caching, body) is said once, in `ReadAnswer`s, and sent by the
- * fastify handlers here and by the raw fast path (fast-path.ts, through `logFastReads`) alike.
+ * A tile is named by its path as the client sent it, not percent-decoded as a route parameter
+ * is, so a tile has one name (`tile/0/%30%30%30` is no immutable alias of `tile/0/000`). A log
+ * whose tiles are files at their tlog-tiles paths (`TileStore.directory`, the JSON engine) is
+ * served as the static folder it is: the file at that path, as any static file server would
+ * serve it; a partial tile removed once its full tile was written, and every other engine's
+ * tiles, are read through the log. Either way the bytes are kept in one cache, emptied when the
+ * log's origin changes: a reset begins a log under another origin, whose tile paths repeat.
  */
-import type { FastifyReply, FastifyRequest } from 'fastify';
+import { readFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import type { FastifyPluginAsync, FastifyReply } from 'fastify';
+import { LRUCache } from 'lru-cache';
 import { CardsError } from '../core/errors.js';
 import { routePath } from '../core/routes.js';
+import { parseTilePath } from '../log/tile-path.js';
 import type { CardLog } from '../registry/card-log.js';
-import type { FastRead, ReadAnswer } from './fast-path.js';
-
-type Handler = (request: FastifyRequest, reply: FastifyReply) => Promise<FastifyReply>;
+import { addRoutes } from './route-group.js';
+import { pathOf } from './stack.js';
 
 const TEXT = 'text/plain; charset=utf-8';
 const OCTETS = 'application/octet-stream';
@@ -21,81 +29,69 @@ const SHORT = 'public, max-age=2';
 const IMMUTABLE = 'public, max-age=31536000, immutable';
 const PARTIAL = 'public, max-age=300';
 
-/** A successful answer of a log route (200): always with its caching. */
-type LogAnswer = ReadAnswer & { readonly cacheControl: string };
+/** Bytes of tiles and bundles kept in memory (the hot ones: the right edge, popular bundles). */
+const TILE_CACHE_BYTES = 32 * 1024 * 1024;
 
-const checkpointAnswer = (log: CardLog): LogAnswer => ({
-  type: TEXT,
-  cacheControl: SHORT,
-  body: log.checkpoint(),
-});
-
-const tileAnswer = (tile: { data: Uint8Array; full: boolean }): LogAnswer => ({
-  type: OCTETS,
-  cacheControl: tile.full ? IMMUTABLE : PARTIAL,
-  body: Buffer.from(tile.data.buffer, tile.data.byteOffset, tile.data.byteLength),
-});
-
-const proofAnswer = (proof: string): LogAnswer => ({
-  type: TEXT,
-  cacheControl: SHORT,
-  body: proof,
-});
-
-const CHECKPOINT = routePath('logCheckpoint');
 const TILE = routePath('logTile', { '*': '' });
-const PROOF = routePath('logProof', { id: '' });
 
-/**
- * The log's path of a tile (`tile/0/x001/234.p/5`) from a request URL under `/log/tile/`, as the
- * client sent it: not percent-decoded as the route's parameter is, so a tile has one name
- * (`tile/0/%30%30%30` is no alias of `tile/0/000` for a cache).
- */
-const tilePathOfUrl = (url: string): string =>
-  `tile/${(url.split('?', 1)[0] ?? '').slice(TILE.length)}`;
+const send = (reply: FastifyReply, type: string, cacheControl: string, body: string | Buffer) =>
+  reply.header('cache-control', cacheControl).type(type).send(body);
 
-const send = (reply: FastifyReply, answer: LogAnswer): FastifyReply =>
-  reply.header('cache-control', answer.cacheControl).type(answer.type).send(answer.body);
+/** The file at `path`, or undefined when there is none. */
+const readIfThere = (path: string): Promise<Buffer | undefined> =>
+  readFile(path).catch((err: NodeJS.ErrnoException) => {
+    if (err.code === 'ENOENT') return undefined;
+    throw err;
+  });
 
-export function logHandlers(
-  log: CardLog | undefined,
-): Record<'logCheckpoint' | 'logTile' | 'logProof', Handler> {
-  const need = (): CardLog => {
-    if (!log)
-      throw new CardsError(
-        'LOG_DISABLED',
-        'This server keeps no transparency log (it was started with --no-log).',
-      );
-    return log;
+const toBuffer = (data: Uint8Array): Buffer =>
+  Buffer.from(data.buffer, data.byteOffset, data.byteLength);
+
+export const logRoutes =
+  (log: CardLog | undefined): FastifyPluginAsync =>
+  async (scope) => {
+    const need = (): CardLog => {
+      if (!log)
+        throw new CardsError(
+          'LOG_DISABLED',
+          'This server keeps no transparency log (it was started with --no-log).',
+        );
+      return log;
+    };
+    const directory = log?.writer.tiles.directory;
+    /** Tiles read, by path, of the log `origin` names; emptied when a reset begins another. */
+    const kept = new LRUCache<string, Buffer>({
+      maxSize: TILE_CACHE_BYTES,
+      sizeCalculation: (data) => Math.max(1, data.byteLength),
+    });
+    let origin = '';
+    /** The tile or bundle at a path as sent; LOG_TILE_NOT_FOUND for anything else. */
+    const read = async (log: CardLog, path: string): Promise<Buffer> => {
+      const reading = log.origin;
+      const file =
+        directory !== undefined && parseTilePath(path)
+          ? await readIfThere(join(directory, path))
+          : undefined;
+      const data = file ?? toBuffer((await log.readTilePath(path)).data);
+      // A read that began before a reset is the old log's: answered, never kept for the new one.
+      if (log.origin === reading) kept.set(path, data);
+      return data;
+    };
+    addRoutes(scope, {
+      handlers: {
+        logCheckpoint: async (_request, reply) => send(reply, TEXT, SHORT, need().checkpoint()),
+        logTile: async (request, reply) => {
+          const log = need();
+          if (log.origin !== origin) {
+            kept.clear();
+            origin = log.origin;
+          }
+          const path = `tile/${pathOf(request.url).slice(TILE.length)}`;
+          const data = kept.get(path) ?? (await read(log, path));
+          return send(reply, OCTETS, path.includes('.p/') ? PARTIAL : IMMUTABLE, data);
+        },
+        logProof: async (request, reply) =>
+          send(reply, TEXT, SHORT, await need().proof((request.params as { id: string }).id)),
+      },
+    });
   };
-  return {
-    logCheckpoint: async (_request, reply) => send(reply, checkpointAnswer(need())),
-    logTile: async (request, reply) => {
-      return send(reply, tileAnswer(await need().readTilePath(tilePathOfUrl(request.url))));
-    },
-    logProof: async (request, reply) =>
-      send(reply, proofAnswer(await need().proof((request.params as { id: string }).id))),
-  };
-}
-
-/**
- * The log's reads for the fast path: the checkpoint, a tile or bundle already in memory, a
- * card's proof (no wait for a card not integrated yet: fastify's handler waits, and refuses in
- * time).
- */
-export const logFastReads = (log: CardLog): FastRead[] => [
-  { route: 'logCheckpoint', path: CHECKPOINT, exact: true, answer: () => checkpointAnswer(log) },
-  {
-    route: 'logTile',
-    path: TILE,
-    answer: (url) => {
-      const tile = log.cachedTile(tilePathOfUrl(url));
-      return tile && tileAnswer(tile);
-    },
-  },
-  {
-    route: 'logProof',
-    path: PROOF,
-    answer: (url) => log.proof(url.slice(PROOF.length), { wait: false }).then(proofAnswer),
-  },
-];

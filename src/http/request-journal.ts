@@ -1,9 +1,16 @@
 /**
- * The request journal of the admin API: the last requests served, in memory, in a
- * ring of fixed size, so a busy server keeps constant memory and a push costs one slot write.
- * Never holds a token: only the identity a verified card token carried ('admin' for the admin
- * token, '' when none).
+ * The request journal of the admin API: the last requests served, in memory, in a ring of fixed
+ * size, so a busy server keeps constant memory and a push costs two slot writes (the request's
+ * record as the stack made it, and its time): nothing is formatted until read. Never holds a
+ * token: only the identity a verified card token carried ('admin' for the admin token, '' when
+ * none). `recorder` records every request answered here and in the metrics.
  */
+import type { IncomingHttpHeaders } from 'node:http';
+import { numberOf } from '../core/errors.js';
+import type { RouteName } from '../core/routes.js';
+import type { Metrics } from './metrics.js';
+import type { Served } from './stack.js';
+
 export interface JournalEntry {
   /** ISO 8601. */
   readonly time: string;
@@ -16,16 +23,16 @@ export interface JournalEntry {
   readonly ms: number;
 }
 
-/** What a request records: its time as a number; the ISO text is made only when read. */
-export type JournalRecord = Omit<JournalEntry, 'time'> & { readonly at: number };
-
 export class RequestJournal {
-  readonly #slots: (JournalRecord | undefined)[];
+  readonly #slots: (Served | undefined)[];
+  /** When each slot's request was answered, ms since the epoch. */
+  readonly #times: Float64Array;
   #next = 0;
   #total = 0;
 
   constructor(size = 1000) {
-    this.#slots = new Array<JournalRecord | undefined>(Math.max(1, size));
+    this.#slots = new Array<Served | undefined>(Math.max(1, size));
+    this.#times = new Float64Array(this.#slots.length);
   }
 
   get size(): number {
@@ -37,9 +44,9 @@ export class RequestJournal {
     return this.#total;
   }
 
-  /** One slot write per request: nothing is formatted here (the hot path of every route). */
-  push(entry: JournalRecord): void {
-    this.#slots[this.#next] = entry;
+  push(served: Served, at: number): void {
+    this.#slots[this.#next] = served;
+    this.#times[this.#next] = at;
     this.#next = (this.#next + 1) % this.#slots.length;
     this.#total++;
   }
@@ -49,16 +56,50 @@ export class RequestJournal {
     const out: JournalEntry[] = [];
     const n = this.#slots.length;
     for (let i = 1; i <= Math.min(limit, n, this.#total); i++) {
-      const record = this.#slots[(this.#next - i + n) % n];
-      if (!record) continue;
-      const { at, ...rest } = record;
-      out.push({ time: new Date(at).toISOString(), ...rest });
+      const at = (this.#next - i + n) % n;
+      const served = this.#slots[at];
+      if (!served) continue;
+      const { method, path, status, code, identity, ms } = served;
+      out.push({
+        time: new Date(this.#times[at] as number).toISOString(),
+        method,
+        path,
+        status,
+        code: code === '' ? null : String(numberOf(code)),
+        identity,
+        ms: Math.round(ms * 100) / 100,
+      });
     }
     return out;
   }
-
-  clear(): void {
-    this.#slots.fill(undefined);
-    this.#next = 0;
-  }
 }
+
+/**
+ * Not journaled: the journal's own reads, scrapes, and the page and its files (they would push
+ * out what matters).
+ */
+const UNJOURNALED = new Set<RouteName | ''>([
+  'adminRequests',
+  'pageAsset',
+  'metrics',
+  'page',
+  'docs',
+]);
+
+/**
+ * A request the page made (Fetch standard: a browser sends `Sec-Fetch-Site: same-origin` on a
+ * fetch or load by a document of the same origin, and only the page and /docs are served from
+ * this origin): not journaled either, so watching the journal does not fill it. The journal
+ * is a view for debugging clients, not an audit log: a client that sends this header itself
+ * only leaves itself out (metrics still count it).
+ */
+const fromThePage = (headers: IncomingHttpHeaders): boolean =>
+  headers['sec-fetch-site'] === 'same-origin';
+
+/** Records a request answered: in the metrics, and unless left out above in the journal. */
+export const recorder =
+  (journal: RequestJournal, metrics: Metrics) =>
+  (served: Served, headers: IncomingHttpHeaders): void => {
+    metrics.request(served.route, served.status, served.ms);
+    if (!UNJOURNALED.has(served.route) && !fromThePage(headers)) journal.push(served, Date.now());
+  };

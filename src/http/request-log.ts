@@ -11,8 +11,8 @@ export interface RequestLogEntry {
   readonly path: string;
   readonly status: number;
   readonly ms: number;
-  /** The refusal's code (name), when the response is an Error object. */
-  readonly code?: string;
+  /** The refusal's code (name) when the response is an Error object, else ''. */
+  readonly code: string;
 }
 
 export interface RequestLogger {
@@ -61,8 +61,8 @@ export function createRequestLogger(options: RequestLoggerOptions = {}): Request
       const { method, path, status, code } = entry;
       push(
         json
-          ? `${terminalJson({ time, method, path, status, ...(code !== undefined && { code }), ms })}\n`
-          : `${time} ${method} ${escapeTerminal(path)} ${status}${code === undefined ? '' : ` ${code}`} ${ms}ms\n`,
+          ? `${terminalJson({ time, method, path, status, ...(code !== '' && { code }), ms })}\n`
+          : `${time} ${method} ${escapeTerminal(path)} ${status}${code === '' ? '' : ` ${code}`} ${ms}ms\n`,
       );
     },
     warn(message) {

@@ -55,8 +55,9 @@ export interface TileStore extends TileReader {
   /** Several servers write it (a database): a writer reads it again before each change. */
   readonly shared: boolean;
   /**
-   * The folder holding the log's files at their tlog-tiles paths (`checkpoint`, `tile/…`), for
-   * an engine that keeps them so (the JSON engine): they can be served as static files.
+   * The folder holding the log's files at their tlog-tiles paths (`checkpoint`,
+   * `tile/<L>/<N>[.p/<W>]`, `tile/entries/…`), servable as static files; unset when the tiles
+   * are not files.
    */
   readonly directory?: string;
   /** Where the record of the last checkpoint signed is kept, for messages. */

@@ -21,8 +21,6 @@ import type { LogWriter } from '../log/log-writer.js';
 import { parseTilePath, TILE_WIDTH, type TileRef } from '../log/tile-path.js';
 import type { CardEntry, CardStore } from '../store/store.js';
 
-/** Bytes of served tiles kept in memory (the hot ones: the right edge, popular bundles). */
-const TILE_CACHE_BYTES = 32 * 1024 * 1024;
 /**
  * Bytes of proof texts kept for the current checkpoint: a proof is about 1 KiB (some 20 hashes
  * and the signed checkpoint), so about 30,000 of them. Bounded by bytes like the tiles: a count
@@ -67,11 +65,6 @@ export class CardLog {
   #lastRun = 0;
   #closed = false;
   #waiters: { size: number; resolve: () => void }[] = [];
-  /** Served tiles by path (a path's bytes never change in one log), the most used kept. */
-  readonly #tileCache = new LRUCache<string, { data: Uint8Array; full: boolean }>({
-    maxSize: TILE_CACHE_BYTES,
-    sizeCalculation: (tile) => Math.max(1, tile.data.byteLength),
-  });
   /** Proof texts of the published checkpoint, by index; emptied when it changes (a new size, a cosignature). */
   readonly #proofs = new LRUCache<number, string>({
     maxSize: PROOF_CACHE_BYTES,
@@ -120,32 +113,21 @@ export class CardLog {
     return this.writer.readTile(tile);
   }
 
-  /** A tile or bundle already in memory (a path served before), else undefined: no I/O. */
-  cachedTile(path: string): { data: Uint8Array; full: boolean } | undefined {
-    return this.#tileCache.get(path);
-  }
-
   /**
    * The tile or bundle at a tlog-tiles path (`tile/0/x001/234.p/5`) of the published tree, and
    * whether it is full (immutable); LOG_TILE_NOT_FOUND for anything else.
    */
   async readTilePath(path: string): Promise<{ data: Uint8Array; full: boolean }> {
-    const hit = this.#tileCache.get(path);
-    if (hit) return hit;
     const tile = parseTilePath(path);
     if (!tile)
       throw new CardsError(
         'LOG_TILE_NOT_FOUND',
         `"${path.slice(0, 100)}" is not a tile path: tile/<L>/<N>[.p/<W>] or tile/entries/<N>[.p/<W>], N as x001/x234/067.`,
       );
-    const generation = this.#generation;
     const data = await this.writer.readTile(tile);
     if (!data)
       throw new CardsError('LOG_TILE_NOT_FOUND', `The log (size ${this.size}) has no ${path}.`);
-    const found = { data, full: tile.width === TILE_WIDTH };
-    // A read that began before a reset is the old log's: answered, never kept for the new one.
-    if (generation === this.#generation) this.#tileCache.set(path, found);
-    return found;
+    return { data, full: tile.width === TILE_WIDTH };
   }
 
   /** A card was acknowledged: integrate now when idle, else within the interval. */
@@ -290,10 +272,9 @@ export class CardLog {
     return run;
   }
 
-  /** Drops what was cached of an older log (tile paths repeat in a new one). */
+  /** Drops what was cached of an older log (proofs of its sizes). */
   #forget(): void {
     this.#generation++;
-    this.#tileCache.clear();
     this.#proofs.clear();
     this.#proofsOf = '';
   }

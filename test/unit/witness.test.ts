@@ -1,6 +1,5 @@
 /**
- * The witness (C2SP tlog-witness v1.0.0) as a real server on port 0 with its state in a temp
- * folder: it cosigns a growing log (cosignature/v1, key type 0x04, verified with its vkey), and
+ * The witness (C2SP tlog-witness v1.0.0) through `inject`, with its state in a temp folder: it cosigns a growing log (cosignature/v1, key type 0x04, verified with its vkey), and
  * answers 409 + text/x.tlog.size for a stale old size, 409 for a fork at the same size, 422 for a
  * bad or forked consistency proof, 404 for an unknown origin, 403 for a bad signature, 400 for
  * a malformed body; and it keeps its state and key across a restart.
@@ -39,16 +38,20 @@ const checkpoint = (size: number, root = log.roots.get(size)!, key = signer): st
 async function start() {
   const folder = await openWitnessFolder(dir, 'witness.example/w1');
   const witness = createWitnessServer({ folder, logs, now: () => 1_700_000_000 });
-  const url = await witness.listen(0, '127.0.0.1');
   const post = async (body: string) => {
-    const res = await fetch(`${url}/add-checkpoint`, { method: 'POST', body });
-    return { status: res.status, type: res.headers.get('content-type'), text: await res.text() };
+    const res = await witness.app.inject({
+      method: 'POST',
+      url: '/add-checkpoint',
+      payload: body,
+      headers: { 'content-type': 'text/plain;charset=UTF-8' },
+    });
+    return { status: res.statusCode, type: res.headers['content-type'], text: res.body };
   };
-  return { witness, post, url };
+  return { witness, post };
 }
 
 test('cosigns a consistent, growing log; refuses stale, forked, unknown, unsigned and malformed', async () => {
-  const { witness, post, url } = await start();
+  const { witness, post } = await start();
   try {
     const cosigner = cosignatureVerifier(witness.vkey);
     const first = await post(formatAddCheckpoint(0, [], checkpoint(10)));
@@ -70,8 +73,8 @@ test('cosigns a consistent, growing log; refuses stale, forked, unknown, unsigne
     const bogus = [new Uint8Array(32).fill(7)];
     assert.equal((await post(formatAddCheckpoint(300, bogus, checkpoint(300)))).status, 422);
     // Only POST: anything else is 405 and says so.
-    const get = await fetch(`${url}/add-checkpoint`);
-    assert.deepEqual([get.status, get.headers.get('allow')], [405, 'POST']);
+    const get = await witness.app.inject({ method: 'GET', url: '/add-checkpoint' });
+    assert.deepEqual([get.statusCode, get.headers.allow], [405, 'POST']);
     // A forked 70,000 (flipped root) cannot be proven consistent: 422.
     const q = await consistencyProof(300, 70_000, log.reader.at(70_000));
     const forked = new Uint8Array(log.roots.get(70_000)!).map((b, i) => (i === 5 ? b ^ 4 : b));

@@ -1,0 +1,217 @@
+// The request path's figures, each a ratio taken within one round (its two sides measured
+// seconds apart, in an order turned every round) and reported as the median over the rounds:
+//   tile      GET /log/tile/0/N (full hash tiles, 8 KiB) of `cards serve` against node's own
+//             http serving the same bytes (the same tile files, read into memory at its start,
+//             with the same content type and caching), each process serving tiles only: ≥ 60%
+//   get, search one identity, an identity's history (kept between requests): this build (A)
+//             against another build (B, B_ROOT=<a checkout, built>: the build before a change)
+//             on copies of one store: target ≥ 0.9× (requests/s; server CPU per request too)
+//   create    creates with the admin API on (request journal and metrics) against --no-admin,
+//             two fresh servers of this build: target ≤ 5% (server CPU per create, and req/s)
+// In `npm run bench` (its last rows) and alone: `node bench/http-ab.mjs [--quick] [--rounds N]`
+// (after `npm run build`; needs wrk, `apt-get install wrk`). Every server is pinned to CPU 0 and
+// wrk to CPU 1; creates are sent by autocannon from this process.
+import { spawn } from 'node:child_process';
+import { join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { parseArgs } from 'node:util';
+import { withCpu } from './cards-server.mjs';
+import { createPool, mintTokens, storeIdentities } from './lib/cards.mjs';
+import { blast, hasWrk, median, pinToCpu, wrkRun } from './lib/load.mjs';
+import { cpuMsOf, startCards } from './lib/servers.mjs';
+import {
+  appKeyOf,
+  buildStore,
+  copyStore,
+  makeKeysDir,
+  removeTempDirs,
+  storeIds,
+} from './lib/stores.mjs';
+import { tilePath } from '../dist/src/log/tile-path.js';
+
+const say = (line) => process.stderr.write(`${line}\n`);
+const pick = (list) => list[Math.floor(Math.random() * list.length)];
+
+/** node's own http answering each of `paths` with its file under `dir`, as `cards serve` does. */
+async function startNodeTiles(dir, paths) {
+  const source = `const { readFileSync } = require('node:fs');
+const files = new Map(JSON.parse(process.argv[1]).map((path) => [\`/log/\${path}\`, readFileSync(process.argv[2] + '/' + path)]));
+require('node:http').createServer((request, response) => {
+  const body = files.get(request.url);
+  response.writeHead(200, { 'content-type': 'application/octet-stream', 'content-length': body.length, 'cache-control': 'public, max-age=31536000, immutable' });
+  response.end(body);
+}).listen(0, '127.0.0.1', function () { console.log('listening on http://127.0.0.1:' + this.address().port); });`;
+  const proc = spawn(process.execPath, ['-e', source, JSON.stringify(paths), dir], {
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
+  const url = await new Promise((done) =>
+    proc.stdout.setEncoding('utf8').once('data', (line) => done(line.trim().split(' ').at(-1))),
+  );
+  return { proc, url, stop: async () => void proc.kill() };
+}
+
+/** A GET or search run on one server, with its CPU per request. */
+const run = async (server, requests, seconds) => {
+  const cpu = cpuMsOf(server.proc.pid);
+  const r = await wrkRun(server.url, requests, { seconds, cpu: 1 });
+  return { ...r, cpuUs: ((cpuMsOf(server.proc.pid) - cpu) * 1000) / Math.max(1, r.answered) };
+};
+
+export async function runHttpBench({ quick = false, rounds = quick ? 3 : 5 } = {}) {
+  if (!hasWrk()) throw new Error('the request path bench needs wrk (apt-get install wrk)');
+  const size = quick ? 10_000 : 20_000;
+  const seconds = quick ? 2 : 3;
+  const bRoot = process.env.B_ROOT && resolve(process.env.B_ROOT);
+  const keys = await makeKeysDir();
+  say(`building a store of ${size} cards`);
+  const store = await buildStore(keys, size);
+  // One first start makes the log (its key, its tiles): every copy then serves the same log.
+  await (await startCards(store, ['--quiet'])).stop();
+  const identities = storeIdentities(size);
+  const ids = storeIds(store);
+  const [token] = (await mintTokens(appKeyOf(keys), ['reader@example.com'])).values();
+  const auth = { authorization: `Service ${token}` };
+  const json = { ...auth, 'content-type': 'application/json' };
+  const reads = {
+    get: Array.from({ length: 5000 }, () => ({
+      method: 'GET',
+      path: `/card/v5/${pick(ids)}`,
+      headers: auth,
+    })),
+    search: Array.from({ length: 5000 }, () => ({
+      method: 'POST',
+      path: '/card/v5/actions/search',
+      headers: json,
+      body: JSON.stringify({ identity: pick(identities) }),
+    })),
+    history: identities.slice(0, 5000).map((identity) => ({
+      method: 'GET',
+      path: `/_cards/identities/${encodeURIComponent(identity)}`,
+      headers: {},
+    })),
+  };
+  const tiles = Array.from({ length: Math.floor(size / 256) }, (_, index) =>
+    tilePath({ level: 0, index, width: 256 }),
+  );
+
+  // Tiles are measured on servers that serve nothing else, as node's own http does: what a
+  // process served before changes how fast node's http code runs in it (docs/benchmarks.md).
+  const build = (name) => (name === 'B' ? join(bRoot, 'bin/cards.js') : undefined);
+  const builds = bRoot ? ['A', 'B'] : ['A'];
+  const servers = { node: await startNodeTiles(join(store, 'cards.json.log'), tiles) };
+  for (const name of builds) {
+    servers[name] = await startCards(copyStore(store), ['--quiet'], [], build(name));
+    servers[`tile ${name}`] = await startCards(copyStore(store), ['--quiet'], [], build(name));
+  }
+  servers.admin = await startCards(copyStore(keys), ['--quiet', '--no-log']);
+  servers.noAdmin = await startCards(copyStore(keys), ['--quiet', '--no-log', '--no-admin']);
+  const creates = {
+    admin: await createPool(appKeyOf(keys), 80_000, storeIdentities(2000)),
+    noAdmin: await createPool(appKeyOf(keys), 80_000, storeIdentities(2000)),
+  };
+  const sent = { admin: 0, noAdmin: 0 };
+  const create = async (name, run) => {
+    const server = servers[name];
+    const r = await withCpu(server, () => blast(server.url, creates[name].slice(sent[name]), run));
+    sent[name] += r.sent;
+    if (r.exhausted) throw new Error(`${name}: the create pool ran out`);
+    return { rps: r.rps, cpuUs: r.cpuUsPerRequest };
+  };
+  const measures = {
+    tile: {
+      on: ['node', ...builds.map((name) => `tile ${name}`)],
+      requests: tiles.map((path) => ({ method: 'GET', path: `/log/${path}` })),
+    },
+    ...Object.fromEntries(
+      Object.entries(reads).map(([what, requests]) => [what, { on: builds, requests }]),
+    ),
+  };
+  try {
+    for (const server of Object.values(servers)) pinToCpu(server.proc.pid, 0);
+    say('warm-up: a pass of each measure on its servers, creates on both create servers');
+    for (const { on, requests } of Object.values(measures))
+      for (const name of on) await run(servers[name], requests, 1);
+    // Each of the pool's 2,000 identities once: every token verified and remembered before the
+    // rounds (a side still verifying new tokens would pay for that, not for the admin API).
+    for (const name of ['admin', 'noAdmin']) await create(name, { amount: 2500 });
+
+    const got = {};
+    const record = (key, value) => (got[key] ??= []).push(value);
+    for (let round = 0; round < rounds; round++) {
+      say(`round ${round + 1} of ${rounds}`);
+      const turn = (list) => (round % 2 === 0 ? list : [...list].reverse());
+      for (const [what, { on, requests }] of Object.entries(measures))
+        for (const name of turn(on))
+          record(`${what} ${name.split(' ').at(-1)}`, await run(servers[name], requests, seconds));
+      for (const name of turn(['admin', 'noAdmin']))
+        record(`create ${name}`, await create(name, { seconds }));
+    }
+    const ratio = (a, b, key = 'rps') => median(got[a].map((x, i) => x[key] / got[b][i][key]));
+    const mid = (name, key = 'rps') => median(got[name].map((x) => x[key]));
+    return {
+      rounds,
+      seconds,
+      size,
+      got,
+      tile: {
+        rps: mid('tile A'),
+        node: mid('tile node'),
+        share: ratio('tile A', 'tile node'),
+        cpu: ratio('tile A', 'tile node', 'cpuUs'),
+      },
+      ...(bRoot && {
+        ab: Object.fromEntries(
+          [...Object.keys(reads), 'tile'].map((what) => [
+            what,
+            {
+              A: mid(`${what} A`),
+              B: mid(`${what} B`),
+              rps: ratio(`${what} A`, `${what} B`),
+              cpu: ratio(`${what} A`, `${what} B`, 'cpuUs'),
+            },
+          ]),
+        ),
+      }),
+      create: {
+        admin: mid('create admin'),
+        noAdmin: mid('create noAdmin'),
+        rpsCost: 1 - ratio('create admin', 'create noAdmin'),
+        cpuCost: ratio('create admin', 'create noAdmin', 'cpuUs') - 1,
+      },
+    };
+  } finally {
+    for (const server of Object.values(servers)) await server.stop();
+  }
+}
+
+const fmt = (x) => Math.round(x).toLocaleString('en-US');
+const pct = (x) => `${(100 * x).toFixed(1)}%`;
+
+export function formatHttp(out) {
+  const rows = [
+    `the request path (medians of ${out.rounds} rounds of ${out.seconds} s; ${fmt(out.size)} stored cards; wrk, servers on CPU 0)`,
+    `  tile GET /log/tile/0/N           ${fmt(out.tile.rps)}/s = ${pct(out.tile.share)} of node's own http serving the same bytes (${fmt(out.tile.node)}/s; server CPU per tile ${out.tile.cpu.toFixed(2)}× node's); target ≥ 60%`,
+  ];
+  if (out.ab)
+    for (const [what, r] of Object.entries(out.ab))
+      rows.push(
+        `  ${`${what} A/B`.padEnd(31)}${fmt(r.A)}/s against ${fmt(r.B)}/s: ${r.rps.toFixed(2)}× (server CPU per request ${r.cpu.toFixed(2)}×)${what === 'tile' ? '' : '; target ≥ 0.9×'}`,
+      );
+  else rows.push('  get, search, history A/B        skipped: set B_ROOT to another built checkout');
+  rows.push(
+    `  create, admin API on            ${fmt(out.create.admin)}/s against ${fmt(out.create.noAdmin)}/s with --no-admin: costs ${pct(out.create.rpsCost)} of req/s, ${pct(out.create.cpuCost)} of server CPU per create; target ≤ 5%`,
+  );
+  return rows.join('\n');
+}
+
+if (process.argv[1] === fileURLToPath(import.meta.url)) {
+  const { values } = parseArgs({
+    options: { quick: { type: 'boolean', default: false }, rounds: { type: 'string' } },
+  });
+  process.once('exit', removeTempDirs);
+  const out = await runHttpBench({
+    quick: values.quick,
+    ...(values.rounds && { rounds: Number(values.rounds) }),
+  });
+  console.log(formatHttp(out));
+}

@@ -1,0 +1,53 @@
+/**
+ * A route group: routes of the one route table (src/core/routes.ts) bound to their handlers by
+ * name, added to a fastify plugin's scope. Authorization is the table's: each route's `auth`
+ * picks the group's guard for it (an onRequest hook of that route). Every spelling of a route
+ * carries the route's name in its config, for the request journal, the metrics and any hook
+ * that acts per route, and `cors: false` when the route answers no other origin (cors.ts). A new group of routes is its table entries and one plugin calling this.
+ */
+import type {
+  FastifyInstance,
+  FastifyReply,
+  FastifyRequest,
+  FastifySchema,
+  onRequestAsyncHookHandler,
+  onRequestHookHandler,
+} from 'fastify';
+import { ROUTES, routePaths, type RouteAuth, type RouteTag } from '../core/routes.js';
+import { corsRoute } from './cors.js';
+
+export type Handler = (request: FastifyRequest, reply: FastifyReply) => Promise<FastifyReply>;
+/** Admits a request (setting `request.identity`) or fails it with the 401 CardsError. */
+export type Guard = onRequestHookHandler | onRequestAsyncHookHandler;
+
+/** The names of the table's routes with one of these tags. */
+export type RouteNameOf<T extends RouteTag> = Extract<(typeof ROUTES)[number], { tag: T }>['name'];
+
+export interface RouteGroup<N extends string> {
+  readonly handlers: Readonly<Record<N, Handler>>;
+  readonly guards?: Readonly<Partial<Record<RouteAuth, Guard>>>;
+  readonly schemas?: Readonly<Partial<Record<N, FastifySchema>>>;
+}
+
+/** Adds every spelling of each route `group` has a handler for. */
+export function addRoutes<N extends string>(scope: FastifyInstance, group: RouteGroup<N>): void {
+  const handlers: Readonly<Record<string, Handler>> = group.handlers;
+  const schemas: Readonly<Partial<Record<string, FastifySchema>>> = group.schemas ?? {};
+  for (const route of ROUTES) {
+    const handler = handlers[route.name];
+    if (!handler) continue;
+    const guard = group.guards?.[route.auth];
+    if (route.auth !== 'none' && !guard)
+      throw new TypeError(`${route.name}: no ${route.auth} guard`);
+    const schema = schemas[route.name];
+    for (const url of routePaths(route))
+      scope.route({
+        method: route.method,
+        url,
+        config: { routeName: route.name, ...(!corsRoute(route) && { cors: false }) },
+        ...(schema && { schema }),
+        ...(guard && { onRequest: guard }),
+        handler,
+      });
+  }
+}

@@ -1,0 +1,226 @@
+/**
+ * The one HTTP stack: `createStack` builds the fastify instance that the Cards app (app.ts) and
+ * the witness (src/witness/server.ts) add their plugins to. What every request of either gets:
+ * node's timeouts for slow clients, a cap on open connections (a connection over it is answered
+ * 503 SERVER_BUSY and closed, so a client learns why), the Host check of RFC 9112 section 3.2,
+ * `Connection: close` while closing (so close() does not wait for keep-alive connections), every
+ * failure sent as the app's refusal body (`errorBody`) with a documented code, and one request
+ * line per request answered, with its route name for `onServed` (the request journal, metrics).
+ *
+ * The hooks every request passes are callbacks, not async functions: no promise and no microtask
+ * turn per hook on the cheapest routes (a tile, /health).
+ */
+import { createServer, type IncomingHttpHeaders, type IncomingMessage } from 'node:http';
+import type { Socket } from 'node:net';
+import Fastify, { type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
+import { CardsError, wireErrorOf, type WireCardsError, type WireCode } from '../core/errors.js';
+import type { RouteName } from '../core/routes.js';
+import { rawErrorResponse, toCardsError } from './error-reply.js';
+import type { RequestLogger } from './request-log.js';
+
+declare module 'fastify' {
+  interface FastifyRequest {
+    /** Who asked: a verified card token's identity, 'admin' or 'loopback'; '' for nobody. */
+    identity: string;
+    /** The code of the Error object sent, '' when none (request line, journal). */
+    refusal: WireCode | '';
+  }
+  interface FastifyContextConfig {
+    /** The route table's name of the route (metrics, journal, per-route hooks). */
+    routeName?: RouteName;
+  }
+}
+
+export interface ServerLimits {
+  /** Open connections served normally; those above get 503. Default 1024. */
+  readonly maxConnections: number;
+  /** Time to receive a whole request, headers and body, in ms. Default 30 s. */
+  readonly requestTimeoutMs: number;
+  /** Time to receive the headers, in ms (≤ requestTimeoutMs). Default 20 s. */
+  readonly headersTimeoutMs: number;
+  /** An idle keep-alive connection is closed after this, in ms. Default 5 s. */
+  readonly keepAliveTimeoutMs: number;
+}
+
+export const DEFAULT_LIMITS: ServerLimits = {
+  maxConnections: 1024,
+  requestTimeoutMs: 30_000,
+  headersTimeoutMs: 20_000,
+  keepAliveTimeoutMs: 5_000,
+};
+
+/** A request answered: its request line, and what `onServed` records. */
+export interface Served {
+  readonly method: string;
+  /** The path, without the query string, cut at 200 characters. */
+  readonly path: string;
+  readonly status: number;
+  readonly code: WireCode | '';
+  readonly ms: number;
+  /** '' for a path no route serves. */
+  readonly route: RouteName | '';
+  readonly identity: string;
+}
+
+export interface StackOptions {
+  readonly logger: RequestLogger;
+  readonly limits?: Partial<ServerLimits> | undefined;
+  readonly bodyLimit: number;
+  readonly maxParamLength?: number;
+  /** The body of a refusal as this service sends it (the Error object; the witness's text). */
+  readonly errorBody: (err: WireCardsError) => { readonly type: string; readonly body: string };
+  /** Answers a path no route serves (404, or 405 for a known path), before any body is read. */
+  readonly notFound: (request: FastifyRequest, reply: FastifyReply) => FastifyReply;
+  /** Answers an OPTIONS request itself (true), or leaves it to its route (CORS preflight). */
+  readonly options?: ((request: FastifyRequest, reply: FastifyReply) => boolean) | false;
+  /** Every request answered, after its request line, with the request's headers. */
+  readonly onServed?: ((served: Served, headers: IncomingHttpHeaders) => void) | undefined;
+}
+
+/** RFC 9112 section 3.2: an HTTP/1.1 request without Host is a 400. */
+const missingHost = (request: IncomingMessage): boolean =>
+  request.httpVersion === '1.1' && request.headers.host === undefined;
+
+export const pathOf = (url: string): string => {
+  const query = url.indexOf('?');
+  return query < 0 ? url : url.slice(0, query);
+};
+/** A path as the request line and the journal show it: no query string, at most 200 characters. */
+export const logPath = (url: string): string => {
+  const path = pathOf(url);
+  return path.length > 200 ? `${path.slice(0, 200)}…` : path;
+};
+
+const describe = (err: unknown): string =>
+  err instanceof Error ? (err.stack ?? err.message) : String(err);
+
+/** Sends `err` as the stack's refusal; set by createStack on each instance. */
+export type Refuse = (reply: FastifyReply, err: CardsError) => FastifyReply;
+
+export function createStack(options: StackOptions): { app: FastifyInstance; refuse: Refuse } {
+  const { logger, errorBody, notFound } = options;
+  const limits: ServerLimits = { ...DEFAULT_LIMITS, ...options.limits };
+
+  const refuse: Refuse = (reply, refusal) => {
+    const err = wireErrorOf(refusal);
+    reply.request.refusal = err.code;
+    // A server-side failure is told in full to the operator, and to the client only by its code
+    // and the generic message: no file path or library message leaves the server.
+    if (err.code === 'INTERNAL') logger.warn(`internal error: ${describe(err.cause ?? err)}`);
+    else if (err.status >= 500)
+      logger.warn(`${err.code}: ${err.message}${err.cause ? ` (${describe(err.cause)})` : ''}`);
+    const { type, body } = errorBody(err);
+    return reply.code(err.status).type(type).send(body);
+  };
+  /** One object per request answered: its request line, and what onServed keeps. */
+  const record = (
+    method: string,
+    url: string,
+    status: number,
+    code: WireCode | '',
+    ms: number,
+    route: RouteName | '',
+    identity: string,
+    headers: IncomingHttpHeaders,
+  ): void => {
+    const served: Served = { method, path: logPath(url), status, code, ms, route, identity };
+    logger.request(served);
+    options.onServed?.(served, headers);
+  };
+
+  const headersTimeout = Math.min(limits.headersTimeoutMs, limits.requestTimeoutMs);
+  const app = Fastify({
+    logger: false,
+    bodyLimit: options.bodyLimit,
+    return503OnClosing: false,
+    serverFactory: (handler) => {
+      const server = createServer(
+        {
+          requestTimeout: limits.requestTimeoutMs,
+          headersTimeout,
+          keepAliveTimeout: limits.keepAliveTimeoutMs,
+          // Node checks the two timeouts on this interval; keep the overshoot small.
+          connectionsCheckingInterval: Math.max(100, Math.min(5_000, headersTimeout >> 2)),
+          // Node answers a request without Host with a bare 400; refused below instead.
+          requireHostHeader: false,
+        },
+        handler,
+      );
+      server.setTimeout(Math.max(limits.requestTimeoutMs * 2, 60_000));
+      return server;
+    },
+    ...(options.maxParamLength !== undefined && {
+      routerOptions: { maxParamLength: options.maxParamLength },
+    }),
+    // A request the router refuses (a malformed escape) passes no hook: recorded here, once.
+    frameworkErrors: (err, request, reply) => {
+      const error = toCardsError(err);
+      refuse(reply, error);
+      const { method = '-', url = '-', headers } = request.raw;
+      record(method, url, reply.statusCode, error.code, 0, '', '', headers);
+    },
+    clientErrorHandler: (err, socket) => {
+      const code = (err as NodeJS.ErrnoException).code;
+      if (code === 'ECONNRESET' || socket.destroyed) return;
+      const error = wireErrorOf(
+        new CardsError(
+          code === 'ERR_HTTP_REQUEST_TIMEOUT'
+            ? 'REQUEST_TIMEOUT'
+            : code === 'HPE_HEADER_OVERFLOW'
+              ? 'HEADERS_TOO_LARGE'
+              : 'HTTP_MALFORMED',
+        ),
+      );
+      if (socket.writable) socket.end(rawErrorResponse(error, errorBody(error)));
+      else socket.destroy();
+      logger.request({ method: '-', path: '-', status: error.status, code: error.code, ms: 0 });
+    },
+  });
+
+  // Connections over the cap get 503 on their first request, then are closed.
+  const over = new WeakSet<Socket>();
+  let open = 0;
+  app.server.on('connection', (socket: Socket) => {
+    if (++open > limits.maxConnections) over.add(socket);
+    socket.once('close', () => open--);
+  });
+  let closing = false;
+  app.addHook('preClose', async () => {
+    closing = true;
+  });
+
+  app.decorateRequest('identity', '');
+  app.decorateRequest('refusal', '');
+  app.addHook('onRequest', (request, reply, done) => {
+    if (over.has(request.raw.socket)) {
+      reply.header('connection', 'close');
+      refuse(reply, new CardsError('SERVER_BUSY'));
+    } else if (missingHost(request.raw)) {
+      reply.header('connection', 'close');
+      refuse(reply, new CardsError('HTTP_MALFORMED', 'The Host header is missing.'));
+    } else if (request.is404) notFound(request, reply);
+    else if (request.method !== 'OPTIONS' || !options.options || !options.options(request, reply))
+      done();
+  });
+  app.addHook('onSend', (_request, reply, payload, done) => {
+    if (closing) reply.header('connection', 'close');
+    done(null, payload);
+  });
+  app.addHook('onResponse', (request, reply, done) => {
+    record(
+      request.method,
+      request.url,
+      reply.statusCode,
+      request.refusal,
+      reply.elapsedTime,
+      // The route's name costs a getter's object: read only for a record that keeps it.
+      (options.onServed && request.routeOptions.config.routeName) || '',
+      request.identity,
+      request.headers,
+    );
+    done();
+  });
+  app.setErrorHandler((err, _request, reply) => refuse(reply, toCardsError(err)));
+  app.setNotFoundHandler((request, reply) => notFound(request, reply));
+  return { app, refuse };
+}
