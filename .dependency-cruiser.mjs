@@ -1,24 +1,24 @@
 // The import graph of src/, checked by `npm run check` (CONVENTIONS "The shape of the house"): no
 // circle, type-only imports included, and every arrow between src/ folders runs down. Each
 // folder stands on the folders listed for it and on nothing else of src/:
-//   core ← (crypto, io) ← log ← store ← registry ← http ← server ← witness ← cli
+//   core ← crypto ← io ← log ← store ← registry ← http ← witness ← server ← cli
 // with client (the HTTP client) and pythia (the worker threads that run the Pythia WebAssembly)
-// on core and crypto beside them. src/io is the file-system floor (durable writes) of store,
-// log, http, server and cli; an engine (src/store/<engine>/) holds the log's tiles, so the store
-// stands on the log's TileStore; the witness keeps its key as the server does
-// (server/key-files.ts) and serves on the one HTTP stack of src/http.
+// on core and crypto beside them. src/io is the file-system floor (durable writes, private key
+// files) of store, log, http, witness, server and cli; an engine (src/store/<engine>/) holds the
+// log's tiles, so the store stands on the log's TileStore; the witness serves on the one HTTP
+// stack of src/http, and the server home starts it as it starts `cards serve`.
 const LAYERS = {
   core: [],
   crypto: ['core'],
-  io: ['core'],
+  io: ['core', 'crypto'],
   log: ['core', 'crypto', 'io'],
   store: ['core', 'io', 'log'],
   registry: ['core', 'crypto', 'store', 'log'],
   http: ['core', 'crypto', 'io', 'log', 'registry'],
   client: ['core', 'crypto'],
   pythia: ['core', 'crypto'],
-  server: ['core', 'crypto', 'io', 'store', 'log', 'registry', 'http', 'pythia'],
-  witness: ['core', 'crypto', 'io', 'log', 'http', 'server'],
+  witness: ['core', 'crypto', 'io', 'log', 'http'],
+  server: ['core', 'crypto', 'io', 'store', 'log', 'registry', 'http', 'pythia', 'witness'],
   cli: [
     'core',
     'crypto',

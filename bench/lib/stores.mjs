@@ -8,7 +8,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { openJsonStore } from '../../dist/src/store/json/json-store.js';
 import { fileHome } from '../../dist/src/server/file-home.js';
-import { loadOrCreatePrivateKey } from '../../dist/src/server/key-files.js';
+import { loadOrCreatePrivateKey } from '../../dist/src/io/key-files.js';
 import { createRegistry } from '../../dist/src/registry/registry.js';
 import { storeWaves } from './cards.mjs';
 

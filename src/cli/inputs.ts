@@ -12,7 +12,7 @@ import {
   type PrivateKey,
   type PublicKey,
 } from '../crypto/keys.js';
-import { readPrivateKeyFile } from '../server/key-files.js';
+import { readPrivateKeyFile } from '../io/key-files.js';
 import type { CommandContext } from './context.js';
 
 export async function readStdin(ctx: CommandContext): Promise<Buffer> {

@@ -15,7 +15,7 @@ import { join } from 'node:path';
 import { CardsError } from '../core/errors.js';
 import { parseCardPrivateKey, type CardPrivateKey } from '../crypto/signing-key.js';
 import { createFileSync, replaceFileSync } from '../io/fs-durable.js';
-import { readPrivateKeyFile } from '../server/key-files.js';
+import { readPrivateKeyFile } from '../io/key-files.js';
 import { openJsonDocument } from './json-document.js';
 
 /** Anything that writes itself as PEM PKCS#8 (a PrivateKey, or seed's fresh keys). */

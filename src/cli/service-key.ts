@@ -8,7 +8,7 @@
 import { existsSync } from 'node:fs';
 import { CardsError } from '../core/errors.js';
 import type { PublicKey } from '../crypto/keys.js';
-import { readPrivateKeyFile } from '../server/key-files.js';
+import { readPrivateKeyFile } from '../io/key-files.js';
 import { fileHome } from '../server/file-home.js';
 import type { CommandContext } from './context.js';
 import { readPublicKey } from './inputs.js';

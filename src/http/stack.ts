@@ -17,6 +17,9 @@ import { CardsError, wireErrorOf, type WireCardsError, type WireCode } from '../
 import type { RouteName } from '../core/routes.js';
 import { rawErrorResponse, toCardsError } from './error-reply.js';
 import type { RequestLogger } from './request-log.js';
+import { DEFAULT_LIMITS, type ServerLimits } from './server-limits.js';
+
+export type { ServerLimits } from './server-limits.js';
 
 declare module 'fastify' {
   interface FastifyRequest {
@@ -30,24 +33,6 @@ declare module 'fastify' {
     routeName?: RouteName;
   }
 }
-
-export interface ServerLimits {
-  /** Open connections served normally; those above get 503. Default 1024. */
-  readonly maxConnections: number;
-  /** Time to receive a whole request, headers and body, in ms. Default 30 s. */
-  readonly requestTimeoutMs: number;
-  /** Time to receive the headers, in ms (≤ requestTimeoutMs). Default 20 s. */
-  readonly headersTimeoutMs: number;
-  /** An idle keep-alive connection is closed after this, in ms. Default 5 s. */
-  readonly keepAliveTimeoutMs: number;
-}
-
-export const DEFAULT_LIMITS: ServerLimits = {
-  maxConnections: 1024,
-  requestTimeoutMs: 30_000,
-  headersTimeoutMs: 20_000,
-  keepAliveTimeoutMs: 5_000,
-};
 
 /** A request answered: its request line, and what `onServed` records. */
 export interface Served {

@@ -2,11 +2,11 @@
  * The defaults of a server, and the URL a client reaches a local `cards serve` at by default.
  * One place for each: the server reads them, and the CLI's flag declarations show them as their
  * `.default()` (src/cli/commands/serve), so `--help` and the server cannot drift apart. The
- * connection limits are the HTTP layer's own defaults (src/http/connections.ts), the store's
+ * connection limits are the HTTP layer's own defaults (src/http/server-limits.ts), the store's
  * tuning the engines' own (src/store/defaults.ts), named here. Imports constants only:
  * `cards --help` loads this file.
  */
-import { DEFAULT_LIMITS } from '../http/connections.js';
+import { DEFAULT_LIMITS } from '../http/server-limits.js';
 
 export {
   DEFAULT_COMPACT_BYTES,

@@ -15,7 +15,7 @@ import { generatePrivateKey, type PrivateKey } from '../crypto/keys.js';
 import type { TrustedKey } from '../crypto/tokens.js';
 import { generateAdminToken } from '../http/admin-auth.js';
 import type { Engine, KeptSecret, SecretName } from '../store/engine.js';
-import { parseKeptKey, readPrivateKeyFile } from './key-files.js';
+import { parseKeptKey, readPrivateKeyFile } from '../io/key-files.js';
 import { readTrustedKeys } from './trusted-keys.js';
 
 export const APP_KEY_NAME: SecretName = 'app-key';

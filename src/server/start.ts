@@ -16,7 +16,7 @@ import type { RequestLogger } from '../http/request-log.js';
 import type { CardLog } from '../registry/card-log.js';
 import { createRegistry, type Registry } from '../registry/registry.js';
 import type { CardStore } from '../store/store.js';
-import { readPrivateKeyFile } from './key-files.js';
+import { readPrivateKeyFile } from '../io/key-files.js';
 import { openCardLog, type LogSettings } from './log-setup.js';
 import { MEMORY_TARGET, openEngine, type Engine } from './open-engine.js';
 import { isLoopbackHost, loadServerSecrets, type AdminToken } from './server-keys.js';

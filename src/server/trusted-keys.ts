@@ -8,7 +8,7 @@ import { readFile, stat } from 'node:fs/promises';
 import { CardsError } from '../core/errors.js';
 import { parsePublicKey } from '../crypto/keys.js';
 import type { TrustedKey } from '../crypto/tokens.js';
-import { inFile } from './key-files.js';
+import { inFile } from '../io/key-files.js';
 
 export async function readTrustedKeys(values: readonly string[]): Promise<TrustedKey[]> {
   const keys: TrustedKey[] = [];

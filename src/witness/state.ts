@@ -11,7 +11,7 @@ import { decodeBase64, encodeBase64 } from '../core/encoding.js';
 import { HASH_SIZE } from '../log/hash.js';
 import type { WitnessRecord } from '../log/witness.js';
 import { replaceFile } from '../io/fs-durable.js';
-import { loadOrCreatePrivateKey, type KeyFile } from '../server/key-files.js';
+import { loadOrCreatePrivateKey, type KeyFile } from '../io/key-files.js';
 
 export const STATE_FORMAT = 'cards-witness-state/1';
 

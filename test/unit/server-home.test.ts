@@ -23,7 +23,7 @@ import { CardsError } from '../../src/core/errors.js';
 import { generatePrivateKey } from '../../src/crypto/keys.js';
 import { fileHome } from '../../src/server/file-home.js';
 import { openEngine } from '../../src/server/open-engine.js';
-import { loadOrCreatePrivateKey, readPrivateKeyFile } from '../../src/server/key-files.js';
+import { loadOrCreatePrivateKey, readPrivateKeyFile } from '../../src/io/key-files.js';
 import { storePaths } from '../../src/store/json/paths.js';
 import { codeOf } from '../helpers/code-of.js';
 
@@ -271,7 +271,7 @@ describe('private key files: the one reader', () => {
   });
 
   test('making a key never leaves a 0-byte or torn file: a failed write or fsync leaves none (issue 11, item 3)', async (t) => {
-    const keyFiles = new URL('../../src/server/key-files.js', import.meta.url).href;
+    const keyFiles = new URL('../../src/io/key-files.js', import.meta.url).href;
     const make = (path: string): string => `
       const { loadOrCreatePrivateKey } = await import(${JSON.stringify(keyFiles)});
       try { await loadOrCreatePrivateKey(${JSON.stringify(path)}); console.log('made'); }

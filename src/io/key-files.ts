@@ -5,7 +5,7 @@
  */
 import { CardsError } from '../core/errors.js';
 import { generatePrivateKey, parsePrivateKey, type PrivateKey } from '../crypto/keys.js';
-import { keepPrivateFile, readPrivateFile } from '../io/private-file.js';
+import { keepPrivateFile, readPrivateFile } from './private-file.js';
 
 export interface KeyFile {
   readonly key: PrivateKey;
