@@ -73,7 +73,7 @@ const codeOf = (body: string): unknown => (JSON.parse(body) as { code: unknown }
 
 test('a folder of tile files is served as static files', async () => {
   const dir = makeTempDir('cards-tiles-');
-  const { add, get, close } = await served(new FileTiles(dir));
+  const { add, get, close } = await served(new FileTiles(dir, `${dir}.signed`));
   try {
     // Two batches: the partial tile 000.p/100 is written, then removed with its full tile.
     await add(100);
@@ -119,7 +119,7 @@ test('a folder of tile files is served as static files', async () => {
 
 test('after a reset, no tile of the old log is served: files and kept reads alike', async () => {
   const dir = makeTempDir('cards-tiles-');
-  const files = await served(new FileTiles(dir));
+  const files = await served(new FileTiles(dir, `${dir}.signed`));
   /** Memory tiles whose reads wait for `release` while `hold` is set. */
   class GatedTiles extends MemoryTileStore {
     hold: Promise<void> | undefined;
