@@ -1,6 +1,6 @@
 // `node bench/ab-postgres.mjs --base /other/checkout/bin/cards.js [--cards N] [--seconds S]
 // [--rounds R] [--only create|reads]`: the PostgreSQL create, get and one-identity search rows
-// of two builds in the same run (issue 14), beside this build's JSON store as the reference the
+// of two builds in the same run, beside this build's JSON store as the reference the
 // create target is a share of. Each build serves its own database holding the same N cards
 // (imported with `cards import`); the rounds alternate the order of the servers, and the
 // figures are medians with the load average before and after. synchronous_commit stays on.

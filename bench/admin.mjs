@@ -1,4 +1,4 @@
-// Benchmarks of the admin API and the page (issue 15), at 100,000 cards (--quick: 20,000):
+// Benchmarks of the admin API and the page, at 100,000 cards (--quick: 20,000):
 // a 100-card page of /_cards/cards, an identity's history, the export of the whole store, the
 // page's first view in headless Chromium, and the card routes (get by id) with and without the
 // admin API and its request journal (--no-admin), measured back to back, alternating, so the

@@ -1,5 +1,5 @@
 // `node bench/large-store.mjs [N]` (default 1,000,000): start-up and peak memory of `cards serve`
-// on a store of N cards (issue 11 item 2: target < 10 s and < 2 GB at 10⁶ on the 2-core
+// on a store of N cards (target < 10 s and < 2 GB at 10⁶ on the 2-core
 // machine), and the cost of rechecking every card's id (item 6), which runs after start-up.
 // The store is written in the exact format the server writes (one card per line) with real ids
 // (SHA-512 of each snapshot) and placeholder signatures: opening checks relations and, in the

@@ -1,4 +1,4 @@
-// The transparency log over HTTP, on real `cards serve` processes (issue 16), in `npm run bench`
+// The transparency log over HTTP, on real `cards serve` processes, in `npm run bench`
 // (its last rows) and alone:
 //   npm run build && node bench/log-serve.mjs [N]      (N stored cards for start-up and audit;
 //                                                        default 1,000,000; bench/node_modules

@@ -1,4 +1,4 @@
-// PostgreSQL rows of the benchmark (issue 14), measured in the same run as the JSON store:
+// PostgreSQL rows of the benchmark, measured in the same run as the JSON store:
 // create, get and one-identity search at N stored cards with one `cards serve --store
 // postgres://…` and with two behind the same database, beside one JSON-store server on a copy
 // of the same cards; export and import of the N cards (`cards export` / `cards import`,

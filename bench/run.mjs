@@ -90,7 +90,7 @@ const httpRows = async () => {
 const logRows = async () => {
   const { formatLog, runLogBench } = await import('./log-serve.mjs');
   const rows = await runLogBench(values.quick ? 100_000 : 1_000_000);
-  return { rows, text: `transparency log (issue 16)\n${formatLog(rows)}` };
+  return { rows, text: `transparency log\n${formatLog(rows)}` };
 };
 if (values.log) {
   const { removeTempDirs } = await import('./lib/stores.mjs');
@@ -128,13 +128,13 @@ if (result.summary.failures > 0)
     `\nWARNING: ${result.summary.failures} cards requests did not answer 2xx; see --json output.`,
   );
 
-// PostgreSQL rows (issue 14), in the same run: bench/postgres.mjs (also runnable alone).
+// PostgreSQL rows, in the same run: bench/postgres.mjs (also runnable alone).
 const { formatPostgres, runPostgresBench } = await import('./postgres.mjs');
 result.postgres = await runPostgresBench(
   values.quick ? { storeSize: 20_000, seconds: 2 } : { storeSize: 100_000, seconds: 3 },
 );
 console.log(`\n${formatPostgres(result.postgres)}`);
-// The transparency log's rows (issue 16), last.
+// The transparency log's rows, last.
 const log = await logRows();
 result.log = log.rows;
 console.log(`\n${log.text}`);

@@ -50,7 +50,7 @@ export const CONFIGS = {
     seconds: 1,
     warmSeconds: 1,
     createWarm: 2_000,
-    jsonServerSeconds: 3, // as the issue defines the comparison, even in a quick pass
+    jsonServerSeconds: 3, // the comparison is a 3 s run, even in a quick pass
     sequential: 100,
     sequentialWarm: 100,
     versionSpawns: 5,
@@ -114,7 +114,7 @@ async function round(config, prepared, r) {
   }
 
   log(`round ${r}: json-server POST, empty and ${config.storeSize} records`);
-  // No warm-up: the issue's comparison is a 3 s run into a store that starts empty.
+  // No warm-up: the comparison is a 3 s run into a store that starts empty.
   const jsonServerRun = { seconds: config.jsonServerSeconds, warmSeconds: 0 };
   out.jsonServerEmpty = await measureJsonServerPost(jsonServerDb(), bodies, jsonServerRun);
   out.jsonServerBig = await measureJsonServerPost(bigDb(), bodies, jsonServerRun);

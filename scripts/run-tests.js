@@ -1,7 +1,7 @@
 #!/usr/bin/env node
 // Runs every compiled test file under dist/test with node:test and fails when any test fails
 // or when no test ran at all (a glob that collects nothing must not pass silently).
-// A full run also fails when no PostgreSQL test passed (files named *postgres*: issue 14, the
+// A full run also fails when no PostgreSQL test passed (files named *postgres*: the
 // PostgreSQL tests must run on every machine, never be skipped for want of a server).
 // Usage: node scripts/run-tests.js [filter-substring...]
 import { readdirSync } from 'node:fs';

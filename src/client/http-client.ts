@@ -1,6 +1,6 @@
 /**
  * HTTP client for a Cards Service v5 (spec 4; paths and headers as the stock client sends them,
- * wire-facts section 2), remote or a local `cards serve`.
+ * docs/http.md "Routes"), remote or a local `cards serve`.
  *
  * Connections are kept alive (transport.ts). Every failure becomes a CardsError: an Error
  * object's code is mapped back through `codeForWire`; a 5xx or a network failure is
@@ -100,7 +100,7 @@ export class CardsClient {
   }
 
   /**
-   * Revoke by id (spec 4.5): body literally `{}` (wire-facts section 2); any 2xx succeeds. The
+   * Revoke by id (spec 4.5): body literally `{}` (docs/http.md "Routes"); any 2xx succeeds. The
    * spec gives no body shape; `cards serve` answers with the revoking card it generated, which
    * is returned when the body is a card (null otherwise: the deployed service's body is ignored).
    */

@@ -20,7 +20,9 @@ export function fixedToken(token: string): TokenSource {
 
 export interface MintingOptions {
   readonly key: PrivateKey;
-  /** `stock` for the vendor's VEDS512 tokens (wire-facts section 3); `jwt` for EdDSA JWTs. */
+  /**
+   * `stock` for the vendor's VEDS512 tokens (docs/http.md "Cryptography"); `jwt` for EdDSA JWTs.
+   */
   readonly format: TokenFormat;
   readonly ttlSeconds: number;
   /** Milliseconds since the epoch. */

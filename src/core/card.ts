@@ -1,6 +1,6 @@
 /**
  * The Card wire object (spec 2.1, 2.3): parsing a request body into typed form, and the
- * signature-list rules of the deployed service, in its order (wire-facts section 4).
+ * signature-list rules of the deployed service, in its order (docs/errors.md).
  * Pure: validates shapes and limits, decodes base64; signature maths lives in src/crypto.
  */
 import { CardsError, type ErrorCode } from './errors.js';

@@ -1,5 +1,5 @@
 /**
- * The chain rules (spec 2.2 rules 1-3, spec section 3, wire-facts section 4), pure.
+ * The chain rules (spec 2.2 rules 1-3, spec section 3, docs/errors.md), pure.
  *
  * A chain is the line of cards linked through previous_card_id: ids and previous ids are unique,
  * so a chain never branches. Its last card is live, unless it is a revoking card (empty public

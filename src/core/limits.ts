@@ -1,6 +1,7 @@
 /**
  * The limits of spec sections 2 and 8, and the deployed service's where the spec is silent
- * (wire-facts sections 2 and 4). One place, so the core, the server and the docs agree.
+ * (docs/http.md "Routes" and docs/errors.md). One place, so the core, the server and the docs
+ * agree.
  */
 export const LIMITS = {
   publicKeyMin: 16,

@@ -1,7 +1,7 @@
 /**
  * The wire words that name the service (spec: "the neutral word `service` is used in its
  * place"). The default profile is spec-literal; `virgil` is the deployed service's own words,
- * which its stock clients need (wire-facts sections 2 and 4). Nothing else differs.
+ * which its stock clients need (docs/http.md "Routes" and docs/errors.md). Nothing else differs.
  */
 export type ProfileName = 'service' | 'virgil';
 

@@ -1,5 +1,5 @@
 /**
- * The one route table of the Cards API (spec section 4, wire-facts section 2): each route's
+ * The one route table of the Cards API (spec section 4, docs/http.md "Routes"): each route's
  * name, method, path and authorization. The HTTP app binds a handler to each name, derives its
  * 404/405 answers from the same table, and the client builds its paths from it, so a route
  * cannot exist in one place and not another. Pure.

@@ -2,12 +2,12 @@
  * Content snapshots (spec 2.2): build, encode, decode and validate.
  *
  * A snapshot, once made, is opaque bytes: `decodeSnapshot` keeps the bytes it was given and
- * only reads fields out of them. Validation follows the deployed service's order (wire-facts
- * section 4): parse → public key length → identity → previous id → created_at → version.
- * The parse is strict (strict-json.ts) so that no two parsers read one card two ways: a name
- * twice or a byte-order mark is not JSON (40003), a string that is not well-formed Unicode or
- * holds U+0000 is 40091, and created_at is an integer written as digits alone (40018).
- * Pure: no I/O, no clock (created_at is passed in).
+ * only reads fields out of them. Validation follows the deployed service's order (docs/errors.md):
+ * parse → public key length → identity → previous id → created_at → version. The parse is strict
+ * (strict-json.ts) so that no two parsers read one card two ways: a name twice or a byte-order mark
+ * is not JSON (40003), a string that is not well-formed Unicode or holds U+0000 is 40091, and
+ * created_at is an integer written as digits alone (40018). Pure: no I/O, no clock (created_at is
+ * passed in).
  */
 import { CardsError } from './errors.js';
 import { decodeBase64, decodeUtf8, encodeBase64, utf8, utf8Length } from './encoding.js';

@@ -1,5 +1,5 @@
 /**
- * The shape of an Ed25519 SubjectPublicKeyInfo (wire-facts section 1): the 44-byte DER form
+ * The shape of an Ed25519 SubjectPublicKeyInfo (docs/http.md "Cryptography"): the 44-byte DER form
  * every card carries as its public key. The snapshot validator (core) and the key code
  * (crypto) both need it, so it lives here on the ground floor; crypto/der.ts re-exports it.
  * A byte comparison against a fixed prefix, not an ASN.1 parse. Pure; bytes in, verdict out.

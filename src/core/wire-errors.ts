@@ -1,8 +1,8 @@
 /**
  * The wire table: every code a server sends (`cards serve`, its log routes, `cards witness
  * serve`), with its number in the Error object `{code, message}` (spec 2.5), its HTTP status and
- * its default message. The deployed service's codes and texts are its own (wire-facts section
- * 4); the others are ours, in the blocks docs/errors.md gives:
+ * its default message. The deployed service's codes and texts are its own (docs/errors.md); the
+ * others are ours, in the blocks docs/errors.md gives:
  * - 10xxx the service (10000, 10001 the deployed service's), 101xx the admin API;
  * - 203xx authentication (20304 the deployed service's), 2032x the admin token;
  * - 30xxx the request's shape (30001 the deployed service's), 301xx the admin API's requests;

@@ -1,7 +1,7 @@
 /**
  * A minimal strict DER reader for the key and signature structures of the stock crypto
- * library (wire-facts section 1): tag, definite length (shortest form), value. Enough to walk
- * an SPKI, a compound key and a signature wrapper; never a general ASN.1 decoder. Pure.
+ * library (docs/http.md "Cryptography"): tag, definite length (shortest form), value. Enough to
+ * walk an SPKI, a compound key and a signature wrapper; never a general ASN.1 decoder. Pure.
  */
 import { CardsError } from '../core/errors.js';
 

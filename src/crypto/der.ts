@@ -1,7 +1,7 @@
 /**
- * The fixed DER structures of the wire (wire-facts section 1): the 83-byte signature wrapper,
- * the 44-byte Ed25519 SubjectPublicKeyInfo and the 48-byte PKCS#8 private key. All three are
- * fixed-length for Ed25519, so they are checked byte for byte against their prefix rather than
+ * The fixed DER structures of the wire (docs/http.md "Cryptography"): the 83-byte signature
+ * wrapper, the 44-byte Ed25519 SubjectPublicKeyInfo and the 48-byte PKCS#8 private key. All three
+ * are fixed-length for Ed25519, so they are checked byte for byte against their prefix rather than
  * parsed by a general ASN.1 reader. Pure; bytes in, bytes out.
  */
 import { CardsError } from '../core/errors.js';

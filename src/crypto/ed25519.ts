@@ -1,6 +1,6 @@
 /**
- * Card signatures (spec 2.3, wire-facts section 1): Ed25519 (RFC 8032, plain) over the 64-byte
- * SHA-512 digest of the concatenated parts, in the 83-byte DER wrapper.
+ * Card signatures (spec 2.3, docs/http.md "Cryptography"): Ed25519 (RFC 8032, plain) over the
+ * 64-byte SHA-512 digest of the concatenated parts, in the 83-byte DER wrapper.
  *
  * Runs on node:crypto (OpenSSL), about 15x faster than pure JS on this machine class; the tests
  * cross-check it byte for byte against @noble/curves with `zip215: false` (equally strict).

@@ -1,6 +1,6 @@
 /**
  * Signing cards: the owner's and other signers' entries (spec 2.3 rule 2) and the service's
- * own entry over the snapshot alone (wire-facts section 1).
+ * own entry over the snapshot alone (docs/http.md "Cryptography").
  */
 import type { RawCard, RawSignature } from '../core/card.js';
 import { encodeBase64 } from '../core/encoding.js';

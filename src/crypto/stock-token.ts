@@ -1,7 +1,7 @@
 /**
- * The stock client's token format (wire-facts section 3): a JWT-shaped token with alg VEDS512,
- * cty `virgil-jwt;v=1`, iss `virgil-<app id>`, sub `identity-<identity>`, and as signature the
- * DER-wrapped Ed25519 of SHA-512 over `<header>.<claims>` exactly as received.
+ * The stock client's token format (docs/http.md "Cryptography"): a JWT-shaped token with alg
+ * VEDS512, cty `virgil-jwt;v=1`, iss `virgil-<app id>`, sub `identity-<identity>`, and as signature
+ * the DER-wrapped Ed25519 of SHA-512 over `<header>.<claims>` exactly as received.
  */
 import { CardsError } from '../core/errors.js';
 import { isObject } from '../core/json.js';

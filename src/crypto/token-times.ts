@@ -1,7 +1,8 @@
 /**
- * The time rules both token formats share (spec 5; wire-facts section 3): `exp` with no leeway
- * by default, as the deployed service, `iat`/`nbf` with 5 s; `cards serve --clock-skew` widens
- * both. Apart from tokens.ts and stock-token.ts so each can use it without importing the other.
+ * The time rules both token formats share (spec 5; docs/http.md "Cryptography"): `exp` with no
+ * leeway by default, as the deployed service, `iat`/`nbf` with 5 s; `cards serve --clock-skew`
+ * widens both. Apart from tokens.ts and stock-token.ts so each can use it without importing the
+ * other.
  */
 import { CardsError } from '../core/errors.js';
 import { LIMITS } from '../core/limits.js';

@@ -3,7 +3,8 @@
  *
  * Two formats are accepted, told apart by the header's `alg`, which is pinned:
  * - `EdDSA` JWTs (jose), identity in `sub`: what `cards jwt` mints by default.
- * - `VEDS512` tokens as the stock client makes them (wire-facts section 3), in stock-token.ts.
+ * - `VEDS512` tokens as the stock client makes them (docs/http.md "Cryptography"), in
+ *   stock-token.ts.
  * Anything else (`none`, HS256 with a public key as secret, RS256, …) is refused before any key
  * is touched. `exp` is required; the current time is always passed in. jose's errors become
  * CardsErrors here and nowhere else (house habit 3).

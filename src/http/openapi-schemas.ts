@@ -133,7 +133,7 @@ const CARD_AUTH: WireCode[] = [
   'ADMIN_TOKEN_ON_CARD_ROUTE',
 ];
 const ADMIN_AUTH: WireCode[] = ['ADMIN_AUTH_MISSING', 'ADMIN_TOKEN_INVALID'];
-/** The card validation codes (40xxx, wire-facts section 4). */
+/** The card validation codes (40xxx, docs/errors.md). */
 const CARD_RULES = (Object.keys(WIRE_ERRORS) as WireCode[]).filter(
   (code) => WIRE_ERRORS[code].wire >= 40000 && WIRE_ERRORS[code].wire < 50000,
 );

@@ -1,5 +1,5 @@
 /**
- * The service's rules (spec section 3, wire-facts section 4): create, get, search and revoke,
+ * The service's rules (spec section 3, docs/errors.md): create, get, search and revoke,
  * over a CardStore. Knows nothing of HTTP or of the storage engine.
  *
  * Every rule is checked in the deployed service's order against what the store answers; the
@@ -26,7 +26,7 @@ export type { CardEntry, CardStore } from '../store/store.js';
 export interface RegistryOptions {
   /** An opened store. */
   readonly store: CardStore;
-  /** Signs every stored card (wire-facts section 1: over the snapshot alone). */
+  /** Signs every stored card (docs/http.md "Cryptography": over the snapshot alone). */
   readonly serviceKey: PrivateKey;
   /** The service's signer name (profile): added to every stored card, refused from clients. */
   readonly signer: string;
@@ -66,7 +66,9 @@ export class Registry {
     return this.#store.count();
   }
 
-  /** Spec 4.1: a new card or a replacement (previous_card_id set). `caller`: the token's identity. */
+  /**
+   * Spec 4.1: a new card or a replacement (previous_card_id set). `caller`: the token's identity.
+   */
   async createCard(body: unknown, caller: string): Promise<CardEntry> {
     const raw = parseRawCard(body);
     const snapshot = decodeSnapshotFor(raw.content_snapshot, 'card', caller);
@@ -110,7 +112,7 @@ export class Registry {
 
   /**
    * Spec 4.5: the service builds and signs the empty-key revoking card itself. The body must be
-   * empty (undefined) or `{}`, which the stock client sends (wire-facts section 2).
+   * empty (undefined) or `{}`, which the stock client sends (docs/http.md "Routes").
    */
   async revokeCardById(cardId: string, caller: string, body?: unknown): Promise<CardEntry> {
     if (body !== undefined && !isEmptyObject(body))

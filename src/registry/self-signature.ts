@@ -1,5 +1,5 @@
 /**
- * The create path's self-signature rule (spec 2.3 rule 2, wire-facts 40021): the owner's
+ * The create path's self-signature rule (spec 2.3 rule 2, docs/errors.md 40021): the owner's
  * signature must verify with the card's own key, of whichever type the stock client made
  * (crypto/card-key.ts). The verdict is the same one `cards inspect` shows, so the reason in
  * the refusal is the reason inspect would give. A key whose type cannot be checked is refused

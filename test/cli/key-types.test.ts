@@ -1,5 +1,5 @@
 /**
- * Issue 13 through `cards` itself, in the spec profile against a real `cards serve`: keygen
+ * Card key types through `cards` itself, in the spec profile against a real `cards serve`: keygen
  * --type makes P-256 and RSA keys in the stock formats; create, replace, inspect and revoke
  * work with them; the stock client's cards of every key type (fixtures/stock-client-key-types.json)
  * publish and inspect as valid, naming the algorithm; a Curve25519 card is refused by name.

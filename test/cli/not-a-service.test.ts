@@ -75,7 +75,7 @@ test("a service's 5xx (10000, 10006) exits 6, the status its table row gives", a
   }
 });
 
-// Issue 11 item 18c: under --json a failure prints one error object on stdout (as gh does),
+// Under --json a failure prints one error object on stdout (as gh does),
 // besides the message on stderr, so a script reads one JSON document either way.
 test('--json on error: {"error":{name,code,message,hint}} on stdout', async (t) => {
   const box = sandbox({ CARDS_TOKEN: 'x.y.z' });

@@ -310,13 +310,13 @@ describe('cards serve: keys', () => {
     }
   });
 
-  // Issue 11 item 7: with x = 01 00…00 (a small-order point) OpenSSL verifies R = 01 00…00,
+  // With x = 01 00…00 (a small-order point) OpenSSL verifies R = 01 00…00,
   // S = 0 over any message, so such a key would take a forged token for any identity. Every
   // form a key comes in must be refused at start, before anything listens.
   test('--jwt-key: a small-order or non-canonical point is refused at start in every form', async () => {
     const dir = makeTempDir();
     const points = [
-      `01${'00'.repeat(31)}`, // the identity point: the forgery of the issue
+      `01${'00'.repeat(31)}`, // the identity point: a known forgery
       `c7176a703d4dd84fba3c0b760d10670f2a2053fa2c39ccc64ec7fd7792ac037a`, // order 8
       `${'ed'}${'ff'.repeat(30)}7f`, // y = p, non-canonical
       `${'f0'}${'ff'.repeat(31)}`, // y = p + 3 with the sign bit set, non-canonical

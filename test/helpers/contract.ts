@@ -1,5 +1,5 @@
 /**
- * The contract check (issue 15): every response a test receives from a server is checked
+ * The contract check: every response a test receives from a server is checked
  * against the OpenAPI document the server publishes (src/http/openapi.ts): its path and method
  * must be documented (else it must be 404 ROUTE_NOT_FOUND / 405 METHOD_NOT_ALLOWED), its status
  * must be one the operation lists, its content type one of that status's, and a JSON body must

@@ -1,5 +1,5 @@
 /**
- * A real PostgreSQL for the tests (issue 14, "The real PostgreSQL in tests"), found in this
+ * A real PostgreSQL for the tests, found in this
  * order:
  * 1. CARDS_TEST_DATABASE_URL: a server someone runs already (a role that may CREATE DATABASE);
  * 2. the machine's binaries, /usr/lib/postgresql/<version>/bin (Debian's `postgresql`);

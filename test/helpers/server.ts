@@ -11,7 +11,7 @@
  * Restart on the same store: `startServer({ dir: server.dir })`. Crash: `server.kill()`.
  * The environment is hermetic: no CARDS_* variable of the machine leaks in; `env` adds some.
  *
- * PostgreSQL (issue 14): `store: URL` serves from that database (`--store URL`); with
+ * PostgreSQL: `store: URL` serves from that database (`--store URL`); with
  * CARDS_TEST_ENGINE=postgres (the `*-postgres.test.ts` twins) every server gets a fresh database
  * of the test PostgreSQL, the same one again when restarted on the same `dir`. `token()` then
  * signs with the app key the server keeps in the database.

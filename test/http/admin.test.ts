@@ -1,5 +1,5 @@
 /**
- * The admin API (issue 15) through fastify's inject, every response checked against the
+ * The admin API through fastify's inject, every response checked against the
  * OpenAPI document (contract.ts): the admin token both ways (and a card token refused), the
  * loopback-open mode with its Host and Origin checks, pages and cursors, an identity's history,
  * export → import round trip, reset, the request journal (never a token), /metrics, --no-admin.

@@ -251,7 +251,7 @@ describe('the Error object for every refusal', () => {
       [
         'POST',
         '/card/v5',
-        // An X25519 key (encryption only, issue 13): refused by name, never stored unchecked.
+        // An X25519 key (encryption only): refused by name, never stored unchecked.
         cardFromFields({
           ...fieldsFor('alice', key),
           public_key: encodeBase64(
@@ -695,7 +695,7 @@ test('every code the server can send was reached (the connection-level ones in e
   const serverCodes = (Object.keys(WIRE_ERRORS) as WireCode[]).filter(
     (code) => WIRE_ERRORS[code].wire < 90000,
   );
-  // The admin API's codes (issue 15) are reached, and checked the same way, in admin.test.ts.
+  // The admin API's codes are reached, and checked the same way, in admin.test.ts.
   const admin = (code: WireCode): boolean =>
     [10101, 10102, 20320, 20321, 20322, 30100, 30101, 30102, 30103].includes(
       WIRE_ERRORS[code].wire,

@@ -1,5 +1,5 @@
 /**
- * The OpenAPI document (issue 15): valid OpenAPI 3.1 by an independent validator
+ * The OpenAPI document: valid OpenAPI 3.1 by an independent validator
  * (@seriousme/openapi-schema-validator, the official JSON Schemas of the OpenAPI Initiative),
  * generated from the route and error tables (every route in every spelling, every error code a
  * route lists, both auth schemes, the superseded header), served at /openapi.json and /docs.

@@ -1,5 +1,5 @@
 /**
- * The request log (issue 12 item 12): every line has its time, and a refusal its code; an
+ * The request log: every line has its time, and a refusal its code; an
  * unknown path names itself and lists the routes of the one route table.
  */
 import assert from 'node:assert/strict';

@@ -1,5 +1,5 @@
 /**
- * The log of a registry (issue 16) on both engines: every accepted card (new, replacement,
+ * The log of a registry on both engines: every accepted card (new, replacement,
  * revoking card, the service-built revoking card of revoke-by-id) is entry `seq`, its decoded
  * snapshot; every proof served verifies against the signed checkpoint under the log key; the
  * entry bundles hold the registry's cards in order; tiles carry tlog-tiles caching headers.

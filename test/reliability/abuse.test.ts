@@ -1,5 +1,5 @@
 /**
- * Abuse limits (issue 6), against a real `cards serve`: the 64 KiB body limit (413), slow
+ * Abuse limits, against a real `cards serve`: the 64 KiB body limit (413), slow
  * clients (200 connections trickling their headers a byte a second while normal requests are
  * answered in milliseconds; idle, slow-header and slow-body connections closed by the
  * configured timeouts, shortened here with --request-timeout, and the defaults checked to be

@@ -1,5 +1,5 @@
 /**
- * Authentication attacks (issue 6): a table of forged, stale and malformed tokens sent to every
+ * Authentication attacks: a table of forged, stale and malformed tokens sent to every
  * authenticated route of a real `cards serve`. Each gets 401 with its documented code, and
  * nothing changes: the store's files stay byte-identical, the new card is never stored, the
  * existing one is never revoked. A valid token of another identity cannot create or revoke

@@ -1,12 +1,12 @@
 /**
- * Crash safety (issue 6): a real `cards serve` child process, 16 concurrent clients creating,
+ * Crash safety: a real `cards serve` child process, 16 concurrent clients creating,
  * replacing and revoking cards, `kill -9` at a random moment, restart on the same store; and
  * again, 12 times, plus kills during start-up (while the journal is being folded into the
  * file). After every restart: the store loads; every card whose request got a 2xx is there,
  * byte-identical, with a valid service signature; chain states (superseded, revoked) agree
  * with the acknowledged operations. Requests cut off by the kill may or may not have landed,
  * but never half: a chain they touched is whole or absent from search. The transparency log
- * (issue 16) agrees with the registry after every restart: its size reaches the card count, its
+ * agrees with the registry after every restart: its size reaches the card count, its
  * entries are served cards, every acknowledged card has a proof that verifies, and after the
  * final clean stop its entries are the store file's cards in order.
  *

@@ -1,5 +1,5 @@
 /**
- * Bad input (issue 6): property-based tests (fast-check, fixed seed, bounded runs) send
+ * Bad input: property-based tests (fast-check, fixed seed, bounded runs) send
  * generated and mutated requests to every route: garbage and truncated JSON, wrong types, huge
  * numbers, deep nesting, duplicate keys, unicode and control characters, base64 with bad
  * padding or whitespace, ids of the wrong length or not hex, oversized bodies, wrong content
@@ -494,7 +494,7 @@ describe('bad input through inject (fast-check, fixed seed)', () => {
     );
   });
 
-  // Issue 11 item 10: every id on the wire is lowercase hex. An id in a path is looked up in
+  // Every id on the wire is lowercase hex. An id in a path is looked up in
   // either case (as today); a previous_card_id in any other case is refused (40014) in create
   // and revoke alike, since the stock client links chains by exact string.
   test('ids in upper and mixed case: path ids case-tolerant, previous_card_id refused', async () => {

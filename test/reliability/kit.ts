@@ -1,5 +1,5 @@
 /**
- * Helpers shared by the reliability tests (issue 6): HTTP calls with cached tokens, raw socket
+ * Helpers shared by the reliability tests: HTTP calls with cached tokens, raw socket
  * exchanges, a seeded random source, checks that a response is the Error object with a
  * documented code, that a card carries a valid service signature, and byte snapshots of a
  * store's files. Loopback only; every server runs on port 0 in a temp dir.

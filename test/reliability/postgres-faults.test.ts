@@ -1,5 +1,5 @@
 /**
- * Several `cards serve` on one PostgreSQL, and the faults of issue 14, against a real server of
+ * Several `cards serve` on one PostgreSQL, and their faults, against a real server of
  * this test's own (test/helpers/postgres.ts), every load bounded in count and time:
  * - two servers are one service: a card made through one is read, replaced, revoked through the
  *   other; racing requests split across both have exactly one winner;

@@ -1,5 +1,5 @@
 /**
- * Races over a real port (issue 6, "Races"): requests that compete for the same chain slot or
+ * Races over a real port: requests that compete for the same chain slot or
  * the same snapshot, sent at once, each on its own connection. Exactly one wins; every loser
  * gets the documented code; a restart shows the same single winner.
  */

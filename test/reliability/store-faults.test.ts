@@ -1,5 +1,5 @@
 /**
- * Store faults (issue 6), on a real `cards serve` child process:
+ * Store faults, on a real `cards serve` child process:
  *
  * - A write fails: the process's file-size limit (RLIMIT_FSIZE, set on the running server with
  *   `prlimit`, so the journal write is cut short half-way and then fails with EFBIG, as on a

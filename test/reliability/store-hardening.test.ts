@@ -1,5 +1,5 @@
 /**
- * Store hardening (issue 11, items 4-6), on a real `cards serve`:
+ * Store hardening, on a real `cards serve`:
  *
  * - An fdatasync failure: the write is refused (500), the partial write is cut off AND the cut
  *   is fsync'ed (watched with strace attached to the running server: kill -9 keeps the page
@@ -136,7 +136,7 @@ describe('store hardening: torn journals and damaged snapshots', () => {
     writeFileSync(server.paths.journal, lines.join('\n'), 'latin1');
 
     // An acknowledged card lost is a rewound store: the transparency log, which signed it,
-    // refuses to start over it (issue 16); without the log the store's own rule applies.
+    // refuses to start over it; without the log the store's own rule applies.
     const rewound = await startServer({ dir: server.dir }).then(
       async (started) => {
         await started.stop();

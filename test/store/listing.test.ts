@@ -1,5 +1,5 @@
 /**
- * The store contract's listing and reset (issue 15), against every engine of this package:
+ * The store contract's listing and reset, against every engine of this package:
  * listCards pages in insertion order with a cursor that survives inserts, listIdentities pages
  * in identity order with a prefix and counts, reset empties the registry (and the JSON store's
  * files, across a reopen).

@@ -1,6 +1,6 @@
 /**
  * `cards export` / `cards import` / `cards db migrate` and start-up refusals against a real
- * PostgreSQL (issue 14): the round trip JSON → PostgreSQL → JSON gives the same store file byte
+ * PostgreSQL: the round trip JSON → PostgreSQL → JSON gives the same store file byte
  * for byte; import refuses a non-empty store without --append, a card whose id or self
  * signature does not verify; a newer schema is refused untouched; bad configuration stops
  * `cards serve` with one line and exit status 9.

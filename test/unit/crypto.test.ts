@@ -183,7 +183,7 @@ test('small-order public keys are refused: OpenSSL would accept forged signature
   );
 });
 
-test('small-order and non-canonical points are refused however the key comes in (issue 11 item 7)', () => {
+test('small-order and non-canonical points are refused however the key comes in', () => {
   const nonCanonical = [
     `ed${'ff'.repeat(30)}7f`, // y = p
     `ff${'ff'.repeat(30)}7f`, // y = 2^255 - 1

@@ -1,5 +1,5 @@
 /**
- * Every relative link in README.md and docs/*.md leads somewhere (issue 12, item 17): the file
+ * Every relative link in README.md and docs/*.md leads somewhere: the file
  * exists, and a `#anchor` into a Markdown file names one of its headings (GitHub's slugs).
  */
 import assert from 'node:assert/strict';

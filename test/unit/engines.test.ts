@@ -1,6 +1,6 @@
 /**
  * README and `engines` name one Node.js version, and every production dependency installs on it
- * (issue 11 item 18a: cookie@2, through fastify's light-my-request, declares node >= 22, so
+ * (cookie@2, through fastify's light-my-request, declares node >= 22, so
  * `npm ci` warned EBADENGINE on Node 20; package.json pins light-my-request 6.6.0, on cookie@1).
  */
 import assert from 'node:assert/strict';

@@ -535,7 +535,7 @@ describe('get and search', () => {
       [{}, 'SEARCH_EMPTY'],
       [{ identities: [] }, 'SEARCH_EMPTY'],
       [{ identity: '' }, 'SEARCH_EMPTY'],
-      // An empty identity is refused in either form (issue 11 item 18e).
+      // An empty identity is refused in either form.
       [{ identities: [''] }, 'SEARCH_EMPTY'],
       [{ identities: ['alice', ''] }, 'SEARCH_EMPTY'],
       [{ identities: null, identity: null }, 'SEARCH_EMPTY'],

@@ -104,7 +104,7 @@ describe('server home: one server per store', () => {
     }
   });
 
-  test('a lock whose pid now names another live process is stale (issue 11, item 16)', async (t) => {
+  test('a lock whose pid now names another live process is stale', async (t) => {
     if (!existsSync('/proc/self/stat')) return t.skip('needs /proc');
     // A live process that is not the lock's writer: it started after the lock was written
     // (its start time differs), or the lock was written on another boot.
@@ -247,7 +247,7 @@ describe('private key files: the one reader', () => {
     assert.equal(again.key.publicKey.toBase64(), made.key.publicKey.toBase64());
   });
 
-  test('a 0-byte or torn key left by a cut-off start: KEY_FORMAT naming the file and what to do (issue 11, item 3)', async () => {
+  test('a 0-byte or torn key left by a cut-off start: KEY_FORMAT naming the file and what to do', async () => {
     const dir = join(root, `torn${n++}`);
     mkdirSync(dir);
     const whole = generatePrivateKey().toPem();
@@ -270,7 +270,7 @@ describe('private key files: the one reader', () => {
     }
   });
 
-  test('making a key never leaves a 0-byte or torn file: a failed write or fsync leaves none (issue 11, item 3)', async (t) => {
+  test('making a key never leaves a 0-byte or torn file: a failed write or fsync leaves none', async (t) => {
     const keyFiles = new URL('../../src/io/key-files.js', import.meta.url).href;
     const make = (path: string): string => `
       const { loadOrCreatePrivateKey } = await import(${JSON.stringify(keyFiles)});

@@ -1,6 +1,6 @@
 /**
  * A store larger than the longest string V8 makes (0x1fffffe8 characters, about 512 MiB) still
- * opens (issue 11 item 2): the store file is read as a stream of lines, never as one string.
+ * opens: the store file is read as a stream of lines, never as one string.
  * The file is written here in the exact format the store writes (one card per line), with
  * made-up ids: opening it checks relations, not hashes (those are checked on first read).
  */

@@ -154,7 +154,7 @@ test('mintToken is byte-identical to the jose-minted token, with and without kid
   }
 });
 
-// Issue 11 item 11: a claim of the wrong type is an invalid claim (20307), not a token that is
+// a claim of the wrong type is an invalid claim (20307), not a token that is
 // "not valid yet" (20305) or expired; in both token formats.
 test('wrongly typed iat, nbf or exp get TOKEN_CLAIMS in both formats', async () => {
   const { signParts } = await import('../../src/crypto/ed25519.js');
