@@ -136,6 +136,7 @@ export const EXIT_STATUS: Readonly<Record<ErrorCode, ExitStatus>> = {
   CANCELLED: interrupted,
   DECLINED: error,
   NOT_A_SERVICE: unreachable,
+  IDENTITY_HAS_CARD: refused,
 
   LOG_NOTE_MALFORMED: refused,
   LOG_SIGNATURE_INVALID: verificationFailed,

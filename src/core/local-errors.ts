@@ -36,6 +36,7 @@ export const LOCAL_ERRORS = {
   CANCELLED: l(90017, 'Cancelled; nothing was changed.'),
   DECLINED: l(90018, 'Not confirmed; nothing was changed.'),
   NOT_A_SERVICE: l(90019, 'The URL does not answer as a Cards service.'),
+  IDENTITY_HAS_CARD: l(90020, 'The identity has a live card already.'),
   // The log's block: `cards monitor` found a key it was not told to expect.
   LOG_UNEXPECTED_KEY: l(
     91009,

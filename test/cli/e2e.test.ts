@@ -180,7 +180,15 @@ describe('networked commands against cards serve', { concurrency: true }, () => 
     ).json<Published>();
     writeFileSync(join(box.dir, 'dave-tablet.pem'), generatePrivateKey().toPem());
     const two = (
-      await box.cards(['create', '--identity', 'dave', '--key', 'dave-tablet.pem', '--json'])
+      await box.cards([
+        'create',
+        '--identity',
+        'dave',
+        '--key',
+        'dave-tablet.pem',
+        '--new-chain',
+        '--json',
+      ])
     ).json<Published>();
     const refused = await box.cards(['unregister', '--identity', 'dave']);
     assert.equal(refused.status, 2, said(refused));

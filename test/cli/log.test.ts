@@ -111,7 +111,7 @@ test('verify, get --proof, monitor, log audit and a rewound log, from the CLI', 
   // Someone publishes a card for alice with another key.
   const intruder = sandbox({ CARDS_URL: server.url, CARDS_DB: server.paths.store });
   t.after(() => intruder.cleanup());
-  const forged = await create(intruder, 'alice');
+  const forged = await create(intruder, 'alice', ['--new-chain']);
   await new Promise((resolve) => setTimeout(resolve, 300));
   const caught = await box.cards(['monitor', '--identity', 'alice', '--expect-key', aliceKey]);
   assert.equal(caught.status, 5, caught.stdout + caught.stderr);

@@ -89,7 +89,13 @@ describe('a newcomer against cards serve', { concurrency: true }, () => {
       [],
     );
 
-    const dead = await box.cards(['create', '--identity', 'ivy', '--new-key'], {
+    // Without --new-chain the identity's live cards are looked up first: nothing is made.
+    const unchecked = await box.cards(['create', '--identity', 'ivy', '--new-key'], {
+      env: { CARDS_URL: 'http://127.0.0.1:9' },
+    });
+    assert.equal(unchecked.status, 6, said(unchecked));
+    assert.equal(existsSync(keyFile(box.home, 'ivy')), false);
+    const dead = await box.cards(['create', '--identity', 'ivy', '--new-key', '--new-chain'], {
       env: { CARDS_URL: 'http://127.0.0.1:9' },
     });
     assert.equal(dead.status, 6, said(dead));
@@ -161,7 +167,14 @@ describe('a newcomer against cards serve', { concurrency: true }, () => {
     const key = first.json<{ snapshot: { publicKey: string } }>().snapshot.publicKey;
     const second = await box.cards(['keygen', '--out', 'wes-2b.pem', '--json']);
     assert.equal(second.status, 0, said(second));
-    const other = await box.cards(['create', '--identity', 'wes', '--key', 'wes-2b.pem']);
+    const other = await box.cards([
+      'create',
+      '--identity',
+      'wes',
+      '--key',
+      'wes-2b.pem',
+      '--new-chain',
+    ]);
     assert.equal(other.status, 0, said(other));
     const found = await box.cards(['search', 'wes']);
     assert.equal(found.status, 0, said(found));

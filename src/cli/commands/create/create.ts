@@ -12,7 +12,9 @@ import { connect } from '../../connection.js';
 import type { CommandContext } from '../../context.js';
 import { parseJson, readInput } from '../../inputs.js';
 import { removeKey, shellQuote } from '../../keystore.js';
-import { resolveSettings, type ConnectionFlags } from '../../settings.js';
+import { requireIdentity, resolveSettings, type ConnectionFlags } from '../../settings.js';
+import { linkViewed } from '../../chain-relations.js';
+import type { CardsClient } from '../../../client/http-client.js';
 
 export interface PublishResult {
   id: string;
@@ -22,9 +24,16 @@ export interface PublishResult {
   keyCreated: string | null;
 }
 
-export async function create(ctx: CommandContext, options: BuildOptions): Promise<PublishResult> {
+export interface CreateOptions extends BuildOptions {
+  /** Start another chain beside the identity's live one (another device: spec 2.2). */
+  newChain?: boolean;
+}
+
+export async function create(ctx: CommandContext, options: CreateOptions): Promise<PublishResult> {
   const settings = resolveSettings(ctx, options);
   const client = connect(ctx, settings);
+  if (options.previous === undefined && options.newChain !== true)
+    await refuseSecondChain(client, requireIdentity(options.identity, 'a card'));
   const { built, identity, keyCreated } = await prepareCard(ctx, options);
   let stored: RawCard;
   try {
@@ -33,6 +42,27 @@ export async function create(ctx: CommandContext, options: BuildOptions): Promis
     throw keyCreated === null ? err : forgetNewKey(ctx, identity, keyCreated, err);
   }
   return { ...checkStored(built.card, stored), url: client.url, keyCreated };
+}
+
+/**
+ * A card without --previous starts a new chain (spec 2.2). When the identity has a live card
+ * already, that is rarely what was meant: it is refused, naming the card and the ways on (a
+ * replacement, or --new-chain for a second device's chain).
+ */
+async function refuseSecondChain(client: CardsClient, identity: string): Promise<void> {
+  const heads = linkViewed(await client.searchCards([identity], identity))
+    .map((chain) => chain[0])
+    .filter((head) => head?.state === 'active');
+  const [live] = heads;
+  if (!live) return;
+  const name = shellQuote(identity);
+  throw new CardsError(
+    'IDENTITY_HAS_CARD',
+    `"${identity}" has a live card already: ${live.card.id}${heads.length > 1 ? ` (and ${heads.length - 1} more live chain${heads.length > 2 ? 's' : ''})` : ''}. A card without --previous would start a second chain beside it.`,
+    {
+      hint: `replace it with \`cards rotate --identity ${name}\` (a new key) or \`cards create --identity ${name} --previous ${live.card.id}\`; pass --new-chain for a second chain (another device)`,
+    },
+  );
 }
 
 /** Network failures that happen before a request reaches the service. */

@@ -1,10 +1,9 @@
 /** `cards create` (build and publish) and `cards publish` (a card built earlier). */
-import { Argument } from 'commander';
+import { Argument, Option } from 'commander';
 import { declare } from '../../command.js';
 import { buildFlags, connectionFlags } from '../../flags.js';
 import { cardLines } from '../../text.js';
-import type { BuildOptions } from '../../card-prepare.js';
-import type { PublishOptions, PublishResult } from './create.js';
+import type { CreateOptions, PublishOptions, PublishResult } from './create.js';
 
 const created = (r: PublishResult, s: Parameters<typeof cardLines>[1]): string =>
   [
@@ -17,13 +16,20 @@ export default [
   declare({
     name: 'create',
     summary: 'Build, sign and publish a card; print the stored card with its id.',
-    flags: [buildFlags(), connectionFlags()],
+    flags: [
+      buildFlags(),
+      connectionFlags(),
+      new Option(
+        '--new-chain',
+        'start another chain when the identity has a live card (another device); without it, that is refused',
+      ),
+    ],
     examples: [
       'cards create --identity alice --new-key',
       'cards create --identity alice --previous 3f2a…(64 hex) --key rotated.pem --json',
       'cards create --identity bob --url https://cards.example.com --app-key app.pem',
     ],
-    run: async (ctx, options: BuildOptions) => (await import('./create.js')).create(ctx, options),
+    run: async (ctx, options: CreateOptions) => (await import('./create.js')).create(ctx, options),
     text: created,
   }),
   declare({
