@@ -11,7 +11,10 @@ export default declare({
   args: [new Argument('[identity...]', 'identities to look up')],
   flags: [
     connectionFlags('identity of the token used for the search (default: the first searched)'),
-    new Option('--from <file>', 'read identities from FILE (one a line; - for stdin)'),
+    new Option(
+      '--from <file>',
+      'read identities from FILE (one a line, blank lines and # comments skipped; - for stdin)',
+    ),
   ],
   help: 'Many identities are sent in batches of 50. Revoked chains are not returned.',
   examples: [

@@ -56,9 +56,13 @@ export async function search(ctx: CommandContext, options: SearchOptions): Promi
       ...text
         .split(/\r?\n/)
         .map((l) => l.trim())
-        .filter((l) => l !== ''),
+        .filter((l) => l !== '' && !l.startsWith('#')),
     );
   }
+  if (identities.some((identity) => identity === ''))
+    throw new CardsError('USAGE', 'An identity to search for cannot be empty.', {
+      hint: 'for example `cards search alice`; in a --from file, blank lines and # comments are skipped',
+    });
   if (identities.length === 0)
     throw new CardsError('USAGE', 'search needs at least one IDENTITY.', {
       hint: 'for example `cards search alice bob`, or --from FILE with one identity per line',
