@@ -50,11 +50,19 @@ export function profileKeyOf(name: string): ProfileKey | undefined {
 }
 
 /**
+ * `HOST:PORT` with no scheme (`localhost:8080`, `127.0.0.1:8080`, `[::1]:8080`) is read as
+ * `http://HOST:PORT`, as curl reads it; anything else is left as given.
+ */
+export const withScheme = (url: string): string =>
+  /^(\[[0-9a-fA-F:.]+\]|[\w.-]+):\d+(\/.*)?$/.test(url) ? `http://${url}` : url;
+
+/**
  * A value as `cards init` and `cards config set` keep it in a profile: `compat` one of the wire
  * profiles, `url` an http(s) URL, and a file's name absolute against `cwd` (`~/…` as a shell
  * reads it), so the profile works from any folder.
  */
-export function profileValue(ctx: CommandContext, key: ProfileKey, value: string): string {
+export function profileValue(ctx: CommandContext, key: ProfileKey, given: string): string {
+  const value = key === 'url' ? withScheme(given) : given;
   if (key === 'compat' && !isProfileName(value))
     throw new CardsError('USAGE', `compat must be "service" or "virgil", got "${value}".`);
   if (key === 'url' && !/^https?:\/\/[^/]/.test(value))

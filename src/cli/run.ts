@@ -85,10 +85,25 @@ const HINTS: Partial<Record<ErrorCode, string>> = {
   SEARCH_TOO_MANY: 'the CLI batches by 50; this service allows fewer',
 };
 
+/**
+ * Why a service could not be reached, when the cause says more than "is it running?": a host
+ * name nothing resolves, or TLS spoken to a port that answers plain HTTP (`https://` for a local
+ * `cards serve`, which speaks HTTP).
+ */
+function unreachableHint(err: CardsError): string | undefined {
+  const cause = (err.cause as NodeJS.ErrnoException | undefined)?.code;
+  if (cause === 'ENOTFOUND' || cause === 'EAI_AGAIN')
+    return 'the host name in --url (CARDS_URL) is not known here: check its spelling, or use an IP address';
+  if (cause === 'EPROTO' || cause === 'ERR_SSL_WRONG_VERSION_NUMBER')
+    return 'that port does not speak TLS: a local `cards serve` speaks plain HTTP, so use http:// in --url';
+  return undefined;
+}
+
 /** The error with a next step: the command's own for its code, else the general one. */
 function withHint(err: unknown, own: string | undefined): unknown {
   if (!(err instanceof CardsError) || err.hint) return err;
-  const hint = own ?? HINTS[err.code];
+  const hint =
+    own ?? (err.code === 'UNREACHABLE' ? unreachableHint(err) : undefined) ?? HINTS[err.code];
   if (!hint) return err;
   return new CardsError(err.code, err.message, { hint, cause: err.cause, partial: err.partial });
 }

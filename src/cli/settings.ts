@@ -10,6 +10,7 @@ import { resolve } from 'node:path';
 import { CardsError } from '../core/errors.js';
 import { PROFILES, type ProfileName, type WireProfile } from '../core/profile.js';
 import { fileHome } from '../server/file-home.js';
+import { withScheme } from './config-file.js';
 import type { CommandContext } from './context.js';
 import type { Source, Sourced } from './value-sources.js';
 
@@ -77,7 +78,8 @@ function required<K extends 'url' | 'db' | 'timeout' | 'compat'>(
 }
 
 export function resolveSettings(ctx: CommandContext, flags: ConnectionFlags): Settings {
-  const url = required(flags, 'url');
+  const given = required(flags, 'url');
+  const url = { ...given, value: withScheme(given.value) };
   validateUrl(url);
   const compat = required(flags, 'compat') as Setting<ProfileName>;
   const db = required(flags, 'db');
