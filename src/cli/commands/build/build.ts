@@ -27,5 +27,7 @@ export async function build(ctx: CommandContext, options: BuildOptions): Promise
     file = resolve(ctx.cwd, options.out);
     writeFileSync(file, `${JSON.stringify(built.card, null, 2)}\n`);
   }
+  // stdout holds the card alone (for `| cards publish -`): where the new key went is said apart.
+  if (keyCreated !== null) ctx.stderr.write(`new key saved to ${keyCreated}\n`);
   return { id: built.id, card: built.card, snapshot: viewCard(built.card), keyCreated, file };
 }

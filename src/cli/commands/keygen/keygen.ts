@@ -7,7 +7,7 @@ import { resolve } from 'node:path';
 import { CardsError } from '../../../core/errors.js';
 import { generateCardKey, type KeyTypeName } from '../../../crypto/signing-key.js';
 import type { CommandContext } from '../../context.js';
-import { storeKey, writeKeyFile } from '../../keystore.js';
+import { shellQuote, storeKey, writeKeyFile } from '../../keystore.js';
 
 export interface KeygenOptions {
   identity?: string;
@@ -39,6 +39,16 @@ export function keygen(ctx: CommandContext, options: KeygenOptions): KeygenResul
       hint: 'for example `cards keygen --identity alice`',
     });
   }
-  const file = storeKey(ctx.home, identity, key, force);
+  let file: string;
+  try {
+    file = storeKey(ctx.home, identity, key, force);
+  } catch (err) {
+    // The keystore's key is usually the key of a published card: replacing the file alone
+    // leaves that card with a key nobody holds, which `cards rotate` avoids.
+    if (!(err instanceof CardsError) || err.code !== 'FILE_EXISTS') throw err;
+    throw new CardsError('FILE_EXISTS', `"${identity}" has a key in the keystore already.`, {
+      hint: `to change the key of ${shellQuote(identity)}'s card, \`cards rotate --identity ${shellQuote(identity)}\` publishes the replacement and then swaps the key; --force replaces the file (the old key is lost)`,
+    });
+  }
   return { identity, file, publicKey: key.publicKey.toBase64(), type };
 }
