@@ -1,0 +1,107 @@
+/**
+ * What a newcomer's second hour trips on, through `node bin/cards.js` against a real server on
+ * port 0: a create that would start a second chain beside a live card, an empty identity to
+ * search for, a --from file with blank lines and comments, and the hints of an address that
+ * cannot be reached.
+ */
+import assert from 'node:assert/strict';
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { after, before, describe, test } from 'node:test';
+import { said, type Sandbox } from './harness.js';
+import { serverInSandbox, type SandboxServer } from './server-sandbox.js';
+
+interface Found {
+  results: { identity: string; chains: { id: string; state: string }[][] }[];
+}
+
+describe("a newcomer's second hour against cards serve", { concurrency: true }, () => {
+  let server: SandboxServer;
+  let box: Sandbox;
+  before(async () => ({ server, box } = await serverInSandbox()));
+  after(() => Promise.all([server.dispose(), box.cleanup()]));
+
+  const chainsOf = async (identity: string) => {
+    const found = await box.cards(['search', identity, '--json']);
+    assert.equal(found.status, 0, said(found));
+    return found.json<Found>().results[0]?.chains ?? [];
+  };
+
+  test('create for an identity with a live card is refused, naming the card and the ways on', async () => {
+    const first = await box.cards(['create', '--identity', 'dora', '--new-key', '--json']);
+    assert.equal(first.status, 0, said(first));
+    const id = first.json<{ id: string }>().id;
+
+    const again = await box.cards(['create', '--identity', 'dora', '--created-at', '1700000000']);
+    assert.equal(again.status, 4, said(again));
+    assert.match(again.stderr, /IDENTITY_HAS_CARD \(90020\)/);
+    assert.ok(again.stderr.includes(id), 'the message names the live card');
+    assert.match(again.stderr, /cards rotate --identity dora/);
+    assert.match(again.stderr, new RegExp(`--previous ${id}`));
+    assert.match(again.stderr, /--new-chain/);
+    assert.deepEqual(
+      (await chainsOf('dora')).map((chain) => chain.map((card) => card.id)),
+      [[id]],
+      'nothing was stored',
+    );
+
+    const json = await box.cards(['create', '--identity', 'dora', '--json', '--created-at', '1']);
+    assert.equal(json.status, 4, said(json));
+    assert.equal(json.json<{ error: { name: string } }>().error.name, 'IDENTITY_HAS_CARD');
+
+    const replaced = await box.cards(['create', '--identity', 'dora', '--previous', id, '--json']);
+    assert.equal(replaced.status, 0, said(replaced));
+    const second = await box.cards(['create', '--identity', 'dora', '--new-chain', '--json']);
+    assert.equal(second.status, 0, said(second));
+    assert.equal((await chainsOf('dora')).length, 2, 'a second chain, asked for');
+  });
+
+  test('an empty identity to search for is a usage error, not a token error', async () => {
+    for (const args of [[''], ['alice', '']]) {
+      const result = await box.cards(['search', ...args]);
+      assert.equal(result.status, 2, said(result));
+      assert.match(result.stderr, /USAGE \(90001\): An identity to search for cannot be empty/);
+    }
+  });
+
+  test('search --from skips blank lines and # comments', async () => {
+    const made = await box.cards(['create', '--identity', 'fern', '--new-key', '--json']);
+    assert.equal(made.status, 0, said(made));
+    writeFileSync(join(box.dir, 'who.txt'), '# who to look up\n\nfern\n   \n  # gone: gus\ngus\n');
+    const found = await box.cards(['search', '--from', 'who.txt', '--json']);
+    assert.equal(found.status, 0, said(found));
+    const results = found.json<Found>().results;
+    assert.deepEqual(
+      results.map((r) => [r.identity, r.chains.length]),
+      [
+        ['fern', 1],
+        ['gus', 0],
+      ],
+    );
+  });
+
+  test('hints that fit: https to the HTTP port, an unknown host; HOST:PORT is read as http://', async () => {
+    const port = new URL(server.url).port;
+    const tls = await box.cards(['search', 'alice', '--url', `https://127.0.0.1:${port}`]);
+    assert.equal(tls.status, 6, said(tls));
+    assert.match(tls.stderr, /does not speak TLS: .* use http:\/\/ in --url/);
+    const unknown = await box.cards(['search', 'alice', '--url', 'http://no-such-host.invalid']);
+    assert.equal(unknown.status, 6, said(unknown));
+    assert.match(unknown.stderr, /host name in --url \(CARDS_URL\) is not known here/);
+    for (const url of [`127.0.0.1:${port}`, `localhost:${port}`]) {
+      const bare = await box.cards(['search', 'alice', '--url', url, '--json']);
+      assert.equal(bare.status, 0, said(bare));
+    }
+  });
+
+  test('build --new-key says where the key went; keygen over a key points to rotate', async () => {
+    const built = await box.cards(['build', '--identity', 'hana', '--new-key']);
+    assert.equal(built.status, 0, said(built));
+    assert.equal(JSON.parse(built.stdout).content_snapshot !== undefined, true, 'stdout: the card');
+    assert.match(built.stderr, /^new key saved to .*\/keys\/hana\.pem$/m);
+    const again = await box.cards(['keygen', '--identity', 'hana']);
+    assert.equal(again.status, 4, said(again));
+    assert.match(again.stderr, /FILE_EXISTS \(90003\): "hana" has a key in the keystore already/);
+    assert.match(again.stderr, /`cards rotate --identity hana`/);
+  });
+});
