@@ -29,5 +29,4 @@ export const DEFAULT_LOG_INTERVAL_MS = 500;
 /** Token clock skew allowed beyond the deployed service's rules, in seconds. */
 export const DEFAULT_CLOCK_SKEW_SECONDS = 0;
 
-/** Any `scheme://`: a store URL (PostgreSQL, or refused), never a file name. */
-export const isStoreUrl = (target: string): boolean => /^[a-z][a-z0-9+.-]*:\/\//i.test(target);
+export { isStoreUrl } from '../store/defaults.js';

@@ -5,7 +5,7 @@
  * cannot be reached.
  */
 import assert from 'node:assert/strict';
-import { writeFileSync } from 'node:fs';
+import { readdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { said, type Sandbox } from './harness.js';
@@ -103,5 +103,18 @@ describe("a newcomer's second hour against cards serve", { concurrency: true }, 
     assert.equal(again.status, 4, said(again));
     assert.match(again.stderr, /FILE_EXISTS \(90003\): "hana" has a key in the keystore already/);
     assert.match(again.stderr, /`cards rotate --identity hana`/);
+  });
+
+  test('a mistyped PostgreSQL URL is refused as one (exit 9), never made a store file', async () => {
+    for (const store of ['postgresql:/db', 'postgres:cards']) {
+      const served = await box.cards(['serve', '--store', store, '--port', '0']);
+      assert.equal(served.status, 9, said(served));
+      assert.match(served.stderr, /STORE_URL_INVALID \(90012\): .* is not a PostgreSQL URL/);
+    }
+    assert.deepEqual(
+      readdirSync(box.dir).filter((name) => name.startsWith('postgres')),
+      [],
+      'no file named after the URL',
+    );
   });
 });

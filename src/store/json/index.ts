@@ -7,6 +7,7 @@
 import { existsSync } from 'node:fs';
 import { mkdir, rm, rmdir } from 'node:fs/promises';
 import { dirname } from 'node:path';
+import { isStoreUrl } from '../defaults.js';
 import { keepPrivateFile } from '../../io/private-file.js';
 import type { Engine, EngineKind, EngineOptions, SecretKeeper, SecretName } from '../engine.js';
 import { importInOrder } from '../import-cards.js';
@@ -19,12 +20,10 @@ import { checkCompanions, storeCompanions } from './paths.js';
 const IMPORT_WINDOW = 1000;
 
 /** Any `scheme://` is a URL (of another engine, or of none), never a store file. */
-const isUrl = (target: string): boolean => /^[a-z][a-z0-9+.-]*:\/\//i.test(target);
-
 export const json: EngineKind = {
   name: 'json',
   targets: 'a JSON store file (./cards.json)',
-  matches: (target) => !isUrl(target),
+  matches: (target) => !isStoreUrl(target),
   open: (target, options) => openJsonEngine(target, options),
 };
 

@@ -10,7 +10,7 @@ const engine = (): Promise<typeof import('./postgres-engine.js')> => import('./p
 export const postgres: EngineKind = {
   name: 'postgres',
   targets: 'a PostgreSQL URL (postgres://USER:PASSWORD@HOST:PORT/DATABASE)',
-  matches: (target) => /^postgres(ql)?:\/\//i.test(target),
+  matches: (target) => /^postgres(ql)?:/i.test(target),
   open: async (target, options) => (await engine()).openPostgresEngine(target, options),
   peek: async (target, name) => (await engine()).peekSecret(target, name),
 };
