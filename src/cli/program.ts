@@ -25,6 +25,7 @@ import rotate from './commands/rotate/index.js';
 import search from './commands/search/index.js';
 import seed from './commands/seed/index.js';
 import serve from './commands/serve/index.js';
+import status from './commands/status/index.js';
 import transfer from './commands/transfer/index.js';
 import unregister from './commands/unregister/index.js';
 import verify from './commands/verify/index.js';
@@ -53,6 +54,7 @@ const COMMANDS: readonly (AnyDeclaration | readonly AnyDeclaration[])[] = [
   config,
   completion,
   admin,
+  status,
   transfer,
   serve,
   witness,

@@ -5,7 +5,7 @@
  * cannot be reached.
  */
 import assert from 'node:assert/strict';
-import { readdirSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { said, type Sandbox } from './harness.js';
@@ -116,5 +116,47 @@ describe("a newcomer's second hour against cards serve", { concurrency: true }, 
       [],
       'no file named after the URL',
     );
+  });
+
+  test("cards status: the server's state for scripts; exit 6 when nothing answers", async () => {
+    await box.cards(['create', '--identity', 'ida', '--new-key']);
+    const json = await box.cards(['status', '--json']);
+    assert.equal(json.status, 0, said(json));
+    const state = json.json<{
+      url: string;
+      reachable: boolean;
+      cards: number;
+      log: { origin: string; vkey: string; size: number } | null;
+    }>();
+    assert.equal(state.url, server.url);
+    assert.equal(state.reachable, true);
+    assert.ok(state.cards >= 1);
+    assert.match(state.log?.vkey ?? '', /^cards\.local\/[0-9a-f]+\+[0-9a-f]{8}\+/);
+    const text = await box.cards(['status']);
+    assert.match(text.stdout, new RegExp(`^reachable +${server.url} `, 'm'));
+    assert.match(text.stdout, /^log key +cards\.local\//m);
+    const dead = await box.cards(['status', '--url', 'http://127.0.0.1:9', '--json']);
+    assert.equal(dead.status, 6, said(dead));
+  });
+
+  test('cards open prints the page address, and opens it where there is a desktop', async () => {
+    const bare = await box.cards(['open'], {
+      env: { DISPLAY: undefined, WAYLAND_DISPLAY: undefined },
+    });
+    assert.equal(bare.status, 0, said(bare));
+    assert.equal(bare.stdout.trim(), `${server.url}/`);
+    // A desktop: xdg-open is this script, which writes down what it was asked to open.
+    const bin = join(box.dir, 'desktop-bin');
+    mkdirSync(bin);
+    const opened = join(box.dir, 'opened.txt');
+    writeFileSync(join(bin, 'xdg-open'), `#!/bin/sh\necho "$1" > ${opened}\n`, { mode: 0o755 });
+    const desktop = await box.cards(['open'], {
+      env: { DISPLAY: ':0', PATH: `${bin}:${process.env.PATH ?? ''}` },
+    });
+    assert.equal(desktop.status, 0, said(desktop));
+    assert.match(desktop.stdout, /\(opened with xdg-open\)/);
+    for (let i = 0; i < 100 && !existsSync(opened); i++)
+      await new Promise((resolve) => setTimeout(resolve, 20));
+    assert.equal(readFileSync(opened, 'utf8').trim(), `${server.url}/`);
   });
 });
