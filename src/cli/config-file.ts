@@ -28,6 +28,7 @@ export const PROFILE_KEYS = [
   'db',
   'serviceKey',
   'adminToken',
+  'logKey',
 ] as const;
 export type ProfileKey = (typeof PROFILE_KEYS)[number];
 export type ProfileSettings = Partial<Record<ProfileKey, string>>;

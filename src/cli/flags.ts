@@ -107,6 +107,10 @@ export const serviceKeyFlag = (): Option =>
     'serviceKey',
   );
 
+/** The transparency log's key (C2SP signed-note verifier key), as `cards serve` prints it. */
+export const logKeyFlag = (what: string): Option =>
+  fromProfile(new Option('--log-key <vkey>', what).env('CARDS_LOG_KEY'), 'logKey');
+
 export const adminTokenFlag = (): Option =>
   fromProfile(
     new Option(

@@ -159,4 +159,25 @@ describe("a newcomer's second hour against cards serve", { concurrency: true }, 
       await new Promise((resolve) => setTimeout(resolve, 20));
     assert.equal(readFileSync(opened, 'utf8').trim(), `${server.url}/`);
   });
+
+  test('verify and monitor take the log key from CARDS_LOG_KEY or the profile', async () => {
+    const made = await box.cards(['create', '--identity', 'jo', '--new-key', '--json']);
+    const id = made.json<{ id: string }>().id;
+    const vkey = (await box.cards(['status', '--json'])).json<{ log: { vkey: string } }>().log.vkey;
+    const none = await box.cards(['verify', id]);
+    assert.equal(none.status, 2, said(none));
+    assert.match(none.stderr, /CARDS_LOG_KEY.*cards config set logKey/);
+    const fromEnv = await box.cards(['verify', id, '--json'], { env: { CARDS_LOG_KEY: vkey } });
+    assert.equal(fromEnv.status, 0, said(fromEnv));
+    const config = join(box.dir, 'log-key-config.json');
+    const env = { CARDS_CONFIG: config };
+    const init = await box.cards(['init', '--profile', 'local', '--url', server.url], { env });
+    assert.equal(init.status, 0, said(init));
+    const set = await box.cards(['config', 'set', 'logKey', vkey], { env });
+    assert.equal(set.status, 0, said(set));
+    const fromProfile = await box.cards(['verify', id, '--json'], { env });
+    assert.equal(fromProfile.status, 0, said(fromProfile));
+    const monitored = await box.cards(['monitor', '--identity', 'jo', '--json'], { env });
+    assert.equal(monitored.status, 0, said(monitored));
+  });
 });

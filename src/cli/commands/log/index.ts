@@ -2,7 +2,7 @@
 import { Option } from 'commander';
 import { EXIT } from '../../exit-status.js';
 import { declare } from '../../command.js';
-import { adminFlags, concurrencyFlag } from '../../flags.js';
+import { adminFlags, concurrencyFlag, logKeyFlag } from '../../flags.js';
 import { plural } from '../../text.js';
 import type { LogAuditOptions, LogAuditResult } from './audit.js';
 
@@ -14,7 +14,7 @@ export default [
       'Recompute the log from its entries; check it against the checkpoint and the registry.',
     flags: [
       adminFlags(),
-      new Option('--log-key <vkey>', "verify the log's checkpoint with this key"),
+      logKeyFlag("verify the log's checkpoint with this key"),
       new Option(
         '--no-cards',
         'check the tree only, not that each entry is a card the registry serves',

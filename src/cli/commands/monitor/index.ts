@@ -2,7 +2,7 @@
 import { Option } from 'commander';
 import { EXIT } from '../../exit-status.js';
 import { declare } from '../../command.js';
-import { connectionFlags, integer } from '../../flags.js';
+import { connectionFlags, integer, logKeyFlag } from '../../flags.js';
 import type { MonitorEvent, MonitorOptions, MonitorResult } from './monitor.js';
 
 const eventText = (e: MonitorEvent, s: { id: (t: string) => string; bad: (t: string) => string }) =>
@@ -18,7 +18,7 @@ export default declare({
     new Option('--interval <ms>', 'with --follow: time between checkpoint fetches')
       .default(1000)
       .argParser(integer(1, 86_400_000)),
-    new Option('--log-key <vkey>', "verify the log's checkpoints with this key"),
+    logKeyFlag("verify the log's checkpoints with this key"),
   ],
   help: `Reads the log's entries from where the last run stopped (state in $CARDS_HOME/monitor/),
 checking them against the signed tree.`,

@@ -1,7 +1,7 @@
 /** `cards verify`: a card in the service's transparency log, the log never forked. */
 import { Argument, Option } from 'commander';
 import { declare } from '../../command.js';
-import { connectionFlags, repeatable } from '../../flags.js';
+import { connectionFlags, logKeyFlag, repeatable } from '../../flags.js';
 import type { VerifyOptions, VerifyResult } from './verify.js';
 
 export default declare({
@@ -12,7 +12,7 @@ export default declare({
   ],
   flags: [
     connectionFlags(),
-    new Option('--log-key <vkey>', 'the log key `cards serve` prints (name+id+key)'),
+    logKeyFlag('the log key `cards serve` prints (name+id+key)'),
     new Option('--witness <vkey>', 'require a cosignature by this witness; repeatable').argParser(
       repeatable,
     ),

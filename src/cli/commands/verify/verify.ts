@@ -71,7 +71,9 @@ export const proofPathFor = (cardFile: string): string =>
 
 export async function verify(ctx: CommandContext, options: VerifyOptions): Promise<VerifyResult> {
   if (!options.logKey)
-    throw new CardsError('USAGE', 'give --log-key VKEY: the log key `cards serve` prints.');
+    throw new CardsError('USAGE', 'verify needs the log key `cards serve` prints.', {
+      hint: 'give --log-key VKEY, set CARDS_LOG_KEY, or keep it in the profile: `cards config set logKey VKEY`',
+    });
   const logKey = ed25519Verifier(options.logKey);
   const witnesses = (options.witness ?? []).map((w) => cosignatureVerifier(w));
   const settings = resolveSettings(ctx, options);
