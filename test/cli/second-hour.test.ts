@@ -180,4 +180,31 @@ describe("a newcomer's second hour against cards serve", { concurrency: true }, 
     const monitored = await box.cards(['monitor', '--identity', 'jo', '--json'], { env });
     assert.equal(monitored.status, 0, said(monitored));
   });
+
+  test('key prune removes backups without rotating; unregister removes them with the key', async () => {
+    const made = await box.cards(['create', '--identity', 'kim', '--new-key', '--json']);
+    assert.equal(made.status, 0, said(made));
+    const backupsOf = () =>
+      readdirSync(join(box.home, 'keys')).filter((name) => /^kim\.pem\..*\.bak$/.test(name));
+    for (let i = 0; i < 2; i++) {
+      const rotated = await box.cards(['rotate', '--identity', 'kim', '--json']);
+      assert.equal(rotated.status, 0, said(rotated));
+    }
+    assert.equal(backupsOf().length, 2);
+    const key = readFileSync(join(box.home, 'keys', 'kim.pem'), 'utf8');
+    const pruned = await box.cards(['key', 'prune', '--identity', 'kim', '--json']);
+    assert.equal(pruned.status, 0, said(pruned));
+    assert.equal(pruned.json<{ pruned: string[] }>().pruned.length, 2);
+    assert.deepEqual(backupsOf(), []);
+    assert.equal(readFileSync(join(box.home, 'keys', 'kim.pem'), 'utf8'), key, 'the key stays');
+
+    const rotated = await box.cards(['rotate', '--identity', 'kim', '--json']);
+    assert.equal(rotated.status, 0, said(rotated));
+    assert.equal(backupsOf().length, 1);
+    const gone = await box.cards(['unregister', '--identity', 'kim', '--yes', '--json']);
+    assert.equal(gone.status, 0, said(gone));
+    assert.equal(gone.json<{ backupsRemoved: string[] }>().backupsRemoved.length, 1);
+    assert.deepEqual(backupsOf(), []);
+    assert.equal(existsSync(join(box.home, 'keys', 'kim.pem')), false);
+  });
 });

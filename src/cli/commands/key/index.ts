@@ -1,8 +1,8 @@
-/** `cards key public|service|list`: the public half of a key, a store's service key, the keystore. */
+/** `cards key public|service|list|prune`: the public half of a key, a store's service key, the keystore. */
 import { Argument, Option } from 'commander';
 import { declare } from '../../command.js';
-import { dbFlag } from '../../flags.js';
-import type { KeyListResult, KeyPublicResult, KeyServiceOptions } from './key.js';
+import { dbFlag, identityFlag } from '../../flags.js';
+import type { KeyListResult, KeyPruneResult, KeyPublicResult, KeyServiceOptions } from './key.js';
 
 const key = () => import('./key.js');
 const publicKey = (r: KeyPublicResult) => r.publicKey;
@@ -41,5 +41,17 @@ on first start. \`cards inspect\` uses it by itself when --db names the store.`,
       r.keys.length === 0
         ? s.dim(`no keys in ${r.home}/keys; make one with \`cards keygen --identity ID\``)
         : r.keys.map((k) => `${k.identity}\t${s.dim(k.file)}`).join('\n'),
+  }),
+  declare({
+    name: 'key prune',
+    summary: "Remove an identity's key backups of earlier rotations (its key stays).",
+    flags: [identityFlag('the identity whose key backups go')],
+    examples: ['cards key prune --identity alice'],
+    run: async (ctx, options: { identity?: string }) =>
+      (await key()).keyPrune(ctx, options.identity),
+    text: (r: KeyPruneResult, s) =>
+      r.pruned.length === 0
+        ? s.dim(`no key backups of ${r.identity}`)
+        : r.pruned.map((file) => `pruned ${file}`).join('\n'),
   }),
 ];

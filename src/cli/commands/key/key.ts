@@ -5,6 +5,8 @@
  */
 import { CardsError } from '../../../core/errors.js';
 import type { CommandContext } from '../../context.js';
+import { pruneBackups } from '../../key-backups.js';
+import { requireIdentity } from '../../settings.js';
 import { readCardKeyFile } from '../../inputs.js';
 import { keyFile, listKeys, requireKey } from '../../keystore.js';
 import { requireLocalServiceKey } from '../../service-key.js';
@@ -61,4 +63,15 @@ export interface KeyListResult {
 
 export function keyList(ctx: CommandContext): KeyListResult {
   return { home: ctx.home, keys: listKeys(ctx.home) };
+}
+
+export interface KeyPruneResult {
+  identity: string;
+  pruned: string[];
+}
+
+/** Removes the identity's key backups of earlier rotations, without rotating (its key stays). */
+export function keyPrune(ctx: CommandContext, identity: string | undefined): KeyPruneResult {
+  const who = requireIdentity(identity, 'key prune');
+  return { identity: who, pruned: pruneBackups(ctx.home, who, null) };
 }

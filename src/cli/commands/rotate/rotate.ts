@@ -14,7 +14,12 @@ import { buildCard, viewCard, type CardView } from '../../card-builder.js';
 import { linkViewed } from '../../chain-relations.js';
 import { connect } from '../../connection.js';
 import type { CommandContext } from '../../context.js';
-import { dropPendingKey, pruneBackups, swapInPendingKey, writePendingKey } from './key-backups.js';
+import {
+  dropPendingKey,
+  pruneBackups,
+  swapInPendingKey,
+  writePendingKey,
+} from '../../key-backups.js';
 import { keyFile, loadKey, shellQuote } from '../../keystore.js';
 import { requireIdentity, resolveSettings, type ConnectionFlags } from '../../settings.js';
 

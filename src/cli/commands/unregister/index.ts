@@ -10,7 +10,7 @@ export default declare({
   flags: [
     connectionFlags(),
     new Option('--yes', 'do not ask for confirmation (required without a terminal)'),
-    new Option('--keep-key', 'revoke the cards but keep the private key'),
+    new Option('--keep-key', 'revoke the cards but keep the private key and its backups'),
   ],
   help: 'The key is deleted only after every revoke succeeded.',
   examples: ['cards unregister --identity alice', 'cards unregister --identity alice --yes --json'],
@@ -21,6 +21,7 @@ export default declare({
       `${s.bold(r.identity)}: ${r.revoked.length} card(s) revoked`,
       ...r.revoked.map((id) => `  ${s.bad('revoked')} ${s.id(id)}`),
       r.keyRemoved ? `  private key removed: ${r.keyRemoved}` : s.dim('  no private key removed'),
+      ...r.backupsRemoved.map((file) => `  key backup removed: ${file}`),
     ].join('\n'),
   hints: {
     CARD_NOT_FOUND:

@@ -6,7 +6,7 @@
  */
 import { readdirSync, renameSync, rmSync } from 'node:fs';
 import { basename, join } from 'node:path';
-import { ensureKeysDir, keyFile, keysDir, writeKeyFile, type PemKey } from '../../keystore.js';
+import { ensureKeysDir, keyFile, keysDir, writeKeyFile, type PemKey } from './keystore.js';
 
 const pendingFile = (home: string, identity: string): string =>
   `${keyFile(home, identity)}.pending`;
