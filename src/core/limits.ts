@@ -16,6 +16,9 @@ export const LIMITS = {
   bodyMax: 64 * 1024,
   /** One line of an import (a stored card record: a card's body and the service's signature). */
   importLineMax: 128 * 1024,
+  /** The admin API's pages (cards, identities): rows by default, and at most. */
+  adminPageDefault: 100,
+  adminPageMax: 1000,
   /**
    * Token time checks (spec 5), in seconds. `exp` has no leeway, as on the deployed service
    * and in the stock client's own rule (a token is expired from its `exp` on); a token issued

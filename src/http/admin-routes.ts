@@ -39,8 +39,8 @@ export interface AdminDeps {
   readonly log?: CardLog | undefined;
 }
 
-const LIMIT_DEFAULT = 100;
-const LIMIT_MAX = 1000;
+const LIMIT_DEFAULT: number = LIMITS.adminPageDefault;
+const LIMIT_MAX: number = LIMITS.adminPageMax;
 
 /** A query parameter's schema; `description` is what the refusal says it must be. */
 const param = (description: string, pattern?: string) => ({

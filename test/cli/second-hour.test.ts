@@ -207,4 +207,14 @@ describe("a newcomer's second hour against cards serve", { concurrency: true }, 
     assert.deepEqual(backupsOf(), []);
     assert.equal(existsSync(join(box.home, 'keys', 'kim.pem')), false);
   });
+
+  test('list --limit is checked as the server checks it, before anything is sent', async () => {
+    for (const limit of ['0', '1001', '1e3', '-5']) {
+      const listed = await box.cards(['list', '--limit', limit]);
+      assert.equal(listed.status, 2, said(listed));
+      assert.match(listed.stderr, /USAGE \(90001\): --limit must be an integer from 1 to 1000/);
+    }
+    const most = await box.cards(['list', '--limit', '1000', '--json']);
+    assert.equal(most.status, 0, said(most));
+  });
 });

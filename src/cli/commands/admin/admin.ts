@@ -6,6 +6,7 @@
  * when none is found (a loopback-only server needs none).
  */
 import { CardsError } from '../../../core/errors.js';
+import { LIMITS } from '../../../core/limits.js';
 import {
   adminClient as client,
   cardPages,
@@ -16,18 +17,24 @@ import {
 import type { CommandContext } from '../../context.js';
 import { resolveSettings } from '../../settings.js';
 
-const limitOf = (value: string | undefined): string | undefined => {
+/** --limit as the server checks it: digits, from 1 to `max` (the admin API's page size). */
+const limitOf = (value: string | undefined, max?: number): string | undefined => {
   if (value === undefined) return undefined;
-  if (!/^\d+$/.test(value) || Number(value) < 1)
-    throw new CardsError('USAGE', `--limit must be a positive integer, got "${value}".`);
-  return value;
+  const n = /^\d+$/.test(value) ? Number(value) : NaN;
+  if (n >= 1 && (max === undefined || n <= max)) return value;
+  throw new CardsError(
+    'USAGE',
+    `--limit must be ${max === undefined ? 'a positive integer' : `an integer from 1 to ${max}`}, got "${value}".`,
+  );
 };
 
 export async function listCards(
   ctx: CommandContext,
   flags: AdminFlags & { limit?: string; cursor?: string; all?: boolean },
 ): Promise<ListResult> {
-  const limit = limitOf(flags.limit) ?? (flags.all ? '1000' : '100');
+  const limit =
+    limitOf(flags.limit, LIMITS.adminPageMax) ??
+    String(flags.all ? LIMITS.adminPageMax : LIMITS.adminPageDefault);
   const cards: CardRowResult[] = [];
   let next_cursor: string | null = null;
   for await (const page of cardPages(client(ctx, flags), limit, flags.cursor)) {

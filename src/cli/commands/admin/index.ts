@@ -16,7 +16,7 @@ export default [
     summary: 'Every card of a server in insertion order, with its state (admin API).',
     flags: [
       adminFlags(),
-      new Option('--limit <n>', 'cards per page (default 100)'),
+      new Option('--limit <n>', 'cards per page, 1 to 1000 (default 100)'),
       new Option('--cursor <cursor>', 'start after this cursor (from a previous page)'),
       new Option('--all', 'every page'),
     ],
