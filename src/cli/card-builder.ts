@@ -98,14 +98,33 @@ export function parseSigners(
     keys.set(name, readCardKeyFile(ctx, file));
   }
   const extras = new Map<string, Uint8Array>();
+  // NAME=VALUE where NAME is no --signer: a field of the owner's extra snapshot, as the stock
+  // clients' extra fields are (a map of strings).
+  const fields = new Map<string, string>();
   for (const flag of extraFlags) {
-    const named = /^([^={["@\s][^=]*)=(.+)$/s.exec(flag);
+    const named = /^([^={["@\s][^=]*)=(.*)$/s.exec(flag);
     const name = named?.[1] ?? SELF_SIGNER;
     const value = named?.[2] ?? flag;
-    if (name !== SELF_SIGNER && !keys.has(name))
-      throw new CardsError('USAGE', `--extra ${name}=… names no --signer ${name}=KEYFILE.`);
+    if (name !== SELF_SIGNER && !keys.has(name)) {
+      if (/^\s*[{[]/.test(value))
+        throw new CardsError('USAGE', `--extra ${name}=… names no --signer ${name}=KEYFILE.`, {
+          hint: `a field of the owner's extras is --extra ${name}=TEXT; JSON for another signer needs --signer ${name}=KEYFILE`,
+        });
+      if (fields.has(name)) throw new CardsError('USAGE', `--extra ${name}=… is given twice.`);
+      fields.set(name, value);
+      continue;
+    }
     if (extras.has(name)) throw new CardsError('USAGE', `--extra for "${name}" is given twice.`);
     extras.set(name, readExtra(ctx, value));
+  }
+  if (fields.size > 0) {
+    if (extras.has(SELF_SIGNER))
+      throw new CardsError(
+        'USAGE',
+        "The owner's extras are given twice: as JSON (or @FILE) and as NAME=VALUE fields.",
+        { hint: 'use one form: --extra \'{"a":"1"}\' or --extra a=1 --extra b=2' },
+      );
+    extras.set(SELF_SIGNER, utf8(JSON.stringify(Object.fromEntries(fields))));
   }
   const others = [...keys].map(([signer, key]) => {
     const snapshot = extras.get(signer);

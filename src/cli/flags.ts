@@ -175,8 +175,8 @@ export const buildFlags = (): Option[] => [
     repeatable,
   ),
   new Option(
-    '--extra <[name=]json|@file>',
-    'extra snapshot for a signature (self unless NAME=); JSON text or @FILE; repeatable',
+    '--extra <field=text|[signer=]json|@file>',
+    "extra snapshot: FIELD=TEXT adds a field to the owner's (repeatable), JSON text or @FILE is the owner's whole, SIGNER=JSON another --signer's",
   ).argParser(repeatable),
   createdAtFlag(),
 ];

@@ -39,7 +39,8 @@ describe('completion, config set/use, --debug', { concurrency: true }, () => {
       return stdout.split('\n').filter(Boolean);
     };
     assert.deepEqual(await complete('cards', 'rot'), ['rotate']);
-    assert.deepEqual(await complete('cards', 'key', 'p'), ['public']);
+    assert.deepEqual(await complete('cards', 'key', 'pu'), ['public']);
+    assert.deepEqual(await complete('cards', 'key', 'p'), ['public', 'prune']);
     assert.deepEqual(await complete('cards', 'config', 'u'), ['use']);
     assert.deepEqual(await complete('cards', 'rotate', '--pr'), [
       '--profile',

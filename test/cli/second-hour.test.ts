@@ -217,4 +217,34 @@ describe("a newcomer's second hour against cards serve", { concurrency: true }, 
     const most = await box.cards(['list', '--limit', '1000', '--json']);
     assert.equal(most.status, 0, said(most));
   });
+
+  test("--extra FIELD=TEXT adds fields to the owner's extras; JSON for no signer is refused", async () => {
+    const built = await box.cards([
+      'build',
+      '--identity',
+      'lea',
+      '--new-key',
+      '--extra',
+      'device=phone',
+      '--extra',
+      'os=ios 17',
+      '--extra',
+      '__proto__=x',
+      '--json',
+    ]);
+    assert.equal(built.status, 0, said(built));
+    const card = built.json<{ card: { signatures: { signer: string; snapshot?: string }[] } }>()
+      .card;
+    const self = card.signatures.find((s) => s.signer === 'self');
+    assert.deepEqual(
+      JSON.parse(Buffer.from(self?.snapshot ?? '', 'base64').toString('utf8')),
+      JSON.parse('{"device":"phone","os":"ios 17","__proto__":"x"}'),
+    );
+    const both = await box.cards(['build', '--identity', 'lea', '--extra', 'a=1', '--extra', '{}']);
+    assert.equal(both.status, 2, said(both));
+    assert.match(both.stderr, /owner's extras are given twice/);
+    const json = await box.cards(['build', '--identity', 'lea', '--extra', 'app={"r":1}']);
+    assert.equal(json.status, 2, said(json));
+    assert.match(json.stderr, /names no --signer app=KEYFILE/);
+  });
 });
