@@ -247,4 +247,22 @@ describe("a newcomer's second hour against cards serve", { concurrency: true }, 
     assert.equal(json.status, 2, said(json));
     assert.match(json.stderr, /names no --signer app=KEYFILE/);
   });
+
+  test('monitor prints the entries it read as people count them', async () => {
+    const vkey = (await box.cards(['status', '--json'])).json<{ log: { vkey: string } }>().log.vkey;
+    const env = { CARDS_LOG_KEY: vkey };
+    await box.cards(['create', '--identity', 'mo', '--new-key']);
+    const first = await box.cards(['monitor', '--identity', 'mo'], { env });
+    assert.equal(first.status, 0, said(first));
+    // Other tests add cards meanwhile: the next run starts right after the last entry read.
+    const last = Number(/: entries 0–(\d+), 1 card\(s\)/.exec(first.stdout)?.[1]);
+    assert.ok(last >= 0, first.stdout);
+    const again = await box.cards(['monitor', '--identity', 'mo'], { env });
+    const next =
+      /: (?:no new entries \(the log holds (\d+)\)|entry (\d+)|entries (\d+)–\d+), 0 card/.exec(
+        again.stdout,
+      );
+    assert.ok(next, again.stdout);
+    assert.equal(Number(next[1] ?? next[2] ?? next[3]), last + 1);
+  });
 });

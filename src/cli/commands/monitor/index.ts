@@ -8,6 +8,14 @@ import type { MonitorEvent, MonitorOptions, MonitorResult } from './monitor.js';
 const eventText = (e: MonitorEvent, s: { id: (t: string) => string; bad: (t: string) => string }) =>
   `  #${e.index} ${e.kind.padEnd(11)} ${s.id(e.id)}${e.publicKey ? ` key ${e.publicKey}` : ''}${e.unexpected ? ` ${s.bad('UNEXPECTED KEY')}` : ''}`;
 
+/** The entries read, as people count them: first to last, both included. */
+const entriesRead = (from: number, to: number): string =>
+  to > from
+    ? to - from === 1
+      ? `entry ${from}`
+      : `entries ${from}–${to - 1}`
+    : `no new entries (the log holds ${to})`;
+
 export default declare({
   name: 'monitor',
   summary: 'Report every card of an identity the log holds (new keys, replacements, revocations).',
@@ -36,7 +44,7 @@ checking them against the signed tree.`,
         },
   text: (r: MonitorResult, s) =>
     [
-      `${r.identity} in ${r.origin}: entries ${r.from}–${r.to}, ${r.events.length} card(s)`,
+      `${r.identity} in ${r.origin}: ${entriesRead(r.from, r.to)}, ${r.events.length} card(s)`,
       ...r.events.map((e) => eventText(e, s)),
     ].join('\n'),
 });

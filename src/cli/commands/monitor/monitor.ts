@@ -49,6 +49,7 @@ export interface MonitorEvent {
 export interface MonitorResult {
   identity: string;
   origin: string;
+  /** The entries read this run: from `from` up to, not including, `to` (the log's size). */
   from: number;
   to: number;
   events: MonitorEvent[];
