@@ -12,13 +12,14 @@ import { runCards, sandbox } from './harness.js';
 test('a command past its limit is killed with its stack and open handles in stderr', async () => {
   const box = sandbox();
   try {
-    // `cards serve` never ends by itself: the stand-in for a hung command.
+    // `cards serve` never ends by itself: the stand-in for a hung command. 6 s: on a busy
+    // machine it must be listening (its socket the handle asserted below) before the limit.
     const served = await runCards(
       ['serve', '--port', '0', '--host', '127.0.0.1', '--db', join(box.dir, 'cards.json')],
-      { cwd: box.dir, env: box.env, limitMs: 2_000 },
+      { cwd: box.dir, env: box.env, limitMs: 6_000 },
     );
     assert.equal(served.status, null, 'killed by the harness');
-    assert.match(served.stderr, /still running after 2 s: killed/);
+    assert.match(served.stderr, /still running after 6 s: killed/);
     assert.match(served.stderr, /\[harness\] JavaScript stack: none \(waiting in the event loop\)/);
     // Each thread as the kernel sees it: the main one waits in epoll (a system call number), or
     // is caught on a CPU (`running`) on a busy machine.
