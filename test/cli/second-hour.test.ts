@@ -9,6 +9,7 @@ import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { said, type Sandbox } from './harness.js';
+import { onTerminal } from './pty.js';
 import { serverInSandbox, type SandboxServer } from './server-sandbox.js';
 
 interface Found {
@@ -264,5 +265,12 @@ describe("a newcomer's second hour against cards serve", { concurrency: true }, 
       );
     assert.ok(next, again.stdout);
     assert.equal(Number(next[1] ?? next[2] ?? next[3]), last + 1);
+  });
+
+  test('cards import with no file on a terminal says how to use it instead of waiting', async () => {
+    const run = onTerminal(['import'], { cwd: box.dir, env: box.env });
+    const { status, screen } = await run.exited;
+    assert.equal(status, 2, screen);
+    assert.match(screen, /USAGE \(90001\): import needs a dump FILE, or a dump piped on stdin/);
   });
 });

@@ -122,6 +122,11 @@ export async function importCommand(
   file = '-',
 ): Promise<ImportResult> {
   const path = file === '-' ? undefined : resolve(ctx.cwd, file);
+  // A dump is never typed: stdin on a terminal means the file was forgotten, not a wait.
+  if (path === undefined && ctx.stdin.isTTY)
+    throw new CardsError('USAGE', 'import needs a dump FILE, or a dump piped on stdin.', {
+      hint: 'for example `cards import dump.ndjson` or `cards export --url A | cards import - --url B`',
+    });
   if (path !== undefined && !existsSync(path))
     throw new CardsError('FILE_NOT_FOUND', `${file} does not exist.`);
   const input = path === undefined ? Readable.from(ctx.stdin) : createReadStream(path);
