@@ -273,4 +273,19 @@ describe("a newcomer's second hour against cards serve", { concurrency: true }, 
     assert.equal(status, 2, screen);
     assert.match(screen, /USAGE \(90001\): import needs a dump FILE, or a dump piped on stdin/);
   });
+
+  test('export and import of a store a server holds point to --url, and leave no file', async () => {
+    if (server.store !== undefined) return; // a PostgreSQL store is shared, never locked
+    const store = server.paths.store;
+    const exported = await box.cards(['export', '--store', store, '--out', 'held.ndjson']);
+    assert.notEqual(exported.status, 0, said(exported));
+    assert.match(
+      exported.stderr,
+      /STORE_LOCKED \(90008\)[^\n]*\n +go through that server instead: --url/,
+    );
+    assert.equal(existsSync(join(box.dir, 'held.ndjson')), false, 'no --out file left behind');
+    writeFileSync(join(box.dir, 'one.ndjson'), '');
+    const imported = await box.cards(['import', 'one.ndjson', '--store', store]);
+    assert.match(imported.stderr, /STORE_LOCKED \(90008\)[^\n]*\n +go through that server instead/);
+  });
 });

@@ -5,7 +5,7 @@
  * a PostgreSQL schema brought up to date ahead of a deploy. Summaries go to stderr, so stdout
  * is the dump alone; under --json the summary is the result document.
  */
-import { createReadStream, createWriteStream, existsSync, openSync } from 'node:fs';
+import { createReadStream, createWriteStream, existsSync, openSync, rmSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { createInterface } from 'node:readline';
 import { Readable, Writable } from 'node:stream';
@@ -82,13 +82,38 @@ export async function exportCommand(
   ctx: CommandContext,
   options: TransferOptions,
 ): Promise<ExportResult | undefined> {
+  const file = options.out === undefined ? undefined : resolve(ctx.cwd, options.out);
+  const made = { out: false };
+  try {
+    return await exportTo(ctx, options, file, made);
+  } catch (err) {
+    // A refused export leaves nothing behind: the --out file it made is removed.
+    if (file !== undefined && made.out) rmSync(file, { force: true });
+    throw inUse(err);
+  }
+}
+
+/** A store a server holds is exported (or imported) through that server's admin API. */
+function inUse(err: unknown): unknown {
+  if (!(err instanceof CardsError) || err.code !== 'STORE_LOCKED') return err;
+  return new CardsError(err.code, err.message, {
+    hint: 'go through that server instead: --url http://HOST:PORT (its admin API reads and writes the store it holds)',
+  });
+}
+
+async function exportTo(
+  ctx: CommandContext,
+  options: TransferOptions,
+  file: string | undefined,
+  made: { out: boolean },
+): Promise<ExportResult | undefined> {
   const server = throughServer(ctx, options);
   const target = server ? undefined : storeTarget(ctx, options);
   if (target !== undefined && !isStoreUrl(target) && !existsSync(target))
     throw new CardsError('FILE_NOT_FOUND', `No store file ${target}.`);
   // --out: a new file (never an existing one), written as the cards stream out.
-  const file = options.out === undefined ? undefined : resolve(ctx.cwd, options.out);
   const out = file ? createWriteStream('', { fd: openSync(file, 'wx') }) : writable(ctx.stdout);
+  made.out = file !== undefined;
   let cards = 0;
   let from: string;
   if (target === undefined) {
@@ -149,7 +174,11 @@ export async function importCommand(
         createInterface({ input, crlfDelay: Infinity })[Symbol.asyncIterator](),
     };
     const target = storeTarget(ctx, options);
-    const done = await importStore(target, lines, options.append === true, warn(ctx));
+    const done = await importStore(target, lines, options.append === true, warn(ctx)).catch(
+      (err: unknown) => {
+        throw inUse(err);
+      },
+    );
     result = { imported: done.cards, into: done.store };
   }
   const skipped = result.skipped ? `, skipped ${result.skipped} stored already` : '';
