@@ -69,6 +69,7 @@ export const EXIT_STATUS: Readonly<Record<ErrorCode, ExitStatus>> = {
   RESET_NOT_CONFIRMED: refused,
   IMPORT_INVALID: refused,
   IMPORT_LINE_TOO_LONG: refused,
+  FAULT_INVALID: usage,
 
   SNAPSHOT_EMPTY: refused,
   SNAPSHOT_NOT_BASE64: refused,

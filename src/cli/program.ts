@@ -12,6 +12,7 @@ import build from './commands/build/index.js';
 import completion from './commands/completion/index.js';
 import config from './commands/config/index.js';
 import create from './commands/create/index.js';
+import faults from './commands/faults/index.js';
 import get from './commands/get/index.js';
 import init from './commands/init/index.js';
 import inspect from './commands/inspect/index.js';
@@ -55,6 +56,7 @@ const COMMANDS: readonly (AnyDeclaration | readonly AnyDeclaration[])[] = [
   completion,
   admin,
   status,
+  faults,
   transfer,
   serve,
   witness,

@@ -5,7 +5,7 @@
  */
 import { CardsError, codeForWire } from '../core/errors.js';
 import { identitySegment } from '../core/identity-segment.js';
-import { ROUTES, type RouteName } from '../core/routes.js';
+import { ROUTES, type HttpMethod, type RouteName } from '../core/routes.js';
 
 export interface AdminClientOptions {
   readonly url: string;
@@ -34,7 +34,7 @@ export class AdminClient {
   }
 
   async request(
-    method: 'GET' | 'POST',
+    method: HttpMethod,
     name: RouteName,
     options: {
       param?: string;
@@ -84,7 +84,7 @@ export class AdminClient {
   }
 
   async json<T>(
-    method: 'GET' | 'POST',
+    method: HttpMethod,
     name: RouteName,
     options: Parameters<AdminClient['request']>[2] = {},
   ): Promise<T> {

@@ -9,7 +9,7 @@
  * get and search) and unversioned (`/card…`).
  */
 
-export type HttpMethod = 'GET' | 'POST';
+export type HttpMethod = 'GET' | 'POST' | 'DELETE';
 
 /**
  * `card`: a token of the service's scheme (spec section 5); `admin`: the server's admin token
@@ -171,6 +171,34 @@ export const ROUTES = [
     prefixed: false,
     auth: 'admin',
     summary: 'The last requests served (newest first); tokens are never kept.',
+  },
+  {
+    name: 'adminFaults',
+    method: 'GET',
+    path: '/_cards/faults',
+    tag: 'admin',
+    prefixed: false,
+    auth: 'admin',
+    summary: 'The fault rules in force, with how often each fired and how many it has left.',
+  },
+  {
+    name: 'adminFaultsAdd',
+    method: 'POST',
+    path: '/_cards/faults',
+    tag: 'admin',
+    prefixed: false,
+    auth: 'admin',
+    summary:
+      'Adds fault rules (one, a list, or {"faults":[…]}): an error of the error table, a delay or a dropped connection for matching requests.',
+  },
+  {
+    name: 'adminFaultsClear',
+    method: 'DELETE',
+    path: '/_cards/faults',
+    tag: 'admin',
+    prefixed: false,
+    auth: 'admin',
+    summary: 'Removes every fault rule.',
   },
   {
     name: 'metrics',

@@ -93,6 +93,7 @@ export const WIRE_ERRORS = {
   RESET_NOT_CONFIRMED: w(30101, 400, 'Reset needs the body {"confirm":"reset"}.'),
   IMPORT_INVALID: w(30102, 400, 'An import line is not a valid stored card record.'),
   IMPORT_LINE_TOO_LONG: w(30103, 413, 'An import line is longer than any card record.'),
+  FAULT_INVALID: w(30104, 400, 'A fault rule is invalid.'),
 
   // Card validation (40xxx): the deployed service's codes and texts.
   SNAPSHOT_EMPTY: w(40001, 400, 'Content snapshot is empty.'),

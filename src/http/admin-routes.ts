@@ -16,6 +16,8 @@ import type { CardLog } from '../registry/card-log.js';
 import type { Registry } from '../registry/registry.js';
 import type { AdminGuard } from './admin-auth.js';
 import { JSON_TYPE } from './error-reply.js';
+import { faultHandlers } from './fault-routes.js';
+import type { FaultSet } from './faults.js';
 import type { Metrics } from './metrics.js';
 import { buildOpenApi } from './openapi.js';
 import { servePageAsset, servePageFile } from './page.js';
@@ -30,6 +32,7 @@ export interface AdminDeps {
   readonly registry: Registry;
   readonly guard: AdminGuard;
   readonly journal: RequestJournal;
+  readonly faults: FaultSet;
   readonly metrics: Metrics;
   readonly profile: WireProfile;
   readonly version: string;
@@ -168,6 +171,7 @@ export const adminRoutes =
           requests: deps.journal.last(limitOf((request.query as Query).limit, deps.journal.size)),
           total: deps.journal.total,
         }),
+      ...faultHandlers(deps.faults),
       metrics: async (_request, reply) =>
         reply
           .type('text/plain; version=0.0.4; charset=utf-8')

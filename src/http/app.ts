@@ -11,6 +11,7 @@
 import cors from '@fastify/cors';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { CardsError } from '../core/errors.js';
+import type { FaultRule } from '../core/fault-rule.js';
 import { LIMITS } from '../core/limits.js';
 import type { WireProfile } from '../core/profile.js';
 import {
@@ -30,6 +31,7 @@ import type { Authenticator } from './auth.js';
 import { cardRoutes } from './card-routes.js';
 import { corsAtPath, corsOptions } from './cors.js';
 import { errorBody, JSON_TYPE } from './error-reply.js';
+import { faultHook, FaultSet } from './faults.js';
 import { logRoutes } from './log-routes.js';
 import { Metrics } from './metrics.js';
 import { recorder, RequestJournal } from './request-journal.js';
@@ -51,6 +53,8 @@ export interface AppOptions {
   readonly admin?: AdminAppOptions;
   /** The transparency log served under /log/. */
   readonly log?: CardLog;
+  /** Fault rules in force from the start (`cards serve --faults FILE`); more by the admin API. */
+  readonly faults?: readonly FaultRule[];
 }
 
 export interface AdminAppOptions {
@@ -75,7 +79,9 @@ export async function createApp(options: AppOptions): Promise<FastifyInstance> {
   const { profile } = options;
   const corsOn = options.cors ?? true;
   const version = options.version ?? '';
-  const admin = options.admin && adminDeps(options, options.admin, version);
+  const faults = new FaultSet();
+  faults.add(options.faults ?? []);
+  const admin = options.admin && adminDeps(options, options.admin, version, faults);
 
   // The routes the plugins registered (onRoute below): what 404 and 405 are derived from.
   const names = new Set<RouteName>();
@@ -107,7 +113,7 @@ export async function createApp(options: AppOptions): Promise<FastifyInstance> {
       ),
     );
   };
-  const { app, refuse } = createStack({
+  const { app, refuse, drop } = createStack({
     logger: options.logger ?? silentLogger,
     limits: options.limits,
     bodyLimit: LIMITS.bodyMax,
@@ -130,6 +136,8 @@ export async function createApp(options: AppOptions): Promise<FastifyInstance> {
       }),
     onServed: admin && recorder(admin.journal, admin.metrics),
   });
+  // Faults on purpose: one hook for every route, after its guard, before its handler.
+  app.addHook('preHandler', faultHook({ faults, refuse, drop }));
   app.addHook('onRoute', ({ config }) => {
     const name = (config as { routeName?: RouteName } | undefined)?.routeName;
     if (name) names.add(name);
@@ -166,7 +174,12 @@ export async function createApp(options: AppOptions): Promise<FastifyInstance> {
   return app;
 }
 
-function adminDeps(options: AppOptions, admin: AdminAppOptions, version: string): AdminDeps {
+function adminDeps(
+  options: AppOptions,
+  admin: AdminAppOptions,
+  version: string,
+  faults: FaultSet,
+): AdminDeps {
   const metrics = new Metrics();
   options.registry.observeWrites((ms) => metrics.storeWrite(ms));
   return {
@@ -178,6 +191,7 @@ function adminDeps(options: AppOptions, admin: AdminAppOptions, version: string)
       cardScheme: options.profile.scheme,
     }),
     journal: new RequestJournal(admin.journalSize ?? 1000),
+    faults,
     metrics,
     profile: options.profile,
     version,

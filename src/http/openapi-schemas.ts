@@ -32,6 +32,19 @@ const cardRow = {
   revoked_by: nullable(cardId),
 };
 
+/** A fault rule (core/fault-rule.ts); every field optional, but a rule needs an action. */
+const faultRule: Record<string, Schema> = {
+  route: str,
+  method: str,
+  identity: str,
+  probability: { type: 'number', exclusiveMinimum: 0, maximum: 1 },
+  count: { type: 'integer', minimum: 1 },
+  error: { enum: Object.keys(WIRE_ERRORS) },
+  status: { const: 503 },
+  delay: { type: ['string', 'integer'], description: 'ms: fixed ("50") or a range ("50-200")' },
+  drop: { type: 'boolean' },
+};
+
 export const SCHEMAS: Record<string, Schema> = {
   Card: {
     ...object({ content_snapshot: str, signatures: { type: 'array', items: signature } }),
@@ -95,18 +108,33 @@ export const SCHEMAS: Record<string, Schema> = {
   ImportResult: object({ imported: int, skipped: int, cards: int }),
   ResetRequest: object({ confirm: { const: 'reset' } }),
   ResetResult: object({ cards: int }),
+  FaultRule: object(faultRule, Object.keys(faultRule)),
+  FaultList: object({
+    faults: {
+      type: 'array',
+      items: object(
+        { id: int, hits: int, remaining: nullable(int), ...faultRule },
+        Object.keys(faultRule).filter((key) => key !== 'probability'),
+      ),
+    },
+  }),
+  FaultsCleared: object({ cleared: int }),
   RequestJournal: object({
     requests: {
       type: 'array',
-      items: object({
-        time: { type: 'string', format: 'date-time' },
-        method: str,
-        path: str,
-        status: { type: 'integer' },
-        code: nullable(str),
-        identity: str,
-        ms: { type: 'number', minimum: 0 },
-      }),
+      items: object(
+        {
+          time: { type: 'string', format: 'date-time' },
+          method: str,
+          path: str,
+          status: { type: 'integer' },
+          code: nullable(str),
+          identity: str,
+          ms: { type: 'number', minimum: 0 },
+          fault: str,
+        },
+        ['fault'],
+      ),
     },
     total: int,
   }),
@@ -188,6 +216,9 @@ export const ROUTE_ERRORS: Record<RouteName, readonly WireCode[]> = {
   ],
   adminReset: [...ADMIN_AUTH, ...JSON_BODY, 'RESET_NOT_CONFIRMED', 'STORE_UNAVAILABLE'],
   adminRequests: [...ADMIN_AUTH, 'QUERY_INVALID'],
+  adminFaults: ADMIN_AUTH,
+  adminFaultsAdd: [...ADMIN_AUTH, ...JSON_BODY, 'FAULT_INVALID'],
+  adminFaultsClear: ADMIN_AUTH,
   metrics: ADMIN_AUTH,
   page: [],
   pageAsset: ['ROUTE_NOT_FOUND'],

@@ -46,6 +46,9 @@ const SUCCESS: Record<RouteName, Success> = {
   adminImport: json(ref('ImportResult'), 'How many records were stored.'),
   adminReset: json(ref('ResetResult'), 'The registry is empty.'),
   adminRequests: json(ref('RequestJournal'), 'The last requests, newest first.'),
+  adminFaults: json(ref('FaultList'), 'The fault rules in force.'),
+  adminFaultsAdd: json(ref('FaultList'), 'The rules added, with their ids.', 201),
+  adminFaultsClear: json(ref('FaultsCleared'), 'How many rules were removed.'),
   metrics: text('text/plain', 'Prometheus text format 0.0.4.'),
   page: text('text/html', 'The page.'),
   pageAsset: {
@@ -82,6 +85,16 @@ const REQUEST_BODY: Partial<Record<RouteName, Schema>> = {
     content: { 'application/x-ndjson': { schema: { type: 'string' } } },
   },
   adminReset: { required: true, content: jsonContent(ref('ResetRequest')) },
+  adminFaultsAdd: {
+    required: true,
+    content: jsonContent({
+      oneOf: [
+        ref('FaultRule'),
+        { type: 'array', items: ref('FaultRule') },
+        { type: 'object', properties: { faults: { type: 'array', items: ref('FaultRule') } } },
+      ],
+    }),
+  },
 };
 
 const query = (name: string, description: string, schema: Schema = { type: 'string' }) => ({

@@ -21,6 +21,8 @@ export interface JournalEntry {
   readonly code: string | null;
   readonly identity: string;
   readonly ms: number;
+  /** What a fault rule did to the request (faults.ts); absent when none did. */
+  readonly fault?: string;
 }
 
 export class RequestJournal {
@@ -59,7 +61,7 @@ export class RequestJournal {
       const at = (this.#next - i + n) % n;
       const served = this.#slots[at];
       if (!served) continue;
-      const { method, path, status, code, identity, ms } = served;
+      const { method, path, status, code, identity, ms, fault } = served;
       out.push({
         time: new Date(this.#times[at] as number).toISOString(),
         method,
@@ -68,6 +70,7 @@ export class RequestJournal {
         code: code === '' ? null : String(numberOf(code)),
         identity,
         ms: Math.round(ms * 100) / 100,
+        ...(fault !== '' && { fault }),
       });
     }
     return out;

@@ -27,6 +27,8 @@ declare module 'fastify' {
     identity: string;
     /** The code of the Error object sent, '' when none (request line, journal). */
     refusal: WireCode | '';
+    /** What a fault rule did to this request ('' for none): the journal's mark (faults.ts). */
+    fault: string;
   }
   interface FastifyContextConfig {
     /** The route table's name of the route (metrics, journal, per-route hooks). */
@@ -45,6 +47,8 @@ export interface Served {
   /** '' for a path no route serves. */
   readonly route: RouteName | '';
   readonly identity: string;
+  /** What a fault rule did to it, '' for none (faults.ts). */
+  readonly fault: string;
 }
 
 export interface StackOptions {
@@ -81,8 +85,14 @@ const describe = (err: unknown): string =>
 
 /** Sends `err` as the stack's refusal; set by createStack on each instance. */
 export type Refuse = (reply: FastifyReply, err: CardsError) => FastifyReply;
+/** Closes a request's connection without an answer, recorded with status 0. */
+export type Drop = (request: FastifyRequest, reply: FastifyReply) => void;
 
-export function createStack(options: StackOptions): { app: FastifyInstance; refuse: Refuse } {
+export function createStack(options: StackOptions): {
+  app: FastifyInstance;
+  refuse: Refuse;
+  drop: Drop;
+} {
   const { logger, errorBody, notFound } = options;
   const limits: ServerLimits = { ...DEFAULT_LIMITS, ...options.limits };
 
@@ -107,8 +117,9 @@ export function createStack(options: StackOptions): { app: FastifyInstance; refu
     route: RouteName | '',
     identity: string,
     headers: IncomingHttpHeaders,
+    fault = '',
   ): void => {
-    const served: Served = { method, path: logPath(url), status, code, ms, route, identity };
+    const served: Served = { method, path: logPath(url), status, code, ms, route, identity, fault };
     logger.request(served);
     options.onServed?.(served, headers);
   };
@@ -176,6 +187,7 @@ export function createStack(options: StackOptions): { app: FastifyInstance; refu
 
   app.decorateRequest('identity', '');
   app.decorateRequest('refusal', '');
+  app.decorateRequest('fault', '');
   app.addHook('onRequest', (request, reply, done) => {
     if (over.has(request.raw.socket)) {
       reply.header('connection', 'close');
@@ -202,10 +214,19 @@ export function createStack(options: StackOptions): { app: FastifyInstance; refu
       (options.onServed && request.routeOptions.config.routeName) || '',
       request.identity,
       request.headers,
+      request.fault,
     );
     done();
   });
   app.setErrorHandler((err, _request, reply) => refuse(reply, toCardsError(err)));
   app.setNotFoundHandler((request, reply) => notFound(request, reply));
-  return { app, refuse };
+  // No response, so no onResponse: the request is recorded here.
+  const drop: Drop = (request, reply) => {
+    reply.hijack();
+    request.raw.socket.destroy();
+    const route = request.routeOptions.config.routeName ?? '';
+    const { method, url, identity, headers, fault } = request;
+    record(method, url, 0, '', reply.elapsedTime, route, identity, headers, fault);
+  };
+  return { app, refuse, drop };
 }

@@ -8,6 +8,7 @@
 import type { AddressInfo } from 'node:net';
 import type { FastifyInstance } from 'fastify';
 import { CardsError } from '../core/errors.js';
+import type { FaultRule } from '../core/fault-rule.js';
 import type { WireProfile } from '../core/profile.js';
 import type { PrivateKey } from '../crypto/keys.js';
 import { createApp } from '../http/app.js';
@@ -55,6 +56,8 @@ export interface ServerOptions {
   readonly version: string;
   /** The transparency log's settings; absent: no log (`--no-log`). */
   readonly log?: LogSettings;
+  /** Fault rules in force from the start (`--faults FILE`). */
+  readonly faults?: readonly FaultRule[];
 }
 
 export interface RunningServer {
@@ -146,6 +149,7 @@ export async function startServing(
         },
       }),
       ...(cardLog && { log: cardLog }),
+      ...(options.faults && { faults: options.faults }),
       // The headers' time is the HTTP layer's default, at most the whole request's.
       limits: { maxConnections: options.maxConnections, requestTimeoutMs: timeoutMs },
     });

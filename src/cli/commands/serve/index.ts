@@ -123,6 +123,10 @@ export default declare({
       "create a seed file's cards (`cards seed`'s format) before listening",
     ).env('CARDS_SEED'),
     new Option(
+      '--faults <file>',
+      'fault rules in force from the start: a JSON file of rules as `cards faults add` makes them (docs/test-double.md)',
+    ).env('CARDS_FAULTS'),
+    new Option(
       '--ready-file <file>',
       'once listening, write {url, serviceKey, pid, …} as JSON to FILE (atomically; removed at stop)',
     ).env('CARDS_READY_FILE'),

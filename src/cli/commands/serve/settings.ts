@@ -7,6 +7,7 @@
 import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { CardsError } from '../../../core/errors.js';
+import { parseFaultRules, type FaultRule } from '../../../core/fault-rule.js';
 import { PROFILES, type ProfileName } from '../../../core/profile.js';
 import { isStoreUrl } from '../../../server/defaults.js';
 import { resolveStoreTarget } from '../../../server/open-engine.js';
@@ -46,6 +47,7 @@ export interface ServeFlags extends GlobalFlags {
   logFormat: 'text' | 'json';
   memory?: boolean;
   seed?: string;
+  faults?: string;
   readyFile?: string;
   adminToken?: string;
   /** commander's `--no-admin`: false when given. */
@@ -103,6 +105,29 @@ function storeOf(ctx: CommandContext, flags: ServeFlags): string {
   return isStoreUrl(target) ? target : resolve(ctx.cwd, target);
 }
 
+/** `--faults FILE`: its rules, every one checked before the server starts. */
+function readFaultFile(file: string): FaultRule[] {
+  let text: string;
+  try {
+    text = readFileSync(file, 'utf8');
+  } catch (err) {
+    throw usage(`--faults ${file}: ${(err as NodeJS.ErrnoException).code ?? 'cannot be read'}.`);
+  }
+  let json: unknown;
+  try {
+    json = JSON.parse(text);
+  } catch {
+    throw new CardsError('FAULT_INVALID', `--faults ${file}: not JSON.`);
+  }
+  try {
+    return parseFaultRules(json);
+  } catch (err) {
+    if (err instanceof CardsError)
+      throw new CardsError(err.code, `--faults ${file}: ${err.message}`);
+    throw err;
+  }
+}
+
 /** The values the server starts with; paths resolved against the working folder. */
 export function serverOptions(
   ctx: CommandContext,
@@ -135,6 +160,7 @@ export function serverOptions(
     clockSkewSeconds: flags.clockSkew,
     compactBytes: flags.compactBytes,
     version,
+    ...(flags.faults !== undefined && { faults: readFaultFile(resolve(ctx.cwd, flags.faults)) }),
     ...(flags.log && {
       log: {
         ...(flags.logOrigin !== undefined && { origin: flags.logOrigin }),

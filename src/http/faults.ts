@@ -1,0 +1,116 @@
+/**
+ * Faults on purpose (`cards serve` as a test double): the rules in force (core/fault-rule.ts) and
+ * the one hook that applies them, on every request of the one request path after its route's
+ * guard and before its handler. A faulted request reaches no handler, so it changes nothing (a
+ * faulted create stores nothing and logs nothing); its error is sent by the stack's `refuse`, so
+ * its bytes are those of the real refusal in the active wire profile; the journal marks it with
+ * what the rule did.
+ */
+import type { FastifyReply, FastifyRequest, preHandlerHookHandler } from 'fastify';
+import { CardsError } from '../core/errors.js';
+import { describeFault, FAULTABLE_ROUTES, type FaultRule } from '../core/fault-rule.js';
+import type { RouteName } from '../core/routes.js';
+
+/** A rule in force: its id, how often it fired, and how many more it may fault. */
+export interface ActiveFault extends FaultRule {
+  readonly id: number;
+  hits: number;
+  /** Null for a rule without a count. */
+  remaining: number | null;
+}
+
+export class FaultSet {
+  #rules: ActiveFault[] = [];
+  #next = 1;
+  readonly #random: () => number;
+
+  constructor(random: () => number = Math.random) {
+    this.#random = random;
+  }
+
+  get empty(): boolean {
+    return this.#rules.length === 0;
+  }
+
+  add(rules: readonly FaultRule[]): ActiveFault[] {
+    const added = rules.map((rule) => ({
+      ...rule,
+      id: this.#next++,
+      hits: 0,
+      remaining: rule.count ?? null,
+    }));
+    this.#rules.push(...added);
+    return added;
+  }
+
+  list(): readonly ActiveFault[] {
+    return this.#rules;
+  }
+
+  /** Removes every rule; the number removed. */
+  clear(): number {
+    const n = this.#rules.length;
+    this.#rules = [];
+    return n;
+  }
+
+  /** The first rule that matches and fires (its count and hits updated), if any. */
+  take(route: RouteName, method: string, identity: string): ActiveFault | undefined {
+    for (const rule of this.#rules) {
+      if (rule.remaining === 0) continue;
+      if (rule.route !== undefined && rule.route !== route) continue;
+      if (rule.method !== undefined && rule.method !== method) continue;
+      if (rule.identity !== undefined && rule.identity !== identity) continue;
+      if (rule.probability < 1 && this.#random() >= rule.probability) continue;
+      rule.hits++;
+      if (rule.remaining !== null) rule.remaining--;
+      return rule;
+    }
+    return undefined;
+  }
+
+  delayOf(rule: FaultRule): number {
+    if (!rule.delay) return 0;
+    const { min, max } = rule.delay;
+    return min + Math.floor(this.#random() * (max - min + 1));
+  }
+}
+
+export interface FaultHookDeps {
+  readonly faults: FaultSet;
+  /** Sends the refusal as the stack sends every refusal (stack.ts). */
+  readonly refuse: (reply: FastifyReply, err: CardsError) => FastifyReply;
+  /** Closes the connection without an answer, and records the request (stack.ts). */
+  readonly drop: (request: FastifyRequest, reply: FastifyReply) => void;
+}
+
+const faultable = new Set<string>(FAULTABLE_ROUTES);
+
+/**
+ * The hook: a callback (no promise per request), a property read when no rule is in force. A
+ * card route's identity is its guard's, so a rule for an identity matches requests whose token
+ * that guard verified.
+ */
+export function faultHook(deps: FaultHookDeps): preHandlerHookHandler {
+  const { faults } = deps;
+  return (request, reply, done) => {
+    if (faults.empty) return done();
+    const route = request.routeOptions.config.routeName;
+    if (route === undefined || !faultable.has(route)) return done();
+    const rule = faults.take(route, request.method, request.identity);
+    if (!rule) return done();
+    request.fault = `fault ${rule.id}: ${describeFault(rule)}`;
+    const act = (): void => {
+      if (rule.drop) deps.drop(request, reply);
+      else if (rule.error)
+        deps.refuse(
+          reply,
+          new CardsError(rule.error, undefined, rule.status && { status: rule.status }),
+        );
+      else done();
+    };
+    const ms = faults.delayOf(rule);
+    if (ms > 0) setTimeout(act, ms);
+    else act();
+  };
+}
