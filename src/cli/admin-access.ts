@@ -6,6 +6,7 @@
  */
 import { readFileSync } from 'node:fs';
 import { AdminClient } from '../client/admin-client.js';
+import { CardsError } from '../core/errors.js';
 import { adminTokenPath } from '../server/file-home.js';
 import type { CommandContext } from './context.js';
 import { resolveSettings, type ConnectionFlags, type Settings } from './settings.js';
@@ -32,6 +33,17 @@ export function adminClient(ctx: CommandContext, flags: AdminFlags): AdminClient
   const token = adminToken(ctx, flags, settings);
   return new AdminClient({ url: settings.url.value, ...(token !== undefined && { token }) });
 }
+
+/** --limit as the server checks it: digits, from 1 to `max` (the admin API's page size). */
+export const limitOf = (value: string | undefined, max?: number): string | undefined => {
+  if (value === undefined) return undefined;
+  const n = /^\d+$/.test(value) ? Number(value) : NaN;
+  if (n >= 1 && (max === undefined || n <= max)) return value;
+  throw new CardsError(
+    'USAGE',
+    `--limit must be ${max === undefined ? 'a positive integer' : `an integer from 1 to ${max}`}, got "${value}".`,
+  );
+};
 
 export interface CardRowResult {
   seq: number;

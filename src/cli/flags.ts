@@ -153,7 +153,11 @@ export const connectionFlags = (identity?: string): Option[] => [
 ];
 
 /** The admin commands' flags: a connection and the admin token. */
-export const adminFlags = (): Option[] => [...connectionFlags(), adminTokenFlag()];
+/** The admin commands' flags; `{ identity: false }` leaves out --identity (a filter's name there). */
+export const adminFlags = (options: { identity?: false } = {}): Option[] => [
+  ...connectionFlags().filter((flag) => options.identity !== false || flag.long !== '--identity'),
+  adminTokenFlag(),
+];
 
 export const createdAtFlag = (what = 'created_at, UNIX seconds (default: now)'): Option =>
   new Option('--created-at <seconds>', what).argParser(integer(1, Number.MAX_SAFE_INTEGER));

@@ -21,6 +21,7 @@ import key from './commands/key/index.js';
 import keygen from './commands/keygen/index.js';
 import log from './commands/log/index.js';
 import monitor from './commands/monitor/index.js';
+import requests from './commands/requests/index.js';
 import revoke from './commands/revoke/index.js';
 import rotate from './commands/rotate/index.js';
 import search from './commands/search/index.js';
@@ -56,6 +57,7 @@ const COMMANDS: readonly (AnyDeclaration | readonly AnyDeclaration[])[] = [
   completion,
   admin,
   status,
+  requests,
   faults,
   transfer,
   serve,

@@ -8,6 +8,7 @@
  * faults and read the journal. Pure.
  */
 import { CardsError, WIRE_ERRORS, type WireCode } from './errors.js';
+import { lookUpRoute } from './route-name.js';
 import { isAdminRoute, ROUTES, type RouteName } from './routes.js';
 
 export interface FaultRule {
@@ -51,21 +52,13 @@ const DELAY_MAX_MS = 600_000;
 
 const invalid = (message: string): CardsError => new CardsError('FAULT_INVALID', message);
 
-/**
- * A route by its table name, or by a prefix only one faultable route's name starts with
- * (`create` for createCard); an ambiguous prefix lists the names it could be.
- */
+/** A route a fault may touch, by name or unique prefix (route-name.ts). */
 export function faultRoute(name: string): RouteName {
-  if ((FAULTABLE_ROUTES as readonly string[]).includes(name)) return name as RouteName;
-  if (ROUTES.some((route) => route.name === name))
+  if (ROUTES.some((route) => route.name === name && isAdminRoute(route)))
     throw invalid(`route "${name}" is an admin or page route, which faults never touch.`);
-  const matches = FAULTABLE_ROUTES.filter((route) => route.startsWith(name));
-  if (matches.length === 1 && name !== '') return matches[0] as RouteName;
-  throw invalid(
-    matches.length > 1 && name !== ''
-      ? `route "${name}" could be ${matches.join(', ')}: give the whole name.`
-      : `route "${name}" is not a route name; the routes: ${FAULTABLE_ROUTES.join(', ')}.`,
-  );
+  const found = lookUpRoute(name, FAULTABLE_ROUTES);
+  if ('error' in found) throw invalid(found.error);
+  return found.route;
 }
 
 /** `50` or `50-200` (milliseconds), or a number; a range's bounds in order. */

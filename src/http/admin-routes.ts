@@ -16,6 +16,7 @@ import type { CardLog } from '../registry/card-log.js';
 import type { Registry } from '../registry/registry.js';
 import type { AdminGuard } from './admin-auth.js';
 import { JSON_TYPE } from './error-reply.js';
+import { JOURNAL_FILTERS, journalFilter } from './journal-query.js';
 import { faultHandlers } from './fault-routes.js';
 import type { FaultSet } from './faults.js';
 import type { Metrics } from './metrics.js';
@@ -166,11 +167,16 @@ export const adminRoutes =
         await admin.reset(request.body);
         return json(reply, { cards: await deps.registry.count() });
       },
-      adminRequests: async (request, reply) =>
-        json(reply, {
-          requests: deps.journal.last(limitOf((request.query as Query).limit, deps.journal.size)),
+      adminRequests: async (request, reply) => {
+        const query = request.query as Query;
+        const { size } = deps.journal;
+        const limit = query.all === 'true' ? size : limitOf(query.limit, size);
+        return json(reply, {
+          requests: deps.journal.last(limit, journalFilter(query)),
           total: deps.journal.total,
-        }),
+          size,
+        });
+      },
       ...faultHandlers(deps.faults),
       metrics: async (_request, reply) =>
         reply
@@ -209,7 +215,15 @@ export const adminRoutes =
           limit: limit(LIMIT_MAX),
         }),
         adminIdentity: query({ form: param(JSON_FORM, `^${JSON_FORM}$`) }),
-        adminRequests: query({ limit: limit(deps.journal.size) }),
+        adminRequests: query({
+          limit: limit(deps.journal.size),
+          ...Object.fromEntries(
+            Object.entries(JOURNAL_FILTERS).map(([name, [description, pattern]]) => [
+              name,
+              param(description, pattern),
+            ]),
+          ),
+        }),
       },
     });
     // Import takes NDJSON as a stream (any size); only this route parses that type.

@@ -190,7 +190,7 @@ function adminDeps(
       loopbackOpen: admin.loopbackOpen,
       cardScheme: options.profile.scheme,
     }),
-    journal: new RequestJournal(admin.journalSize ?? 1000),
+    journal: new RequestJournal(admin.journalSize),
     faults,
     metrics,
     profile: options.profile,

@@ -124,9 +124,11 @@ export const SCHEMAS: Record<string, Schema> = {
       type: 'array',
       items: object(
         {
+          seq: { type: 'integer', minimum: 1 },
           time: { type: 'string', format: 'date-time' },
           method: str,
           path: str,
+          route: str,
           status: { type: 'integer' },
           code: nullable(str),
           identity: str,
@@ -137,6 +139,7 @@ export const SCHEMAS: Record<string, Schema> = {
       ),
     },
     total: int,
+    size: { type: 'integer', minimum: 1 },
   }),
 };
 

@@ -8,6 +8,7 @@
 import { WIRE_ERRORS, type WireCode, type WireError } from '../core/errors.js';
 import type { WireProfile } from '../core/profile.js';
 import { ROUTES, routePaths, type RouteName, type RouteSpec } from '../core/routes.js';
+import { JOURNAL_FILTERS } from './journal-query.js';
 import { errorsOf, SCHEMAS } from './openapi-schemas.js';
 
 type Schema = Record<string, unknown>;
@@ -127,7 +128,18 @@ const QUERY: Partial<Record<RouteName, Schema[]>> = {
     ),
   ],
   adminImport: [query('append', 'true: add to a non-empty registry.', { enum: ['true', 'false'] })],
-  adminRequests: [query('limit', 'How many (default 100).', { type: 'integer', minimum: 1 })],
+  adminRequests: [
+    query('limit', 'How many (default 100; at most the journal size).', {
+      type: 'integer',
+      minimum: 1,
+    }),
+    ...Object.entries(JOURNAL_FILTERS).map(([name, [description, pattern]]) =>
+      query(name, `${name === 'all' ? 'Every entry kept' : 'A filter'}: ${description}.`, {
+        type: 'string',
+        ...(pattern !== undefined && { pattern }),
+      }),
+    ),
+  ],
 };
 
 /** `/card/v5/:id` → `/card/v5/{id}`; the page's `/_page/*` → `/_page/{asset}`. */

@@ -12,10 +12,15 @@ import type { Metrics } from './metrics.js';
 import type { Served } from './stack.js';
 
 export interface JournalEntry {
+  /** Its place among every request recorded since start, from 1 (`after` of the next poll). */
+  readonly seq: number;
   /** ISO 8601. */
   readonly time: string;
   readonly method: string;
   readonly path: string;
+  /** The route table's name of the route, '' for a path no route serves. */
+  readonly route: string;
+  /** 0 for a connection a fault dropped. */
   readonly status: number;
   /** The Error object's wire code (as a string), or null on success. */
   readonly code: string | null;
@@ -24,6 +29,27 @@ export interface JournalEntry {
   /** What a fault rule did to the request (faults.ts); absent when none did. */
   readonly fault?: string;
 }
+
+/** What `last` keeps (every field optional): `cards requests --route --status --identity --since`. */
+export interface JournalFilter {
+  readonly route?: RouteName;
+  /** An HTTP status, or its class (4 for 4xx). */
+  readonly status?: { readonly exact: number } | { readonly class: number };
+  readonly identity?: string;
+  /** Answered at or after this time, ms since the epoch. */
+  readonly since?: number;
+  /** Recorded after this seq. */
+  readonly after?: number;
+}
+
+const keeps = (filter: JournalFilter, served: Served, at: number): boolean =>
+  (filter.route === undefined || served.route === filter.route) &&
+  (filter.identity === undefined || served.identity === filter.identity) &&
+  (filter.since === undefined || at >= filter.since) &&
+  (filter.status === undefined ||
+    ('exact' in filter.status
+      ? served.status === filter.status.exact
+      : Math.floor(served.status / 100) === filter.status.class));
 
 export class RequestJournal {
   readonly #slots: (Served | undefined)[];
@@ -53,19 +79,23 @@ export class RequestJournal {
     this.#total++;
   }
 
-  /** The last `limit` entries, newest first. */
-  last(limit: number): JournalEntry[] {
+  /** The last `limit` entries `filter` keeps, newest first. */
+  last(limit: number, filter: JournalFilter = {}): JournalEntry[] {
     const out: JournalEntry[] = [];
     const n = this.#slots.length;
-    for (let i = 1; i <= Math.min(limit, n, this.#total); i++) {
-      const at = (this.#next - i + n) % n;
+    const first = Math.max(this.#total - n, filter.after ?? 0);
+    for (let seq = this.#total; seq > first && out.length < limit; seq--) {
+      const at = (this.#next - (this.#total - seq) - 1 + n) % n;
       const served = this.#slots[at];
-      if (!served) continue;
-      const { method, path, status, code, identity, ms, fault } = served;
+      const time = this.#times[at] as number;
+      if (!served || !keeps(filter, served, time)) continue;
+      const { method, path, route, status, code, identity, ms, fault } = served;
       out.push({
-        time: new Date(this.#times[at] as number).toISOString(),
+        seq,
+        time: new Date(time).toISOString(),
         method,
         path,
+        route,
         status,
         code: code === '' ? null : String(numberOf(code)),
         identity,

@@ -28,5 +28,7 @@ export const DEFAULT_REQUEST_TIMEOUT_SECONDS = DEFAULT_LIMITS.requestTimeoutMs /
 export const DEFAULT_LOG_INTERVAL_MS = 500;
 /** Token clock skew allowed beyond the deployed service's rules, in seconds. */
 export const DEFAULT_CLOCK_SKEW_SECONDS = 0;
+/** Requests the admin API's request journal keeps. */
+export const DEFAULT_JOURNAL_SIZE = 1000;
 
 export { isStoreUrl } from '../store/defaults.js';

@@ -56,6 +56,8 @@ export interface ServerOptions {
   readonly version: string;
   /** The transparency log's settings; absent: no log (`--no-log`). */
   readonly log?: LogSettings;
+  /** Requests the admin API's journal keeps (`--journal-size`); default 1000. */
+  readonly journalSize?: number;
   /** Fault rules in force from the start (`--faults FILE`). */
   readonly faults?: readonly FaultRule[];
 }
@@ -146,6 +148,7 @@ export async function startServing(
           token: adminToken.token,
           loopbackOpen,
           serviceKey: serviceKey.publicKey.toBase64(),
+          ...(options.journalSize !== undefined && { journalSize: options.journalSize }),
         },
       }),
       ...(cardLog && { log: cardLog }),

@@ -152,18 +152,19 @@ describe('faults: matching, delay, drop, the file and the CLI', () => {
   });
 
   test('a rule matches by identity and method; others pass', async () => {
-    await box.cards([
+    const added = await box.cards([
       'faults',
       'add',
       '--route',
       'getCard',
-      '--for',
+      '--identity',
       'carol',
       '--method',
       'GET',
       '--error',
       'CARD_NOT_FOUND',
     ]);
+    assert.equal(added.status, 0, said(added));
     const get = async (identity: string) =>
       fetch(`${server.url}/card/v5/${'a'.repeat(64)}`, {
         headers: { authorization: `Service ${await server.token(identity)}` },
@@ -180,11 +181,28 @@ describe('faults: matching, delay, drop, the file and the CLI', () => {
   });
 
   test('a delay delays, then serves; a drop closes the connection without an answer', async () => {
-    await box.cards(['faults', 'add', '--route', 'health', '--delay', '300-400', '--count', '1']);
+    assert.equal(
+      (
+        await box.cards([
+          'faults',
+          'add',
+          '--route',
+          'health',
+          '--delay',
+          '300-400',
+          '--count',
+          '1',
+        ])
+      ).status,
+      0,
+    );
     const started = performance.now();
     assert.equal((await fetch(`${server.url}/health`)).status, 200);
     assert.ok(performance.now() - started >= 300, 'the delay is waited');
-    await box.cards(['faults', 'add', '--route', 'health', '--drop', '--count', '1']);
+    assert.equal(
+      (await box.cards(['faults', 'add', '--route', 'health', '--drop', '--count', '1'])).status,
+      0,
+    );
     await assert.rejects(fetch(`${server.url}/health`), (err: Error) => {
       assert.match(
         String((err.cause as Error | undefined)?.message ?? err),

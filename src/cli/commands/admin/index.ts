@@ -1,10 +1,10 @@
-/** The admin commands: `cards list`, `history`, `requests`, `reset`, against a server's admin API. */
+/** The admin commands: `cards list`, `history`, `reset`, against a server's admin API. */
 import { Argument, Option } from 'commander';
 import { declare } from '../../command.js';
 import type { AdminFlags, ListResult } from '../../admin-access.js';
 import { adminFlags } from '../../flags.js';
 import { when } from '../../text.js';
-import type { HistoryResult, RequestsResult } from './admin.js';
+import type { HistoryResult } from './admin.js';
 
 const admin = () => import('./admin.js');
 const ADMIN_HELP = `The admin token comes from --admin-token, CARDS_ADMIN_TOKEN, the profile's adminToken, or
@@ -55,24 +55,6 @@ export default [
           ),
         ]),
       ].join('\n'),
-  }),
-  declare({
-    name: 'requests',
-    summary: 'The last requests a server served (its request journal).',
-    flags: [adminFlags(), new Option('--limit <n>', 'how many (default 100)')],
-    help: ADMIN_HELP,
-    examples: ['cards requests --limit 20'],
-    run: async (ctx, options: AdminFlags & { limit?: string }) =>
-      (await admin()).requests(ctx, options),
-    text: (r: RequestsResult, s) =>
-      r.requests.length === 0
-        ? s.dim('(no requests yet)')
-        : r.requests
-            .map(
-              (q) =>
-                `${q.time}  ${q.method.padEnd(4)} ${q.path}  ${q.status}${q.code ? ` ${q.code}` : ''}  ${q.identity || '-'}  ${q.ms}ms`,
-            )
-            .join('\n'),
   }),
   declare({
     name: 'reset',

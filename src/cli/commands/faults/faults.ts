@@ -9,8 +9,7 @@ import type { CommandContext } from '../../context.js';
 export interface FaultAddFlags extends AdminFlags {
   route?: string;
   method?: string;
-  /** The rule's identity (--identity is the connection's). */
-  for?: string;
+  identity?: string;
   probability?: string;
   count?: number;
   error?: string;
@@ -49,11 +48,11 @@ function probabilityOf(text: string | undefined): number | undefined {
 }
 
 export async function addFault(ctx: CommandContext, flags: FaultAddFlags): Promise<FaultsResult> {
-  const { route, method, count, error, status, delay, drop } = flags;
+  const { route, method, identity, count, error, status, delay, drop } = flags;
   const rule = {
     route,
     method,
-    identity: flags.for,
+    identity,
     probability: probabilityOf(flags.probability),
     count,
     error,

@@ -44,11 +44,10 @@ export default [
     name: 'faults add',
     summary: 'Make a running server fail on purpose: an error, a delay or a dropped connection.',
     flags: [
-      adminFlags(),
+      adminFlags({ identity: false }),
       new Option('--route <name>', 'route name (createCard, getCard, …; a unique prefix)'),
       new Option('--method <method>', 'HTTP method'),
-      // --identity is the connection's own (the token this command would mint).
-      new Option('--for <identity>', 'only requests whose token is for this identity'),
+      new Option('--identity <id>', 'only requests whose token is for this identity'),
       new Option('--probability <p>', 'chance a matching request is faulted, above 0 to 1'),
       new Option('--count <n>', 'fault this many requests, then stop').argParser(
         integer(1, Number.MAX_SAFE_INTEGER),
@@ -65,7 +64,7 @@ export default [
       'cards faults add --route create --error STORE_UNAVAILABLE --count 1',
       'cards faults add --route get --delay 50-200 --probability 0.1',
       'cards faults add --route search --drop',
-      'cards faults add --for alice --error TOKEN_EXPIRED --count 1',
+      'cards faults add --identity alice --error TOKEN_EXPIRED --count 1',
     ],
     run: async (ctx, options: FaultAddFlags) => (await faults()).addFault(ctx, options),
     text: (r: FaultsResult, s) => `${s.ok('added')}\n${listed(r)}`,

@@ -8,6 +8,7 @@ import {
   DEFAULT_CLOCK_SKEW_SECONDS,
   DEFAULT_COMPACT_BYTES,
   DEFAULT_HOST,
+  DEFAULT_JOURNAL_SIZE,
   DEFAULT_LOG_INTERVAL_MS,
   DEFAULT_MAX_CONNECTIONS,
   DEFAULT_POOL_SIZE,
@@ -122,6 +123,10 @@ export default declare({
       '--seed <file>',
       "create a seed file's cards (`cards seed`'s format) before listening",
     ).env('CARDS_SEED'),
+    new Option('--journal-size <n>', 'requests the request journal keeps (`cards requests`)')
+      .env('CARDS_JOURNAL_SIZE')
+      .default(DEFAULT_JOURNAL_SIZE)
+      .argParser(integer(1, 1_000_000)),
     new Option(
       '--faults <file>',
       'fault rules in force from the start: a JSON file of rules as `cards faults add` makes them (docs/test-double.md)',

@@ -48,6 +48,7 @@ export interface ServeFlags extends GlobalFlags {
   memory?: boolean;
   seed?: string;
   faults?: string;
+  journalSize: number;
   readyFile?: string;
   adminToken?: string;
   /** commander's `--no-admin`: false when given. */
@@ -160,6 +161,7 @@ export function serverOptions(
     clockSkewSeconds: flags.clockSkew,
     compactBytes: flags.compactBytes,
     version,
+    journalSize: flags.journalSize,
     ...(flags.faults !== undefined && { faults: readFaultFile(resolve(ctx.cwd, flags.faults)) }),
     ...(flags.log && {
       log: {
