@@ -7,6 +7,7 @@
 import { CardsError } from '../core/errors.js';
 import { isObject } from '../core/json.js';
 import { isCardId } from '../core/limits.js';
+import { FileOrderQueue } from './file-order-queue.js';
 
 export interface SeedCard {
   /** Global name: the entry's `name`, else `<ref>#<n>`. */
@@ -65,6 +66,41 @@ export function substitute(
   return value;
 }
 
+/** The fields of each level of a seed file; any other is refused (a typo would be ignored). */
+const FIELDS = {
+  'top level': ['version', 'identities'],
+  identity: ['identity', 'ref', 'cards', 'count'],
+  card: ['name', 'replaces', 'extra', 'signers', 'key', 'revoke', 'createdAt'],
+  signer: ['name', 'extra'],
+} as const;
+
+/** Refuses a field `level` does not have, naming the one meant when it is a near miss. */
+function refuseUnknownFields(
+  value: Record<string, unknown>,
+  level: keyof typeof FIELDS,
+  where: string,
+): void {
+  const known: readonly string[] = FIELDS[level];
+  for (const key of Object.keys(value)) {
+    if (known.includes(key)) continue;
+    const near = known.find((field) => closeTo(key, field));
+    throw bad(
+      where,
+      `unknown field "${key}"${near ? ` (did you mean "${near}"?)` : ''}; a${level === 'identity' ? 'n' : ''} ${level === 'top level' ? 'seed file' : level} has ${known.map((f) => `"${f}"`).join(', ')}`,
+    );
+  }
+}
+
+/** One insertion, deletion or substitution apart, or the same ignoring case. */
+function closeTo(a: string, b: string): boolean {
+  if (a.toLowerCase() === b.toLowerCase()) return true;
+  if (Math.abs(a.length - b.length) > 1) return false;
+  let i = 0;
+  while (i < a.length && a[i] === b[i]) i++;
+  const rest = (x: string, skip: number) => x.slice(i + skip);
+  return rest(a, 1) === rest(b, 1) || rest(a, 0) === rest(b, 1) || rest(a, 1) === rest(b, 0);
+}
+
 function expand(entry: Record<string, unknown>, where: string): Record<string, unknown>[] {
   if (entry.count === undefined) return [entry];
   const count = entry.count;
@@ -84,12 +120,14 @@ function expand(entry: Record<string, unknown>, where: string): Record<string, u
 export function planSeed(json: unknown): SeedPlan {
   if (!isObject(json) || json.version !== 1)
     throw bad('top level', 'expected an object with "version": 1');
+  refuseUnknownFields(json, 'top level', 'top level');
   if (!Array.isArray(json.identities) || json.identities.length === 0)
     throw bad('top level', '"identities" must be a non-empty list');
   const cards = new Map<string, SeedCard>();
   const identities = new Map<string, { identity: string; cards: string[] }>();
   json.identities.forEach((raw, index) => {
     if (!isObject(raw)) throw bad(`identities[${index}]`, 'expected an object');
+    refuseUnknownFields(raw, 'identity', `identities[${index}]`);
     for (const entry of expand(raw, `identities[${index}]`))
       readIdentity(entry, `identities[${index}]`, cards, identities);
   });
@@ -120,6 +158,7 @@ function readIdentity(
   list.forEach((rawCard, i) => {
     const at = `${where} (${ref}) cards[${i}]`;
     if (!isObject(rawCard)) throw bad(at, 'expected an object');
+    refuseUnknownFields(rawCard, 'card', at);
     const name = rawCard.name ?? `${ref}#${i + 1}`;
     if (
       typeof name !== 'string' ||
@@ -149,6 +188,9 @@ function readIdentity(
       !signers.every((s) => isObject(s) && typeof s.name === 'string' && s.name !== '')
     )
       throw bad(at, '"signers" must be a list of {"name", "extra"?}');
+    signers.forEach((signer, k) =>
+      refuseUnknownFields(signer as Record<string, unknown>, 'signer', `${at} signers[${k}]`),
+    );
     const needs = referencesIn([rawCard.extra, signers]);
     if (typeof replaces === 'string' && !isCardId(replaces)) needs.push(replaces);
     cards.set(name, {
@@ -194,7 +236,10 @@ function order(
     }
   }
   refuseIdenticalSnapshots(cards, resolveName);
-  // Kahn's algorithm, iterative so that a chain of 100,000 cards does not blow the stack.
+  // Kahn's algorithm, iterative so that a chain of 100,000 cards does not blow the stack, taking
+  // the ready card that comes first in the file each time: cards are made in file order, a card
+  // that names a later one waiting for it.
+  const position = new Map([...cards.keys()].map((name, i) => [name, i]));
   const waiting = new Map<string, number>();
   const dependents = new Map<string, string[]>();
   for (const card of cards.values()) {
@@ -206,10 +251,10 @@ function order(
       else dependents.set(need, [card.name]);
     }
   }
-  const ready = [...cards.values()].filter((c) => waiting.get(c.name) === 0).map((c) => c.name);
+  const ready = new FileOrderQueue((name) => position.get(name) as number);
+  for (const c of cards.values()) if (waiting.get(c.name) === 0) ready.push(c.name);
   const out: SeedCard[] = [];
-  while (ready.length) {
-    const name = ready.pop() as string;
+  for (let name = ready.pop(); name !== undefined; name = ready.pop()) {
     out.push(cards.get(name) as SeedCard);
     for (const next of dependents.get(name) ?? []) {
       const left = (waiting.get(next) as number) - 1;

@@ -12,13 +12,12 @@ import { encodeBase64, utf8 } from '../core/encoding.js';
 import type { RawCard } from '../core/card.js';
 import { buildCard } from './card-builder.js';
 import { statesAfterRevokes } from './chain-relations.js';
-import { connect } from './connection.js';
 import type { CommandContext } from './context.js';
 import { parseJson, readInput } from './inputs.js';
 import { loadKey, storeKey } from './keystore.js';
 import { createProgress } from './progress.js';
 import { planSeed, substitute, type SeedCard } from './seed-plan.js';
-import { resolveSettings, type ConnectionFlags } from './settings.js';
+import type { ConnectionFlags } from './settings.js';
 
 export interface SeedOptions extends ConnectionFlags {
   file: string;
@@ -26,6 +25,8 @@ export interface SeedOptions extends ConnectionFlags {
   concurrency: number;
   saveKeys?: boolean;
   force?: boolean;
+  /** Empty the service first (admin API), then seed the whole file. */
+  reset?: boolean;
 }
 
 export interface SeededCard {
@@ -43,6 +44,8 @@ export interface SeededCard {
 export interface SeedResult {
   url: string;
   created: number;
+  /** Every card of the file was on the service already (seed-record.ts): nothing created. */
+  alreadySeeded?: boolean;
   revoked: number;
   elapsedMs: number;
   cards: Record<string, SeededCard>;
@@ -55,7 +58,7 @@ export type SeedClient = Pick<CardsClient, 'url' | 'createCard' | 'revokeById' |
 
 const SKIPPED = Symbol('skipped');
 
-function limiter(max: number): <T>(fn: () => Promise<T>) => Promise<T> {
+export function limiter(max: number): <T>(fn: () => Promise<T>) => Promise<T> {
   let active = 0;
   const queue: (() => void)[] = [];
   return async (fn) => {
@@ -75,21 +78,20 @@ function limiter(max: number): <T>(fn: () => Promise<T>) => Promise<T> {
 const extraBytes = (value: unknown): Uint8Array | undefined =>
   value === undefined ? undefined : utf8(typeof value === 'string' ? value : JSON.stringify(value));
 
-/** `cards seed FILE`: the seed file's cards created against the service of the settings. */
-export function seed(ctx: CommandContext, options: SeedOptions): Promise<SeedResult> {
-  const settings = resolveSettings(ctx, options);
-  return seedCards(ctx, options, connect(ctx, settings), settings.wire.signer);
-}
-
 /** The cards of a seed file created through `client`; `signer` is the service's reserved one. */
 export async function seedCards(
   ctx: CommandContext,
-  options: Omit<SeedOptions, keyof ConnectionFlags>,
+  options: Omit<SeedOptions, keyof ConnectionFlags> & {
+    /** The file's text, when read already. */
+    text?: string;
+    /** Aborted: start no new card (Ctrl-C); what was created is reported as on a failure. */
+    signal?: AbortSignal;
+  },
   client: SeedClient,
   signer: string,
 ): Promise<SeedResult> {
   const started = ctx.now();
-  const text = (await readInput(ctx, options.file, 'Seed file')).toString('utf8');
+  const text = options.text ?? (await readInput(ctx, options.file, 'Seed file')).toString('utf8');
   const plan = planSeed(parseJson(text, `Seed file ${options.file}`));
   const createdAt = Math.floor(ctx.now() / 1000);
 
@@ -166,19 +168,35 @@ export async function seedCards(
   }
 
   const tasks = new Map<string, Promise<void>>();
+  // Each card takes its turn after the one before it in the plan's (file) order took its own,
+  // so with --concurrency 1 the service receives them in file order.
+  let turn: Promise<void> = Promise.resolve();
   for (const card of plan.cards) {
     const needs = card.needs.map((n) => tasks.get(n) as Promise<void>);
+    const previous = turn;
+    let started!: () => void;
+    turn = new Promise<void>((resolve) => (started = resolve));
     const task = (async () => {
-      if (needs.length) await Promise.all(needs);
-      await limit(async () => {
-        if (failure) throw SKIPPED;
+      try {
         try {
-          await make(card);
-        } catch (error) {
-          failure ??= { card: card.name, error };
-          throw error;
+          if (needs.length) await Promise.all(needs);
+        } finally {
+          await previous;
         }
-      });
+        await limit(async () => {
+          started();
+          if (failure || options.signal?.aborted) throw SKIPPED;
+          try {
+            await make(card);
+          } catch (error) {
+            failure ??= { card: card.name, error };
+            throw error;
+          }
+        });
+      } finally {
+        // A card skipped for a failed need still passes the turn on.
+        started();
+      }
     })();
     task.catch(() => undefined);
     tasks.set(card.name, task);
@@ -197,6 +215,17 @@ export async function seedCards(
       signerKeys,
     });
   };
+  if (!failure && options.signal?.aborted) {
+    const created = [...results].map(([name, card]) => `${name} ${card.id}`);
+    throw new CardsError(
+      'CANCELLED',
+      `seed: interrupted (Ctrl-C) after ${results.size} of ${plan.cards.length} cards created${created.length ? `:\n  ${created.slice(0, 50).join('\n  ')}${created.length > 50 ? `\n  … and ${created.length - 50} more (--json lists every id)` : ''}` : '.'}`,
+      {
+        hint: 'a rerun says the file is partly seeded; --reset starts over',
+        partial: { ...summary() },
+      },
+    );
+  }
   if (failure) {
     const { card, error } = failure;
     if (!isCardsError(error)) throw error;
