@@ -27,6 +27,7 @@ import rotate from './commands/rotate/index.js';
 import search from './commands/search/index.js';
 import seed from './commands/seed/index.js';
 import serve from './commands/serve/index.js';
+import snapshot from './commands/snapshot/index.js';
 import status from './commands/status/index.js';
 import transfer from './commands/transfer/index.js';
 import unregister from './commands/unregister/index.js';
@@ -59,6 +60,7 @@ const COMMANDS: readonly (AnyDeclaration | readonly AnyDeclaration[])[] = [
   status,
   requests,
   faults,
+  snapshot,
   transfer,
   serve,
   witness,

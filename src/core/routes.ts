@@ -152,7 +152,8 @@ export const ROUTES = [
     tag: 'admin',
     prefixed: false,
     auth: 'admin',
-    summary: 'Loads an export (NDJSON); refused on a non-empty registry unless ?append=true.',
+    summary:
+      'Loads an export (NDJSON); refused on a non-empty registry unless ?append=true; ?replace=true empties it first (a reset and an import in one).',
   },
   {
     name: 'adminReset',

@@ -153,10 +153,8 @@ export const adminRoutes =
             'UNSUPPORTED_MEDIA_TYPE',
             'POST /_cards/import takes what GET /_cards/export wrote: one card record per line, sent as application/x-ndjson.',
           );
-        const result = await admin.import(
-          importLines(body),
-          (request.query as Query).append === 'true',
-        );
+        const { append, replace } = request.query as Query;
+        const result = await admin.import(importLines(body), append === 'true', replace === 'true');
         return json(reply, {
           imported: result.imported,
           skipped: result.skipped,
@@ -232,7 +230,12 @@ export const adminRoutes =
       addRoutes(importing, {
         handlers: { adminImport },
         guards,
-        schemas: { adminImport: query({ append: param('true or false', '^(true|false)$') }) },
+        schemas: {
+          adminImport: query({
+            append: param('true or false', '^(true|false)$'),
+            replace: param('true or false', '^(true|false)$'),
+          }),
+        },
       });
     });
   };

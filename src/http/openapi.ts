@@ -127,7 +127,12 @@ const QUERY: Partial<Record<RouteName, Schema[]>> = {
       { enum: ['json'] },
     ),
   ],
-  adminImport: [query('append', 'true: add to a non-empty registry.', { enum: ['true', 'false'] })],
+  adminImport: [
+    query('append', 'true: add to a non-empty registry.', { enum: ['true', 'false'] }),
+    query('replace', 'true: empty the registry first (a reset and an import in one).', {
+      enum: ['true', 'false'],
+    }),
+  ],
   adminRequests: [
     query('limit', 'How many (default 100; at most the journal size).', {
       type: 'integer',

@@ -196,13 +196,19 @@ export class Admin {
    * `append` skips the cards stored already, identically, so a rerun completes it). Refused on a non-empty registry
    * unless `append`.
    */
-  async import(lines: AsyncIterable<string>, append: boolean): Promise<ImportResult> {
+  async import(
+    lines: AsyncIterable<string>,
+    append: boolean,
+    /** Empty the registry first (reset), in the same operation: a snapshot's restore. */
+    replace = false,
+  ): Promise<ImportResult> {
     // The reader first, before any await: a readline interface hands out only the lines that
     // come after its iterator exists, and a store that answers count() over the network
     // (PostgreSQL) let the whole body arrive and close meanwhile: the import waited forever.
     const reader = lines[Symbol.asyncIterator]();
     const source: AsyncIterable<string> = { [Symbol.asyncIterator]: () => reader };
-    if (!append && (await this.#store.count()) > 0) throw new CardsError('IMPORT_NOT_EMPTY');
+    if (replace) await this.reset({ confirm: 'reset' });
+    else if (!append && (await this.#store.count()) > 0) throw new CardsError('IMPORT_NOT_EMPTY');
     let imported = 0;
     let skipped = 0;
     let number = 0;

@@ -1,0 +1,84 @@
+/**
+ * `cards snapshot save|restore|list` against a real `cards serve` (port 0) and the real CLI:
+ * a saved registry comes back exactly (same ids, same order, same states) after more cards and
+ * a revocation, in one admin request; restore needs --yes; names are checked; a snapshot is
+ * not overwritten without --force.
+ */
+import assert from 'node:assert/strict';
+import { statSync } from 'node:fs';
+import { after, before, describe, test } from 'node:test';
+import { said, type Sandbox } from './harness.js';
+import { serverInSandbox, type SandboxServer } from './server-sandbox.js';
+
+describe('cards snapshot', () => {
+  let server: SandboxServer;
+  let box: Sandbox;
+  before(async () => ({ server, box } = await serverInSandbox()));
+  after(() => Promise.all([server.dispose(), box.cleanup()]));
+
+  const listed = async (): Promise<string[]> => {
+    const r = await box.cards(['list', '--json']);
+    assert.equal(r.status, 0, said(r));
+    return r
+      .json<{ cards: { id: string; state: string }[] }>()
+      .cards.map((c) => `${c.id} ${c.state}`);
+  };
+
+  test('save, change the registry, restore: exactly the saved cards again', async () => {
+    for (const identity of ['alice', 'bob'])
+      assert.equal((await box.cards(['create', '--identity', identity, '--new-key'])).status, 0);
+    const saved = await listed();
+    const save = await box.cards(['snapshot', 'save', 'two']);
+    assert.equal(save.status, 0, said(save));
+    assert.match(
+      save.stdout,
+      /^saved two: 2 card\(s\) of http:\/\/127\.0\.0\.1:\d+ in .*snapshots\/two\.ndjson$/m,
+    );
+    assert.equal(statSync(`${box.home}/snapshots/two.ndjson`).mode & 0o777, 0o600);
+
+    const carol = await box.cards(['create', '--identity', 'carol', '--new-key', '--json']);
+    assert.equal(carol.status, 0, said(carol));
+    const first = saved[0]?.split(' ')[0] as string;
+    assert.equal((await box.cards(['revoke', first, '--yes', '--identity', 'alice'])).status, 0);
+    assert.notDeepEqual(await listed(), saved);
+
+    const refused = await box.cards(['snapshot', 'restore', 'two']);
+    assert.equal(refused.status, 2, said(refused));
+    assert.match(refused.stderr, /--yes/);
+    const restored = await box.cards(['snapshot', 'restore', 'two', '--yes']);
+    assert.equal(restored.status, 0, said(restored));
+    assert.match(restored.stdout, /^restored two: .* now holds 2 card\(s\)$/m);
+    assert.deepEqual(await listed(), saved);
+    // One admin request did it (no separate reset).
+    const journal = await box.cards(['requests', '--json', '--limit', '3']);
+    const routes = journal.json<{ requests: { route: string }[] }>().requests.map((r) => r.route);
+    assert.deepEqual(
+      routes.slice(0, 2),
+      ['adminCards', 'adminImport'],
+      'the list, then the restore',
+    );
+    assert.ok(!routes.includes('adminReset'), routes.join());
+  });
+
+  test('list, names, --force', async () => {
+    const again = await box.cards(['snapshot', 'save', 'two']);
+    assert.equal(again.status, 2, said(again));
+    assert.match(again.stderr, /exists; --force replaces it/);
+    assert.equal((await box.cards(['snapshot', 'save', 'two', '--force'])).status, 0);
+    assert.equal((await box.cards(['snapshot', 'save', 'empty-ish'])).status, 0);
+    const list = await box.cards(['snapshot', 'list', '--json']);
+    assert.deepEqual(
+      list
+        .json<{ snapshots: { name: string; cards: number }[] }>()
+        .snapshots.map((s) => [s.name, s.cards]),
+      [
+        ['empty-ish', 2],
+        ['two', 2],
+      ],
+    );
+    const bad = await box.cards(['snapshot', 'save', '../escape']);
+    assert.equal(bad.status, 2, said(bad));
+    const missing = await box.cards(['snapshot', 'restore', 'nope', '--yes']);
+    assert.equal(missing.status, 3, said(missing));
+  });
+});
