@@ -58,6 +58,8 @@ export interface ServerOptions {
   readonly log?: LogSettings;
   /** Requests the admin API's journal keeps (`--journal-size`); default 1000. */
   readonly journalSize?: number;
+  /** Any well-formed token accepted for its `sub`, unverified (loopback hosts only). */
+  readonly acceptAnyToken?: boolean;
   /** Fault rules in force from the start (`--faults FILE`). */
   readonly faults?: readonly FaultRule[];
 }
@@ -83,6 +85,8 @@ export interface RunningServer {
   readonly createdKeyFiles: readonly string[];
   /** Where token keys come from, for the start-up banner. */
   readonly tokenKeys: string;
+  /** Tokens are not verified (`--accept-any-token`). */
+  readonly acceptAnyToken: boolean;
   /** The transparency log, unless started without one. */
   readonly log: CardLog | undefined;
   /** Stops accepting, finishes requests in flight, folds the journal in, releases the lock. */
@@ -99,6 +103,10 @@ export async function startServing(
   logger: RequestLogger,
   prepare?: Prepare,
 ): Promise<RunningServer> {
+  if (options.acceptAnyToken && !isLoopbackHost(options.host))
+    throw usage(
+      `--accept-any-token accepts tokens nobody signed: only on a loopback --host (127.0.0.1, ::1, localhost), not ${options.host}.`,
+    );
   // What the operator gave is read before anything is made: a failed start creates nothing.
   if (options.serviceKey) readPrivateKeyFile(options.serviceKey);
   if (options.jwtKeys.length > 0) await readTrustedKeys(options.jwtKeys);
@@ -133,6 +141,7 @@ export async function startServing(
       ...(options.appId !== undefined && { appId: options.appId }),
       ...(options.appKeyId !== undefined && { appKeyId: options.appKeyId }),
       ...(options.clockSkewSeconds !== undefined && { clockSkewSeconds: options.clockSkewSeconds }),
+      ...(options.acceptAnyToken && { acceptAnyToken: true }),
     });
     const timeoutMs = options.requestTimeoutSeconds * 1000;
     const loopbackOpen = isLoopbackHost(options.host);
@@ -174,7 +183,10 @@ export async function startServing(
       appKey: secrets.appKey,
       appKeyFile: secrets.appKeyFile,
       createdKeyFiles: secrets.createdKeyFiles,
-      tokenKeys: secrets.tokenKeys,
+      tokenKeys: options.acceptAnyToken
+        ? `ANY well-formed token is accepted for its sub, its signature NOT checked (--accept-any-token; ${secrets.tokenKeys} not required)`
+        : secrets.tokenKeys,
+      acceptAnyToken: options.acceptAnyToken === true,
       log: cardLog,
       async close() {
         await server.close();

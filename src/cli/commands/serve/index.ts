@@ -128,6 +128,10 @@ export default declare({
       .default(DEFAULT_JOURNAL_SIZE)
       .argParser(integer(1, 1_000_000)),
     new Option(
+      '--accept-any-token',
+      'development only, loopback only: accept any well-formed token for its sub without checking its signature',
+    ).env('CARDS_ACCEPT_ANY_TOKEN'),
+    new Option(
       '--faults <file>',
       'fault rules in force from the start: a JSON file of rules as `cards faults add` makes them (docs/test-double.md)',
     ).env('CARDS_FAULTS'),

@@ -48,6 +48,7 @@ export interface ServeFlags extends GlobalFlags {
   memory?: boolean;
   seed?: string;
   faults?: string;
+  acceptAnyToken?: boolean;
   journalSize: number;
   readyFile?: string;
   adminToken?: string;
@@ -162,6 +163,7 @@ export function serverOptions(
     compactBytes: flags.compactBytes,
     version,
     journalSize: flags.journalSize,
+    ...(flags.acceptAnyToken === true && { acceptAnyToken: true }),
     ...(flags.faults !== undefined && { faults: readFaultFile(resolve(ctx.cwd, flags.faults)) }),
     ...(flags.log && {
       log: {

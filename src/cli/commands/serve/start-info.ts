@@ -21,6 +21,8 @@ export interface StartInfo {
   profile: string;
   version: string;
   tokens: string;
+  /** Any well-formed token is accepted unverified (`--accept-any-token`). */
+  acceptAnyToken: boolean;
   /** The app key file that mints tokens (`--app-key`); null in memory or with --jwt-key. */
   appKeyFile: string | null;
   /** In memory without --jwt-key: the app key itself (PEM PKCS#8), the only way to mint tokens. */
@@ -50,6 +52,7 @@ export function startInfo(
     profile: extra.profile.name,
     version: extra.version,
     tokens: running.tokenKeys,
+    acceptAnyToken: running.acceptAnyToken,
     appKeyFile,
     ...(appKey && !running.engine.durable && { appKey: appKey.toPem() }),
     keys: running.serviceKeyFrom,
@@ -86,6 +89,11 @@ export function bannerLines(info: StartInfo, profile: WireProfile): string[] {
   const { seeded } = info;
   return [
     `listening on ${info.url}`,
+    ...(info.acceptAnyToken
+      ? [
+          'WARNING: --accept-any-token: ANY well-formed token is accepted for its sub, signatures NOT checked. For local development only.',
+        ]
+      : []),
     `store: ${info.store} (${count(info.cards)})`,
     ...(seeded
       ? [
