@@ -18,6 +18,7 @@ import type { CardLog } from '../registry/card-log.js';
 import { createRegistry, type Registry } from '../registry/registry.js';
 import type { CardStore } from '../store/store.js';
 import { readPrivateKeyFile } from '../io/key-files.js';
+import { adoptDumpSecrets, exportDump, importDumpCards } from './dump.js';
 import { openCardLog, type LogSettings } from './log-setup.js';
 import { MEMORY_TARGET, openEngine, type Engine } from './open-engine.js';
 import { isLoopbackHost, loadServerSecrets, type AdminToken } from './server-keys.js';
@@ -60,6 +61,10 @@ export interface ServerOptions {
   readonly journalSize?: number;
   /** Any well-formed token accepted for its `sub`, unverified (loopback hosts only). */
   readonly acceptAnyToken?: boolean;
+  /** A dump to start from (`--import FILE`): its keys and cards; the store must be new. */
+  readonly importDump?: string;
+  /** Where to write a dump when the server stops (`--export-on-exit FILE`). */
+  readonly exportOnExit?: string;
   /** Fault rules in force from the start (`--faults FILE`). */
   readonly faults?: readonly FaultRule[];
 }
@@ -120,6 +125,7 @@ export async function startServing(
   let app: FastifyInstance | undefined;
   let log: CardLog | undefined;
   try {
+    const dumped = options.importDump && (await adoptDumpSecrets(options.importDump, engine));
     const secrets = await loadServerSecrets(
       engine,
       { ...options, log: options.log !== undefined },
@@ -165,6 +171,7 @@ export async function startServing(
       // The headers' time is the HTTP layer's default, at most the whole request's.
       limits: { maxConnections: options.maxConnections, requestTimeoutMs: timeoutMs },
     });
+    if (dumped) await importDumpCards(dumped, engine.cards, cardLog);
     if (prepare) await prepare(registry);
     await listen(app, options);
     const address = app.server.address() as AddressInfo;
@@ -191,6 +198,13 @@ export async function startServing(
       async close() {
         await server.close();
         logger.flush();
+        if (options.exportOnExit) {
+          const keys = { 'service-key': serviceKey, 'app-key': secrets.appKey, 'log-key': logKey };
+          const cards = await exportDump(options.exportOnExit, keys, engine.cards, cardLog);
+          logger.warn(
+            `exported ${cards} cards and the keys to ${options.exportOnExit} (mode 0600: it holds private keys)`,
+          );
+        }
         try {
           await cardLog?.close();
         } catch (err) {

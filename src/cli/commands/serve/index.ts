@@ -128,6 +128,14 @@ export default declare({
       .default(DEFAULT_JOURNAL_SIZE)
       .argParser(integer(1, 1_000_000)),
     new Option(
+      '--import <file>',
+      'start from a dump (what --export-on-exit writes: the keys and the cards); the store must be new',
+    ).env('CARDS_IMPORT'),
+    new Option(
+      '--export-on-exit <file>',
+      'on SIGINT/SIGTERM write a dump: the keys and every card (mode 0600: it holds private keys)',
+    ).env('CARDS_EXPORT_ON_EXIT'),
+    new Option(
       '--accept-any-token',
       'development only, loopback only: accept any well-formed token for its sub without checking its signature',
     ).env('CARDS_ACCEPT_ANY_TOKEN'),

@@ -49,6 +49,8 @@ export interface ServeFlags extends GlobalFlags {
   seed?: string;
   faults?: string;
   acceptAnyToken?: boolean;
+  import?: string;
+  exportOnExit?: string;
   journalSize: number;
   readyFile?: string;
   adminToken?: string;
@@ -164,6 +166,8 @@ export function serverOptions(
     version,
     journalSize: flags.journalSize,
     ...(flags.acceptAnyToken === true && { acceptAnyToken: true }),
+    ...(flags.import !== undefined && { importDump: resolve(ctx.cwd, flags.import) }),
+    ...(flags.exportOnExit !== undefined && { exportOnExit: resolve(ctx.cwd, flags.exportOnExit) }),
     ...(flags.faults !== undefined && { faults: readFaultFile(resolve(ctx.cwd, flags.faults)) }),
     ...(flags.log && {
       log: {

@@ -1,0 +1,114 @@
+/**
+ * `cards serve --export-on-exit FILE` and `--import FILE` with real `cards serve` processes
+ * (port 0): a dump written on SIGTERM (mode 0600, saying it holds private keys) brings a new
+ * server back as the first was: the same cards in the same order, the same service key, the
+ * same app key (its old tokens work), the same log origin, key and size (the same tree). A store
+ * holding cards, or a file that is not a dump, is refused before listening.
+ */
+import assert from 'node:assert/strict';
+import { readFileSync, statSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { after, describe, test } from 'node:test';
+import { makeCard } from '../http/card-kit.js';
+import { postCard } from '../helpers/post-card.js';
+import {
+  makeTempDir,
+  removeTempDirs,
+  runServeToExit,
+  startServer,
+  type TestServer,
+} from '../helpers/server.js';
+
+interface Info {
+  service_key: string;
+  cards: number;
+  log: { origin: string; vkey: string; size: number };
+}
+const info = async (server: TestServer): Promise<Info> =>
+  (await (await fetch(`${server.url}/_cards/info`)).json()) as Info;
+const exported = async (server: TestServer): Promise<string> =>
+  (await fetch(`${server.url}/_cards/export`)).text();
+
+describe('cards serve --export-on-exit, then --import', () => {
+  after(removeTempDirs);
+  const dir = makeTempDir();
+  const dump = join(dir, 'dump.ndjson');
+  let before: Info;
+  let cards: string;
+  let token: string;
+
+  test('SIGTERM writes the dump: mode 0600, its header says it holds private keys', async () => {
+    const first = await startServer({ args: ['--export-on-exit', dump] });
+    try {
+      const alice = makeCard('alice');
+      await postCard(first, 'alice', alice.raw);
+      await postCard(first, 'alice', makeCard('alice', { previousCardId: alice.id }).raw);
+      await postCard(first, 'bob', makeCard('bob').raw);
+      token = await first.token('carol', { ttlSeconds: 3600 });
+      do before = await info(first);
+      while (before.log.size < 3);
+      cards = await exported(first);
+    } finally {
+      const exit = await first.stop('SIGTERM');
+      assert.equal(exit.code, 0, exit.stderr);
+      assert.match(
+        exit.stderr,
+        /exported 3 cards and the keys to .*dump\.ndjson \(mode 0600: it holds private keys\)/,
+      );
+    }
+    assert.equal(statSync(dump).mode & 0o777, 0o600);
+    const [header, ...records] = readFileSync(dump, 'utf8').trimEnd().split('\n');
+    const parsed = JSON.parse(header as string) as {
+      format: string;
+      warning: string;
+      secrets: Record<string, string>;
+    };
+    assert.equal(parsed.format, 'cards-dump');
+    assert.match(parsed.warning, /holds private keys/);
+    assert.deepEqual(Object.keys(parsed.secrets).sort(), ['app-key', 'log-key', 'service-key']);
+    assert.equal(`${records.join('\n')}\n`, cards);
+  });
+
+  test('--import brings a new server back as the first was', async () => {
+    const second = await startServer({ args: ['--import', dump] });
+    try {
+      let now = await info(second);
+      while (now.log.size < 3) now = await info(second);
+      assert.equal(now.service_key, before.service_key);
+      assert.deepEqual(now.log, before.log);
+      assert.equal(now.cards, 3);
+      assert.equal(await exported(second), cards);
+      // A token of the first server's app key is good here.
+      const search = await fetch(`${second.url}/card/v5/actions/search`, {
+        method: 'POST',
+        headers: { authorization: `Service ${token}`, 'content-type': 'application/json' },
+        body: '{"identity":"alice"}',
+      });
+      assert.equal(search.status, 200);
+      assert.equal(((await search.json()) as unknown[]).length, 2);
+    } finally {
+      await second.dispose();
+    }
+  });
+
+  test('a store with cards, or a file that is not a dump, is refused', async () => {
+    const used = await startServer();
+    await postCard(used, 'dave', makeCard('dave').raw);
+    await used.stop('SIGTERM');
+    const refused = await runServeToExit([
+      '--import',
+      dump,
+      '--db',
+      used.paths.store,
+      '--port',
+      '0',
+    ]);
+    assert.equal(refused.code, 4, refused.stderr);
+    assert.match(refused.stderr, /IMPORT_NOT_EMPTY.*holds cards already/);
+    const notADump = join(dir, 'cards.ndjson');
+    writeFileSync(notADump, cards);
+    const bad = await runServeToExit(['--import', notADump, '--memory', '--port', '0']);
+    assert.equal(bad.code, 2, bad.stderr);
+    assert.match(bad.stderr, /not a dump header/);
+  });
+});
