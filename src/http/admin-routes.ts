@@ -10,7 +10,7 @@ import { CardsError } from '../core/errors.js';
 import { identityOfSegment, JSON_FORM } from '../core/identity-segment.js';
 import { LIMITS } from '../core/limits.js';
 import type { WireProfile } from '../core/profile.js';
-import { boundedLines, LineTooLongError } from '../io/lines.js';
+import { dumpLines } from '../io/lines.js';
 import type { Admin } from '../registry/admin.js';
 import type { CardLog } from '../registry/card-log.js';
 import type { Registry } from '../registry/registry.js';
@@ -154,7 +154,11 @@ export const adminRoutes =
             'POST /_cards/import takes what GET /_cards/export wrote: one card record per line, sent as application/x-ndjson.',
           );
         const { append, replace } = request.query as Query;
-        const result = await admin.import(importLines(body), append === 'true', replace === 'true');
+        const result = await admin.import(
+          dumpLines(body, 'send what GET /_cards/export wrote, one record per line'),
+          append === 'true',
+          replace === 'true',
+        );
         return json(reply, {
           imported: result.imported,
           skipped: result.skipped,
@@ -227,6 +231,8 @@ export const adminRoutes =
     // Import takes NDJSON as a stream (any size); only this route parses that type.
     await scope.register(async (importing) => {
       importing.addContentTypeParser(NDJSON_TYPE, (_request, payload, done) => done(null, payload));
+      // Any other type, or none: the handler's 415 says what the route takes.
+      importing.addContentTypeParser('*', (_request, _payload, done) => done(null, undefined));
       addRoutes(importing, {
         handlers: { adminImport },
         guards,
@@ -239,16 +245,3 @@ export const adminRoutes =
       });
     });
   };
-
-/** An import body's lines, one bounded: a line longer than any card record is refused (413). */
-async function* importLines(body: Readable): AsyncGenerator<string> {
-  try {
-    yield* boundedLines(body, LIMITS.importLineMax);
-  } catch (err) {
-    if (!(err instanceof LineTooLongError)) throw err;
-    throw new CardsError(
-      'IMPORT_LINE_TOO_LONG',
-      `Import ${err.message}: no card record is; send what GET /_cards/export wrote, one record per line.`,
-    );
-  }
-}

@@ -5,6 +5,8 @@
  * holds a line of any length, and a line of hundreds of MB exhausts the process).
  */
 import { StringDecoder } from 'node:string_decoder';
+import { CardsError } from '../core/errors.js';
+import { LIMITS } from '../core/limits.js';
 
 export class LineTooLongError extends Error {
   constructor(
@@ -39,4 +41,25 @@ export async function* boundedLines(
   }
   rest += decoder.end();
   if (rest !== '') yield line(rest);
+}
+
+/**
+ * The lines of a card dump (what `GET /_cards/export` and `cards export` write), one bounded by
+ * LIMITS.importLineMax, the largest card record plus slack: a longer line is
+ * IMPORT_LINE_TOO_LONG (413) naming it, the lines before it passed on. Every import path reads
+ * a dump through this, so a server and a local import refuse the same file alike.
+ */
+export async function* dumpLines(
+  source: AsyncIterable<Uint8Array | string>,
+  hint: string,
+): AsyncGenerator<string> {
+  try {
+    yield* boundedLines(source, LIMITS.importLineMax);
+  } catch (err) {
+    if (!(err instanceof LineTooLongError)) throw err;
+    throw new CardsError(
+      'IMPORT_LINE_TOO_LONG',
+      `Import ${err.message}: no card record is; ${hint}.`,
+    );
+  }
 }

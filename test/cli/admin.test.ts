@@ -132,6 +132,19 @@ describe(`admin commands against cards serve${onPostgres ? ' on PostgreSQL' : ''
     assert.equal(readFileSync(join(box.dir, 'b.ndjson'), 'utf8'), dump.stdout, 'the profile url');
   });
 
+  test('import --store bounds one line as the server does: IMPORT_LINE_TOO_LONG naming it', async () => {
+    const dump = await box.cards(['export']);
+    assert.equal(dump.status, 0, said(dump));
+    const first = dump.stdout.slice(0, dump.stdout.indexOf('\n') + 1);
+    const local = join(box.dir, 'long-line.json');
+    const long = await box.cards(['import', '--store', local], {
+      input: `${first}${'x'.repeat(200 * 1024)}`,
+    });
+    assert.equal(long.status, 4, said(long));
+    assert.match(long.stderr, /IMPORT_LINE_TOO_LONG/);
+    assert.match(long.stderr, /line 2 is longer than 131072 characters/);
+  });
+
   test('history of identities a URL path does not carry as they are: ., .., /, %', async () => {
     const odd = ['.', '..', 'a/b', '100%', '%2E%2E'];
     for (const identity of odd) await postCard(server, identity, makeCard(identity).raw);

@@ -444,6 +444,14 @@ describe('export, import, reset', () => {
       assert.match(json.json<{ message: string }>().message, /application\/x-ndjson/);
     }
     assert.equal(await h.registry.count(), before, 'nothing stored by a refused import');
+    // No content type at all: 415 saying what the route takes, not "must be application/json".
+    const untyped = await h.call('POST', '/_cards/import', { body: `${lines[0]}\n` });
+    assert.equal(untyped.statusCode, 415, untyped.body);
+    assert.equal(codeOf(untyped), 'UNSUPPORTED_MEDIA_TYPE');
+    const untypedSays = untyped.json<{ message: string }>().message;
+    assert.match(untypedSays, /application\/x-ndjson/);
+    assert.doesNotMatch(untypedSays, /must be application\/json/);
+    assert.equal(await h.registry.count(), before, 'nothing stored by an untyped import');
     await h.call('POST', '/_cards/reset', {
       type: 'application/json',
       body: '{"confirm":"reset"}',

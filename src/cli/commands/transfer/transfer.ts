@@ -7,10 +7,11 @@
  */
 import { createReadStream, createWriteStream, existsSync, openSync, rmSync } from 'node:fs';
 import { resolve } from 'node:path';
-import { createInterface } from 'node:readline';
+
 import { Readable, Writable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { CardsError } from '../../../core/errors.js';
+import { dumpLines } from '../../../io/lines.js';
 import { isStoreUrl } from '../../../server/defaults.js';
 import { resolveStoreTarget } from '../../../server/open-engine.js';
 import { exportStore, importStore, migrateStore } from '../../../server/store-transfer.js';
@@ -171,7 +172,7 @@ export async function importCommand(
     // Lines are read from when the import starts reading them: a line read before is lost.
     const lines = {
       [Symbol.asyncIterator]: () =>
-        createInterface({ input, crlfDelay: Infinity })[Symbol.asyncIterator](),
+        dumpLines(input, 'import what `cards export` wrote, one record per line'),
     };
     const target = storeTarget(ctx, options);
     const done = await importStore(target, lines, options.append === true, warn(ctx)).catch(
