@@ -12,6 +12,7 @@ import { appendEntries, edgeRoot, EMPTY_EDGE, type LogEdge } from '../log/append
 import { openCheckpoint, parseCheckpoint, type Checkpoint } from '../log/checkpoint.js';
 import { decodeEntryBundle } from '../log/entry-bundle.js';
 import { equalHashes } from '../log/hash.js';
+import { prefixOfOrigin } from '../log/log-epochs.js';
 import { parseNote } from '../log/note.js';
 import type { NoteVerifier } from '../log/note-keys.js';
 import { TILE_WIDTH, tilePath, tileWidth, type TileRef } from '../log/tile-path.js';
@@ -79,16 +80,17 @@ export async function followLog(options: FollowOptions): Promise<LogEdge> {
   for (let index = first; index * TILE_WIDTH < checkpoint.size; index++)
     refs.push({ level: 'entries', index, width: tileWidth(0, index, checkpoint.size) });
   const concurrency = options.concurrency ?? 16;
+  const tiles = remote.tilesOf(checkpoint.origin);
   for (let at = 0; at < refs.length; at += concurrency) {
     const batch = refs.slice(at, at + concurrency);
-    const bundles = await Promise.all(batch.map((ref) => remote.readTile(ref)));
+    const bundles = await Promise.all(batch.map((ref) => tiles.readTile(ref)));
     for (const [k, ref] of batch.entries()) {
       const data = bundles[k];
       const entries = data && decodeEntryBundle(data);
       if (entries?.length !== ref.width)
         throw new CardsError(
           'LOG_TILE_NOT_FOUND',
-          `${remote.url}/log/${tilePath(ref)}: ${data ? 'not a bundle of that width' : 'missing'}.`,
+          `${remote.url}/log/${prefixOfOrigin(checkpoint.origin)}${tilePath(ref)}: ${data ? 'not a bundle of that width' : 'missing'}.`,
         );
       const skip = Math.max(0, edge.size - ref.index * TILE_WIDTH);
       const fresh = entries.slice(skip);

@@ -1,18 +1,20 @@
 /**
  * A served transparency log read over HTTP (C2SP tlog-tiles v0.1.0, tlog-proof): its checkpoint,
  * a card's proof and its tiles, as a TileReader so that proofs and roots are computed from tiles
- * by the same code the server uses. Public routes: no token. A tile the server does not have is
- * `undefined` (404), any other failure a CardsError; a partial tile that is gone (tlog-tiles lets
- * a log remove it once its full tile exists: a static copy of the tiles folder) is read from
- * its full tile.
+ * by the same code the server uses. Public routes: no token. Each log's tiles are read under its
+ * own prefix, named by its origin (log-epochs.ts `prefixOfOrigin`: `/log/` for the first log,
+ * `/log/reset-N/` for the one a reset began), so nothing read of one log answers for another.
+ * A tile the server does not have is `undefined` (404), any other failure a CardsError; a
+ * partial tile that is gone (tlog-tiles lets a log remove it once its full tile exists: a
+ * static copy of the tiles folder) is read from its full tile.
  */
 import { CardsError } from '../core/errors.js';
 import { routePath } from '../core/routes.js';
 import type { TileReader } from '../log/tile-hashes.js';
+import { prefixOfOrigin } from '../log/log-epochs.js';
 import { readTileAt } from '../log/memory-tiles.js';
-import type { TileRef } from '../log/tile-path.js';
 
-export class RemoteLog implements TileReader {
+export class RemoteLog {
   readonly url: string;
   readonly #timeoutSeconds: number;
 
@@ -67,13 +69,14 @@ export class RemoteLog implements TileReader {
     return this.#text(routePath('logProof', { id: cardId }), `The proof of ${cardId}`);
   }
 
-  /** A partial tile the log removed (its full tile exists) is read from the full one. */
-  readTile(tile: TileRef): Promise<Uint8Array | undefined> {
-    return readTileAt((path) => this.#tile(path), tile);
+  /** The tiles of the log `origin` names; a partial tile it removed is read from the full one. */
+  tilesOf(origin: string): TileReader {
+    const prefix = prefixOfOrigin(origin);
+    return { readTile: (tile) => readTileAt((path) => this.#tile(prefix + path), tile) };
   }
 
-  async #tile(tilePath: string): Promise<Uint8Array | undefined> {
-    const path = routePath('logTile', { '*': tilePath.slice('tile/'.length) });
+  async #tile(logPath: string): Promise<Uint8Array | undefined> {
+    const path = routePath('logTile', { '*': logPath });
     const { status, body } = await this.#get(path);
     if (status === 200) return body;
     if (status === 404) return undefined;

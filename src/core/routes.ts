@@ -260,17 +260,6 @@ export const ROUTES = [
     summary: "The log's latest signed checkpoint (tlog-checkpoint), with witness cosignatures.",
   },
   {
-    name: 'logTile',
-    method: 'GET',
-    tag: 'log',
-    path: '/log/tile/*',
-    prefixed: false,
-    auth: 'none',
-    spec: 'C2SP tlog-tiles v0.1.0',
-    summary:
-      'A Merkle tree tile (tile/<L>/<N>[.p/<W>]) or entry bundle (tile/entries/<N>[.p/<W>]).',
-  },
-  {
     name: 'logProof',
     method: 'GET',
     tag: 'log',
@@ -279,6 +268,18 @@ export const ROUTES = [
     auth: 'none',
     spec: 'C2SP tlog-proof',
     summary: "A card's inclusion proof with the signed checkpoint (c2sp.org/tlog-proof@v1).",
+  },
+  // Last: its path is a wildcard under /log/.
+  {
+    name: 'logTile',
+    method: 'GET',
+    tag: 'log',
+    path: '/log/*',
+    prefixed: false,
+    auth: 'none',
+    spec: 'C2SP tlog-tiles v0.1.0',
+    summary:
+      "A Merkle tree tile (tile/<L>/<N>[.p/<W>]) or entry bundle (tile/entries/<N>[.p/<W>]) of the first log; a reset's log has its own prefix (reset-N/tile/…, reset-N/checkpoint).",
   },
 ] as const satisfies readonly {
   name: string;

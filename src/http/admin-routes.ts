@@ -11,6 +11,7 @@ import { identityOfSegment, JSON_FORM } from '../core/identity-segment.js';
 import { LIMITS } from '../core/limits.js';
 import type { WireProfile } from '../core/profile.js';
 import { dumpLines } from '../io/lines.js';
+import { epochPrefix } from '../log/log-epochs.js';
 import type { Admin } from '../registry/admin.js';
 import type { CardLog } from '../registry/card-log.js';
 import type { Registry } from '../registry/registry.js';
@@ -105,7 +106,12 @@ export const adminRoutes =
           cards: await deps.registry.count(),
           admin_auth: deps.guard.loopbackOpen ? 'loopback-open' : 'token',
           log: deps.log
-            ? { origin: deps.log.origin, vkey: deps.log.vkey, size: deps.log.size }
+            ? {
+                origin: deps.log.origin,
+                vkey: deps.log.vkey,
+                size: deps.log.size,
+                path: `/log/${epochPrefix(deps.log.writer.epoch)}`,
+              }
             : null,
         }),
       adminCards: async (request, reply) => {

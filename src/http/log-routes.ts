@@ -1,16 +1,22 @@
 /**
  * The transparency log as a fastify plugin (C2SP tlog-tiles v0.1.0, tlog-proof): public, no
  * token. Caching as tlog-tiles asks: the checkpoint is mutable ("SHOULD prevent caching beyond a
- * few seconds"), tiles and bundles are immutable ("caching headers SHOULD be long-lived"); a
- * partial tile gets a shorter life, since a log MAY delete it once its full tile exists.
+ * few seconds"), tiles and bundles immutable ("caching headers SHOULD be long-lived"), partial
+ * ones too: a partial tile of width W never changes (the log is append-only), and when the log
+ * removes it once its full tile exists, it is answered with the full tile's first W hashes.
+ *
+ * Each log has its own prefix (log-epochs.ts `epochPrefix`): the first at `/log/`, the one a
+ * reset began at `/log/reset-N/` (its checkpoint at `/log/reset-N/checkpoint`), so a tile URL
+ * names the tiles of one log only. `/log/checkpoint` is the current log's checkpoint, whose
+ * origin names its prefix; the prefix of a log that is no longer current is 404 (no redirect:
+ * its tiles are gone, and no other log's may answer for them).
  *
  * A tile is named by its path as the client sent it, not percent-decoded as a route parameter
  * is, so a tile has one name (`tile/0/%30%30%30` is no immutable alias of `tile/0/000`). A log
  * whose tiles are files at their tlog-tiles paths (`TileStore.directory`, the JSON engine) is
  * served as the static folder it is: the file at that path, as any static file server would
  * serve it; a partial tile removed once its full tile was written, and every other engine's
- * tiles, are read through the log. Either way the bytes are kept in one cache, emptied when the
- * log's origin changes: a reset begins a log under another origin, whose tile paths repeat.
+ * tiles, are read through the log. Either way the bytes are kept in one cache by URL.
  */
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
@@ -18,6 +24,7 @@ import type { FastifyPluginAsync, FastifyReply } from 'fastify';
 import { LRUCache } from 'lru-cache';
 import { CardsError } from '../core/errors.js';
 import { routePath } from '../core/routes.js';
+import { epochPrefix, splitLogPath } from '../log/log-epochs.js';
 import { parseTilePath } from '../log/tile-path.js';
 import type { CardLog } from '../registry/card-log.js';
 import { addRoutes } from './route-group.js';
@@ -27,12 +34,11 @@ const TEXT = 'text/plain; charset=utf-8';
 const OCTETS = 'application/octet-stream';
 const SHORT = 'public, max-age=2';
 const IMMUTABLE = 'public, max-age=31536000, immutable';
-const PARTIAL = 'public, max-age=300';
 
 /** Bytes of tiles and bundles kept in memory (the hot ones: the right edge, popular bundles). */
 const TILE_CACHE_BYTES = 32 * 1024 * 1024;
 
-const TILE = routePath('logTile', { '*': '' });
+const LOG = routePath('logTile', { '*': '' });
 
 const send = (reply: FastifyReply, type: string, cacheControl: string, body: string | Buffer) =>
   reply.header('cache-control', cacheControl).type(type).send(body);
@@ -59,22 +65,28 @@ export const logRoutes =
       return log;
     };
     const directory = log?.writer.tiles.directory;
-    /** Tiles read, by path, of the log `origin` names; emptied when a reset begins another. */
+    /** Tiles read, by URL under /log/ (each names one log's tile); emptied when a reset begins a log. */
     const kept = new LRUCache<string, Buffer>({
       maxSize: TILE_CACHE_BYTES,
       sizeCalculation: (data) => Math.max(1, data.byteLength),
     });
     let origin = '';
-    /** The tile or bundle at a path as sent; LOG_TILE_NOT_FOUND for anything else. */
-    const read = async (log: CardLog, path: string): Promise<Buffer> => {
+    const gone = (url: string): CardsError =>
+      new CardsError(
+        'LOG_TILE_NOT_FOUND',
+        `/log/${url.slice(0, 100)}: not a file of the current log (${log?.origin}, at /log/${epochPrefix(log?.writer.epoch ?? 0)}).`,
+      );
+    /** The tile or bundle at `path` of the current log; LOG_TILE_NOT_FOUND for anything else. */
+    const read = async (log: CardLog, url: string, path: string): Promise<Buffer> => {
       const reading = log.origin;
       const file =
         directory !== undefined && parseTilePath(path)
           ? await readIfThere(join(directory, path))
           : undefined;
       const data = file ?? toBuffer((await log.readTilePath(path)).data);
-      // A read that began before a reset is the old log's: answered, never kept for the new one.
-      if (log.origin === reading) kept.set(path, data);
+      // A read that began before a reset may have found the new log's tile: never its answer.
+      if (log.origin !== reading) throw gone(url);
+      kept.set(url, data);
       return data;
     };
     addRoutes(scope, {
@@ -86,9 +98,12 @@ export const logRoutes =
             kept.clear();
             origin = log.origin;
           }
-          const path = `tile/${pathOf(request.url).slice(TILE.length)}`;
-          const data = kept.get(path) ?? (await read(log, path));
-          return send(reply, OCTETS, path.includes('.p/') ? PARTIAL : IMMUTABLE, data);
+          const url = pathOf(request.url).slice(LOG.length);
+          const { epoch, rest } = splitLogPath(url);
+          if (epoch !== log.writer.epoch) throw gone(url);
+          if (epoch > 0 && rest === 'checkpoint') return send(reply, TEXT, SHORT, log.checkpoint());
+          if (!rest.startsWith('tile/')) throw gone(url);
+          return send(reply, OCTETS, IMMUTABLE, kept.get(url) ?? (await read(log, url, rest)));
         },
         logProof: async (request, reply) =>
           send(reply, TEXT, SHORT, await need().proof((request.params as { id: string }).id)),

@@ -69,8 +69,12 @@ export const SCHEMAS: Record<string, Schema> = {
     service_key: str,
     cards: int,
     admin_auth: { enum: ['loopback-open', 'token'] },
-    /** The transparency log: its current origin and verifier key (C2SP vkey), its size. */
-    log: nullable(object({ origin: str, vkey: str, size: int })),
+    /**
+     * The transparency log: its current origin and verifier key (C2SP vkey), its size, and the
+     * URL path its checkpoint and tiles are under (C2SP tlog-tiles prefix: `/log/reset-N/`
+     * after the Nth reset).
+     */
+    log: nullable(object({ origin: str, vkey: str, size: int, path: str })),
   }),
   CardRow: object(cardRow),
   CardPage: object({

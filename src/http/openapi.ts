@@ -66,9 +66,12 @@ const SUCCESS: Record<RouteName, Success> = {
   logCheckpoint: text('text/plain', 'The signed checkpoint (C2SP tlog-checkpoint, signed note).'),
   logTile: {
     status: 200,
-    content: { 'application/octet-stream': { schema: { type: 'string' } } },
+    content: {
+      'application/octet-stream': { schema: { type: 'string' } },
+      'text/plain': { schema: { type: 'string' } },
+    },
     description:
-      'A hash tile (32-byte hashes) or an entry bundle (uint16-length-prefixed entries).',
+      "A hash tile (32-byte hashes) or an entry bundle (uint16-length-prefixed entries); a reset's log's checkpoint (text).",
   },
   logProof: text('text/plain', 'The inclusion proof and checkpoint (c2sp.org/tlog-proof@v1).'),
 };

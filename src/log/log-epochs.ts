@@ -23,6 +23,34 @@ export function epochOf(base: string, origin: string): number | undefined {
   return origin.startsWith(base) && match ? Number(match[1]) : undefined;
 }
 
+/** A `/reset-N` suffix: the epoch of a log a reset began (a base origin has none: log-setup.ts). */
+const RESET_SUFFIX = /\/reset-([1-9][0-9]{0,8})$/;
+
+/** Whether `origin` ends as the log of a reset does (refused as a base origin). */
+export const looksLikeResetOrigin = (origin: string): boolean => RESET_SUFFIX.test(origin);
+
+/**
+ * Where a log's checkpoint and tiles live under a server's `/log/`: the first log at `/log/`,
+ * the one the Nth reset began at `/log/reset-N/`. Each log has its own prefix (C2SP tlog-tiles
+ * names tiles by path under a log's prefix, and a tile's path is immutable), so no URL ever
+ * names the tiles of two logs.
+ */
+export const epochPrefix = (epoch: number): string => (epoch === 0 ? '' : `reset-${epoch}/`);
+
+/** The prefix (epochPrefix) of the log named by `origin`, from its `/reset-N` suffix. */
+export function prefixOfOrigin(origin: string): string {
+  const match = RESET_SUFFIX.exec(origin);
+  return match ? epochPrefix(Number(match[1])) : '';
+}
+
+/** A path under `/log/` split into the log it names (its epoch) and the path in that log. */
+export function splitLogPath(path: string): { epoch: number; rest: string } {
+  const match = /^reset-([1-9][0-9]{0,8})\//.exec(path);
+  return match
+    ? { epoch: Number(match[1]), rest: path.slice(match[0].length) }
+    : { epoch: 0, rest: path };
+}
+
 /** One tree of a log of `base`: which log (its epoch), its size and root. */
 export interface TreePoint {
   readonly epoch: number;

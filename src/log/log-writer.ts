@@ -84,19 +84,23 @@ export class LogWriter {
   /** The origin given (`--log-origin`); a reset of the registry begins `<base>/reset-N`. */
   readonly baseOrigin: string;
   readonly tiles: TileStore;
-  readonly reader: TileHashReader;
+  /**
+   * The stored hashes of one log, its tiles' inner levels cached: a new reader for each log a
+   * reset begins, since the new log's tiles repeat the old one's paths with other hashes.
+   */
+  #reader: { epoch: number; reader: TileHashReader };
   readonly #key: PrivateKey;
   readonly #cosigning: Cosigning;
   readonly #warn: (message: string) => void;
   #state: LogState;
   #published: Published;
   /** The right edge's range hashes of the published tree (inclusionProof's `edge`). */
-  #edge: { of: Published; hashes: Map<number, Uint8Array> } | undefined;
+  #edge: { of: Published; hashes: Map<number, Uint8Array>; reader: TileHashReader } | undefined;
 
   private constructor(options: LogWriterOptions, state: LogState) {
     this.baseOrigin = options.origin;
     this.tiles = options.tiles;
-    this.reader = new TileHashReader(options.tiles);
+    this.#reader = { epoch: state.epoch, reader: new TileHashReader(options.tiles) };
     this.#key = options.key;
     this.#warn = options.onWarning ?? (() => undefined);
     this.#cosigning = new Cosigning({
@@ -126,6 +130,22 @@ export class LogWriter {
   /** Gives the witnesses' requests in flight up to `graceMs`, then aborts them. */
   close(graceMs = 1000): Promise<void> {
     return this.#cosigning.close(graceMs);
+  }
+
+  /** Which log this is: 0 for the first, N for the one the Nth reset began. */
+  get epoch(): number {
+    return this.#state.epoch;
+  }
+
+  /** The stored hashes of the current log (proofs of its trees). */
+  get reader(): TileHashReader {
+    return this.#readerOf(this.#state.epoch);
+  }
+
+  #readerOf(epoch: number): TileHashReader {
+    if (this.#reader.epoch !== epoch)
+      this.#reader = { epoch, reader: new TileHashReader(this.tiles) };
+    return this.#reader.reader;
   }
 
   /** The origin of the current log (the base one until the registry is reset). */
@@ -365,7 +385,7 @@ export class LogWriter {
   #cosign(state: LogState): void {
     const { size } = state.edge;
     const proof = (old: number): Promise<Uint8Array[]> =>
-      consistencyProof(old, size, this.reader.at(size));
+      consistencyProof(old, size, this.#readerOf(state.epoch).at(size));
     this.#cosigning.submit({ signed: state.checkpoint, size, proof });
   }
 
@@ -399,8 +419,12 @@ export class LogWriter {
     const published = this.#published;
     const { size, checkpoint } = published;
     if (index >= size) throw new RangeError(`entry ${index} is not in the published tree`);
-    if (this.#edge?.of !== published) this.#edge = { of: published, hashes: new Map() };
-    const proof = await inclusionProof(index, size, this.reader.at(size), this.#edge.hashes);
+    if (this.#edge?.of !== published) {
+      const epoch = epochOf(this.baseOrigin, originOf(checkpoint)) ?? 0;
+      this.#edge = { of: published, hashes: new Map(), reader: this.#readerOf(epoch) };
+    }
+    const { reader, hashes } = this.#edge;
+    const proof = await inclusionProof(index, size, reader.at(size), hashes);
     return formatTlogProof({ index, proof, checkpoint });
   }
 

@@ -5,6 +5,7 @@
  */
 import { CardsError } from '../core/errors.js';
 import type { PrivateKey } from '../crypto/keys.js';
+import { looksLikeResetOrigin } from '../log/log-epochs.js';
 import { defaultLogOrigin, LogWriter } from '../log/log-writer.js';
 import { isValidKeyName } from '../log/note-keys.js';
 import { CardLog } from '../registry/card-log.js';
@@ -34,6 +35,13 @@ export async function openCardLog(options: OpenLogOptions): Promise<CardLog> {
   const origin = settings.origin ?? defaultLogOrigin(key.publicKey.raw);
   if (!isValidKeyName(origin))
     throw new CardsError('USAGE', `--log-origin "${origin}": one word, no spaces or "+".`);
+  // A reset's log is `<origin>/reset-N`, served under /log/reset-N/: a base origin of that form
+  // would be taken for one.
+  if (looksLikeResetOrigin(origin))
+    throw new CardsError(
+      'USAGE',
+      `--log-origin "${origin}": ends as the origin of a reset's log (/reset-N); choose another.`,
+    );
   const writer = await LogWriter.open({
     tiles: options.engine.tiles,
     origin,

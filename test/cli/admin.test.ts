@@ -99,6 +99,18 @@ describe(`admin commands against cards serve${onPostgres ? ' on PostgreSQL' : ''
     assert.equal(refused.status, 2, said(refused));
     const reset = await box.cards(['reset', '--yes', '--json']);
     assert.deepEqual(reset.json<{ cards: number }>().cards, 0);
+    // The new log a reset began, and the key clients trust for it.
+    const { log } = reset.json<{ log: { origin: string; vkey: string; path: string } }>();
+    const info = (await (await fetch(`${server.url}/_cards/info`)).json()) as {
+      log: { origin: string; vkey: string };
+    };
+    assert.match(log.origin, /\/reset-\d+$/);
+    assert.deepEqual(log, {
+      origin: info.log.origin,
+      vkey: info.log.vkey,
+      path: `/log/reset-${log.origin.split('/reset-')[1]}/`,
+    });
+    assert.ok(log.vkey.startsWith(`${log.origin}+`), log.vkey);
     const imported = await box.cards(['import', out, '--json']);
     assert.equal(imported.json<{ imported: number }>().imported, 3, said(imported));
     const again = await box.cards(['export']);

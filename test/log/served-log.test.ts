@@ -24,6 +24,7 @@ import { mintToken } from '../../src/crypto/tokens.js';
 import { createApp } from '../../src/http/app.js';
 import { openCheckpoint } from '../../src/log/checkpoint.js';
 import { decodeEntryBundle } from '../../src/log/entry-bundle.js';
+import { prefixOfOrigin } from '../../src/log/log-epochs.js';
 import { epochOrigin } from '../../src/log/log-writer.js';
 import { ed25519Verifier, formatVerifierKey, KEY_TYPE_ED25519 } from '../../src/log/note-keys.js';
 import { tilePath } from '../../src/log/tile-path.js';
@@ -114,16 +115,15 @@ async function checkServedLog(http: Getter, vkey: string, jsons: readonly string
     assert.equal(verified.index, i, `card ${i} is entry ${i}`);
   }
   const entries: Uint8Array[] = [];
+  const log = `/log/${prefixOfOrigin(verifier.name)}`;
   for (let index = 0; index * 256 < jsons.length; index++) {
     const width = Math.min(256, jsons.length - index * 256);
-    const path = `/log/${tilePath({ level: 'entries', index, width })}`;
+    const path = `${log}${tilePath({ level: 'entries', index, width })}`;
     const bundle = await http.get(path);
     assert.equal(bundle.status, 200, path);
     assert.equal(bundle.headers.get('content-type'), 'application/octet-stream');
-    assert.match(
-      bundle.headers.get('cache-control') ?? '',
-      width === 256 ? /immutable/ : /max-age=300/,
-    );
+    // Partial ones too: a partial of width W never changes (C2SP tlog-tiles: immutable).
+    assert.match(bundle.headers.get('cache-control') ?? '', /max-age=31536000, immutable/);
     entries.push(...(decodeEntryBundle(bundle.bytes) ?? []));
   }
   assert.deepEqual(
@@ -131,11 +131,11 @@ async function checkServedLog(http: Getter, vkey: string, jsons: readonly string
     jsons.map((j) => Buffer.from(snapshotOf(j)).toString('base64')),
     'the entries are the cards, in acceptance order',
   );
-  const beyond = await http.get(`/log/${tilePath({ level: 0, index: 99, width: 256 })}`);
+  const beyond = await http.get(`${log}${tilePath({ level: 0, index: 99, width: 256 })}`);
   assert.equal(beyond.status, 404);
   assert.equal(JSON.parse(beyond.text).code, '91008');
   // A tile has one name: a percent-encoded alias of one just served is not another.
-  const first = `/log/${tilePath({ level: 'entries', index: 0, width: Math.min(256, jsons.length) })}`;
+  const first = `${log}${tilePath({ level: 'entries', index: 0, width: Math.min(256, jsons.length) })}`;
   assert.equal((await http.get(first)).status, 200);
   const alias = await http.get(first.replace('/entries/0', '/entries/%30'));
   assert.equal(alias.status, 404, alias.text);
@@ -303,7 +303,12 @@ describe('a reset begins a new log; the old one is never rewound', () => {
       const info = (await (await fetch(`${server.url}/_cards/info`)).json()) as {
         log: { origin: string; vkey: string; size: number };
       };
-      assert.deepEqual(info.log, { origin: ed25519Verifier(next).name, vkey: next, size: 0 });
+      assert.deepEqual(info.log, {
+        origin: ed25519Verifier(next).name,
+        vkey: next,
+        size: 0,
+        path: '/log/reset-1/',
+      });
       const fresh = await (await fetch(`${server.url}/log/checkpoint`)).text();
       assert.ok(fresh.startsWith(`${ed25519Verifier(next).name}\n0\n`), fresh);
       const after = await workload(post, 9);
@@ -312,6 +317,46 @@ describe('a reset begins a new log; the old one is never rewound', () => {
       server = await startServer({ dir, args: ['--quiet', '--log-interval', '50'] });
       assert.equal(vkeyOf(server), next, 'the new log, not the old one, after a restart');
       await checkServedLog(fetchGetter(server), next, [...after, ...(await workload(post, 3))]);
+    } finally {
+      await server.dispose();
+    }
+  });
+});
+
+describe('each log at its own URLs: nothing read of one answers for another', () => {
+  test('a proof of the old log at a size, then the new log at that size: its own proofs and tiles', async () => {
+    const server = await startServer({ args: ['--quiet', '--log-interval', '50'] });
+    try {
+      const post = (path: string, body: unknown, identity: string) =>
+        call(server, 'POST', path, { body, identity });
+      const base = vkeyOf(server);
+      const before = await workload(post, 5);
+      // Every proof of the old log read at size 5: its tiles of width 5 are what the server read.
+      await checkServedLog(fetchGetter(server), base, before);
+      const oldTile = `/log/${tilePath({ level: 0, index: 0, width: 5 })}`;
+      const oldBytes = (await fetchGetter(server).get(oldTile)).bytes;
+      await resetRegistry(server);
+      const next = epochVkey(base, 1);
+      const after = await workload(post, 5);
+      // The new log's proofs at the same size verify against its own tree.
+      await checkServedLog(fetchGetter(server), next, after);
+      // Its tiles live under its own prefix, named by its origin; the old log's URLs are gone
+      // (404, no redirect: a URL served as immutable never names other bytes).
+      const info = (await (await fetch(`${server.url}/_cards/info`)).json()) as {
+        log: { origin: string; path: string };
+      };
+      assert.equal(info.log.origin, ed25519Verifier(next).name);
+      assert.equal(info.log.path, '/log/reset-1/');
+      const newTile = `/log/reset-1/${tilePath({ level: 0, index: 0, width: 5 })}`;
+      const served = await fetchGetter(server).get(newTile);
+      assert.equal(served.status, 200);
+      assert.match(served.headers.get('cache-control') ?? '', /immutable/);
+      assert.notDeepEqual(served.bytes, oldBytes, 'another tree, at another URL');
+      const gone = await fetchGetter(server).get(oldTile);
+      assert.equal(gone.status, 404, 'the old log URL names no tile of the new log');
+      const checkpoint = await fetchGetter(server).get('/log/reset-1/checkpoint');
+      assert.ok(checkpoint.text.startsWith(`${ed25519Verifier(next).name}\n5\n`), checkpoint.text);
+      assert.equal((await fetchGetter(server).get('/log/reset-2/checkpoint')).status, 404);
     } finally {
       await server.dispose();
     }

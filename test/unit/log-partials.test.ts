@@ -116,7 +116,10 @@ test('a client reading a static copy of the tiles folder gets a removed partial 
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   t.after(() => server.close());
-  const remote = new RemoteLog(`http://127.0.0.1:${(server.address() as AddressInfo).port}`, 30);
+  const remote = new RemoteLog(
+    `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
+    30,
+  ).tilesOf('test.local/log');
   const expected = new Map(
     appendEntries(EMPTY_EDGE, entries(0, 200)).tiles.map((x) => [tilePath(x.tile), x.data]),
   );

@@ -43,15 +43,31 @@ export interface HistoryResult {
 export const history = (ctx: CommandContext, identity: string, flags: AdminFlags) =>
   client(ctx, flags).json<HistoryResult>('GET', 'adminIdentity', { param: identity });
 
+/** The log a server keeps (its /_cards/info `log`), null for a server without one. */
+export interface ServedLog {
+  origin: string;
+  vkey: string;
+  path: string;
+}
+
 export async function reset(
   ctx: CommandContext,
   flags: AdminFlags & { yes?: boolean },
-): Promise<{ cards: number; url: string }> {
+): Promise<{ cards: number; url: string; log: ServedLog | null }> {
   if (!flags.yes)
     throw new CardsError('USAGE', 'cards reset empties the registry: pass --yes to confirm.');
-  const result = await client(ctx, flags).json<{ cards: number }>('POST', 'adminReset', {
+  const admin = client(ctx, flags);
+  const result = await admin.json<{ cards: number }>('POST', 'adminReset', {
     body: '{"confirm":"reset"}',
     type: 'application/json',
   });
-  return { ...result, url: resolveSettings(ctx, flags).url.value };
+  // A reset begins a new log (docs/log.md): its origin, key and prefix are what clients trust next.
+  const info = await admin.json<{ log?: (ServedLog & { size: number }) | null }>(
+    'GET',
+    'adminInfo',
+  );
+  const log = info.log
+    ? { origin: info.log.origin, vkey: info.log.vkey, path: info.log.path }
+    : null;
+  return { ...result, url: resolveSettings(ctx, flags).url.value, log };
 }

@@ -64,7 +64,7 @@ export default [
     examples: ['cards reset --yes'],
     run: async (ctx, options: AdminFlags & { yes?: boolean }) =>
       (await admin()).reset(ctx, options),
-    text: (r: { cards: number; url: string }, s) =>
-      `${s.ok('reset')}: ${r.url} now holds ${r.cards} cards`,
+    text: (r: { cards: number; url: string; log: { origin: string; vkey: string } | null }, s) =>
+      `${s.ok('reset')}: ${r.url} now holds ${r.cards} cards${r.log ? `\nnew log: ${r.log.origin}\nlog key: ${r.log.vkey}` : ''}`,
   }),
 ];

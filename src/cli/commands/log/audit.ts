@@ -11,7 +11,7 @@ import { cardIdOf } from '../../../core/card-id.js';
 import { CardsError } from '../../../core/errors.js';
 import { EMPTY_EDGE } from '../../../log/append.js';
 import { ed25519Verifier } from '../../../log/note-keys.js';
-import { tilePath, tilesForSize, TILE_WIDTH } from '../../../log/tile-path.js';
+import { tilePath, tilesForSize, TILE_WIDTH, type TileRef } from '../../../log/tile-path.js';
 import { adminClient, cardPages, type AdminFlags } from '../../admin-access.js';
 import { connect } from '../../connection.js';
 import type { CommandContext } from '../../context.js';
@@ -54,8 +54,9 @@ export async function logAudit(
   const ids: string[] = [];
   const wantCards = options.cards !== false;
   let tilesChecked = 0;
-  const compare = async (tile: Parameters<RemoteLog['readTile']>[0], data: Uint8Array) => {
-    const served = await remote.readTile(tile);
+  const tiles = remote.tilesOf(checkpoint.origin);
+  const compare = async (tile: TileRef, data: Uint8Array) => {
+    const served = await tiles.readTile(tile);
     tilesChecked++;
     if (!served || Buffer.compare(Buffer.from(served), Buffer.from(data)) !== 0)
       problems.push(`tile ${tilePath(tile)}: ${served ? 'differs from the entries' : 'missing'}`);
@@ -81,7 +82,7 @@ export async function logAudit(
       const row = edge.tiles[tile.level] ?? [];
       await compare(tile, Buffer.concat(row.map((h) => Buffer.from(h))));
     }
-  if (logKey) await acceptCheckpoint(ctx, checkpoint, signed, remote);
+  if (logKey) await acceptCheckpoint(ctx, checkpoint, signed, tiles);
   let cardsChecked = 0;
   let adminList: LogAuditResult['adminList'] = 'skipped';
   if (wantCards) {

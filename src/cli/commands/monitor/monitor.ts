@@ -76,7 +76,7 @@ export async function monitor(
   const total: MonitorResult = { identity, origin: '', from: -1, to: 0, events: [], unexpected: 0 };
   for (;;) {
     const { checkpoint, signed } = await fetchCheckpoint(remote, logKey);
-    if (logKey) await acceptCheckpoint(ctx, checkpoint, signed, remote);
+    if (logKey) await acceptCheckpoint(ctx, checkpoint, signed, remote.tilesOf(checkpoint.origin));
     const path = statePath(ctx, checkpoint.origin, identity);
     const state = readState(path);
     const from = loadSavedEdge(state?.edge);

@@ -115,7 +115,12 @@ export async function verify(ctx: CommandContext, options: VerifyOptions): Promi
     witnessQuorum: witnesses.length,
   });
   const signed = proofText.slice(proofText.indexOf('\n\n') + 2);
-  const accepted = await acceptCheckpoint(ctx, verified.checkpoint, signed, remote);
+  const accepted = await acceptCheckpoint(
+    ctx,
+    verified.checkpoint,
+    signed,
+    remote.tilesOf(verified.checkpoint.origin),
+  );
   return {
     id,
     index: verified.index,
