@@ -15,14 +15,25 @@ export interface AdminFlags extends ConnectionFlags {
   adminToken?: string;
 }
 
+/** The admin token in force and where it came from, said when the server refuses it. */
 function adminToken(
   ctx: CommandContext,
   flags: AdminFlags,
   settings: Settings,
-): string | undefined {
-  if (flags.adminToken) return flags.adminToken;
+): { token: string; from: string } | undefined {
+  if (flags.adminToken) {
+    const from = {
+      flag: '--admin-token',
+      env: 'CARDS_ADMIN_TOKEN',
+      config: "the profile's adminToken",
+      default: '--admin-token',
+    }[flags.sources?.adminToken ?? 'flag'];
+    return { token: flags.adminToken, from };
+  }
+  const file = adminTokenPath(settings.db.value, ctx.cwd);
   try {
-    return readFileSync(adminTokenPath(settings.db.value, ctx.cwd), 'utf8').trim() || undefined;
+    const token = readFileSync(file, 'utf8').trim();
+    return token ? { token, from: `the token file ${file}` } : undefined;
   } catch {
     return undefined;
   }
@@ -30,8 +41,11 @@ function adminToken(
 
 export function adminClient(ctx: CommandContext, flags: AdminFlags): AdminClient {
   const settings = resolveSettings(ctx, flags);
-  const token = adminToken(ctx, flags, settings);
-  return new AdminClient({ url: settings.url.value, ...(token !== undefined && { token }) });
+  const found = adminToken(ctx, flags, settings);
+  return new AdminClient({
+    url: settings.url.value,
+    ...(found && { token: found.token, tokenFrom: found.from }),
+  });
 }
 
 /** --limit as the server checks it: digits, from 1 to `max` (the admin API's page size). */

@@ -11,6 +11,8 @@ export interface AdminClientOptions {
   readonly url: string;
   /** Undefined: none sent (a loopback-only server needs none). */
   readonly token?: string;
+  /** Where the token came from (a flag, a variable, a file), named when the server refuses it. */
+  readonly tokenFrom?: string;
   readonly fetch?: typeof fetch;
 }
 
@@ -25,11 +27,13 @@ const pathOf = (name: RouteName, param?: string): { path: string; form?: string 
 export class AdminClient {
   readonly #base: string;
   readonly #token: string | undefined;
+  readonly #tokenFrom: string | undefined;
   readonly #fetch: typeof fetch;
 
   constructor(options: AdminClientOptions) {
     this.#base = options.url.replace(/\/+$/, '');
     this.#token = options.token;
+    this.#tokenFrom = options.tokenFrom;
     this.#fetch = options.fetch ?? fetch;
   }
 
@@ -75,8 +79,17 @@ export class AdminClient {
       typeof body.code === 'string' || typeof body.code === 'number'
         ? codeForWire(body.code)
         : undefined;
-    if (code)
-      throw new CardsError(code, typeof body.message === 'string' ? body.message : undefined);
+    if (code) {
+      const message = typeof body.message === 'string' ? body.message : undefined;
+      // A refused token: say which one was sent, so the right source gets fixed.
+      const sent =
+        response.status !== 401
+          ? ''
+          : this.#token === undefined
+            ? ' (no admin token was sent)'
+            : ` (the admin token sent came from ${this.#tokenFrom ?? 'the caller'})`;
+      throw new CardsError(code, message && `${message}${sent}`);
+    }
     throw new CardsError(
       'SERVICE_REFUSED',
       `${method} ${url} answered ${response.status}; is --url a cards serve with its admin API on?`,

@@ -9,7 +9,7 @@
  * database's app key.
  */
 import assert from 'node:assert/strict';
-import { existsSync, readFileSync, statSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { postCard } from '../helpers/post-card.js';
@@ -171,5 +171,25 @@ describe(`admin commands against cards serve${onPostgres ? ' on PostgreSQL' : ''
     const wrong = await box.cards(['list'], { env: { CARDS_ADMIN_TOKEN: 'x'.repeat(24) } });
     assert.equal(wrong.status, 7, said(wrong));
     assert.match(wrong.stderr, /ADMIN_TOKEN_INVALID/);
+    assert.match(wrong.stderr, /the admin token sent came from CARDS_ADMIN_TOKEN/);
+    const flag = await box.cards(['list', '--admin-token', 'y'.repeat(24)]);
+    assert.equal(flag.status, 7, said(flag));
+    assert.match(flag.stderr, /the admin token sent came from --admin-token/);
+  });
+
+  test('a refused token file beside the store: the refusal names that file', async () => {
+    const dir = join(box.dir, 'other-store');
+    mkdirSync(dir, { recursive: true });
+    const db = join(dir, 'cards.json');
+    writeFileSync(`${db}.admin-token`, `${'z'.repeat(24)}\n`);
+    const refused = await box.cards(['list', '--db', db], {
+      env: { CARDS_ADMIN_TOKEN: undefined },
+    });
+    assert.equal(refused.status, 7, said(refused));
+    assert.match(refused.stderr, /ADMIN_TOKEN_INVALID/);
+    assert.ok(
+      refused.stderr.includes(`came from the token file ${db}.admin-token`),
+      refused.stderr,
+    );
   });
 });
