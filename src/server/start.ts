@@ -61,6 +61,11 @@ export interface ServerOptions {
   readonly journalSize?: number;
   /** Any well-formed token accepted for its `sub`, unverified (loopback hosts only). */
   readonly acceptAnyToken?: boolean;
+  /**
+   * The admin token is asked for on a loopback host too (`--require-admin-token`): a reverse
+   * proxy on the same machine makes every client it serves a loopback one.
+   */
+  readonly requireAdminToken?: boolean;
   /** A dump to start from (`--import FILE`): its keys and cards; the store must be new. */
   readonly importDump?: string;
   /** Where to write a dump when the server stops (`--export-on-exit FILE`). */
@@ -150,7 +155,7 @@ export async function startServing(
       ...(options.acceptAnyToken && { acceptAnyToken: true }),
     });
     const timeoutMs = options.requestTimeoutSeconds * 1000;
-    const loopbackOpen = isLoopbackHost(options.host);
+    const loopbackOpen = isLoopbackHost(options.host) && options.requireAdminToken !== true;
     app = await createApp({
       registry,
       profile: options.profile,

@@ -136,6 +136,10 @@ export default declare({
       'on SIGINT/SIGTERM write a dump: the keys and every card (mode 0600: it holds private keys)',
     ).env('CARDS_EXPORT_ON_EXIT'),
     new Option(
+      '--require-admin-token',
+      'ask for the admin token on loopback too (behind a reverse proxy on this machine, loopback is everyone the proxy serves)',
+    ).env('CARDS_REQUIRE_ADMIN_TOKEN'),
+    new Option(
       '--accept-any-token',
       'development only, loopback only: accept any well-formed token for its sub without checking its signature',
     ).env('CARDS_ACCEPT_ANY_TOKEN'),

@@ -49,6 +49,7 @@ export interface ServeFlags extends GlobalFlags {
   seed?: string;
   faults?: string;
   acceptAnyToken?: boolean;
+  requireAdminToken?: boolean;
   import?: string;
   exportOnExit?: string;
   journalSize: number;
@@ -166,6 +167,7 @@ export function serverOptions(
     version,
     journalSize: flags.journalSize,
     ...(flags.acceptAnyToken === true && { acceptAnyToken: true }),
+    ...(flags.requireAdminToken === true && { requireAdminToken: true }),
     ...(flags.import !== undefined && { importDump: resolve(ctx.cwd, flags.import) }),
     ...(flags.exportOnExit !== undefined && { exportOnExit: resolve(ctx.cwd, flags.exportOnExit) }),
     ...(flags.faults !== undefined && { faults: readFaultFile(resolve(ctx.cwd, flags.faults)) }),

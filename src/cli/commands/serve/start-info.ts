@@ -113,7 +113,7 @@ export function bannerLines(info: StartInfo, profile: WireProfile): string[] {
             : [`admin token from: ${info.admin.from}`]),
           info.admin.loopbackOpen
             ? `page: ${info.admin.page} (listening on loopback only: the page and /_cards/ need no token)`
-            : `page: ${info.admin.page} (not loopback only: the page and /_cards/ need the admin token)`,
+            : `page: ${info.admin.page} (the page and /_cards/ need the admin token)`,
         ]
       : []),
     ...(info.log
