@@ -116,6 +116,7 @@ export function verifyStockToken(
   checkTokenTimes(claims, options.now / 1000, tokenLeeways(options.clockSkewSeconds));
   return {
     identity: sub.slice(SUBJECT_PREFIX.length),
+    app: iss.slice(ISSUER_PREFIX.length),
     expiresAt: claims.exp as number,
     format: 'stock',
   };

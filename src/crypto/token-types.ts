@@ -13,6 +13,8 @@ export interface TrustedKey {
 
 export interface VerifiedToken {
   readonly identity: string;
+  /** The app a stock token names (`iss` minus `virgil-`); '' for an EdDSA JWT, which names none. */
+  readonly app?: string;
   /** UNIX seconds. */
   readonly expiresAt: number;
   readonly format: 'jwt' | 'stock';

@@ -1,7 +1,7 @@
 /**
  * The engine contract: one object holding everything a server keeps in its place of truth — the
  * cards (the card store, store.ts), the secrets it keeps (keys and the admin token: "keep this or
- * make it"), the transparency log's tiles and checkpoint (src/log/tile-store.ts), bulk import, a
+ * make it"), e3kit's Keyknox entries, the transparency log's tiles and checkpoint (src/log/tile-store.ts), bulk import, a
  * line that describes it, and close. The server, the CLI and the HTTP app hold an Engine and never
  * ask which one it is.
  *
@@ -10,13 +10,20 @@
  * passes the engine contract suite in test/store/ (docs/development.md: adding an engine).
  */
 import type { TileStore } from '../log/tile-store.js';
+import type { KeyknoxStore } from './keyknox.js';
 import type { CardStore, StoredCard } from './store.js';
 
 /**
  * The secrets a server keeps. Another kept secret is another name here; the JSON engine names
  * its file (json/paths.ts, checked by the compiler), the others need nothing more.
  */
-export const SECRET_NAMES = ['service-key', 'app-key', 'log-key', 'admin-token'] as const;
+export const SECRET_NAMES = [
+  'service-key',
+  'app-key',
+  'log-key',
+  'admin-token',
+  'pythia-secret',
+] as const;
 export type SecretName = (typeof SECRET_NAMES)[number];
 
 export interface KeptSecret {
@@ -62,6 +69,8 @@ export interface Engine {
   readonly description: string;
   readonly cards: CardStore;
   readonly secrets: SecretKeeper;
+  /** e3kit's Keyknox v1 blobs and v2 entries (keyknox.ts), as durable as the cards. */
+  readonly keyknox: KeyknoxStore;
   /** The log's tiles; `shared` when several servers write them (PostgreSQL). */
   readonly tiles: TileStore;
   /** Schema versions found and reached on open, for an engine with migrations (PostgreSQL). */

@@ -13,6 +13,7 @@ import type { Engine, EngineKind, EngineOptions, SecretKeeper, SecretName } from
 import { importInOrder } from '../import-cards.js';
 import { FileTiles } from './file-tiles.js';
 import { JsonStore } from './json-store.js';
+import { KeyknoxFile } from './keyknox-file.js';
 import { acquireLock } from './lock.js';
 import { checkCompanions, storeCompanions } from './paths.js';
 
@@ -39,7 +40,11 @@ export async function openJsonEngine(path: string, options: EngineOptions = {}):
   const madeFolder = await mkdir(folder, { recursive: true });
   const created = !existsSync(files.store);
   const lock = await acquireLock(files.lock, files.store);
+  const warn = options.onWarning ?? (() => undefined);
+  /** What this open made besides the store: removed again by discard. */
+  const made = [files.logDir, files.logSigned, files.keyknox].filter((file) => !existsSync(file));
   let cards: JsonStore;
+  let keyknox: KeyknoxFile;
   try {
     cards = await JsonStore.open({
       path: files.store,
@@ -50,12 +55,16 @@ export async function openJsonEngine(path: string, options: EngineOptions = {}):
     await lock.release();
     throw err;
   }
-  /** What this open made besides the store: removed again by discard. */
-  const made = [files.logDir, files.logSigned].filter((file) => !existsSync(file));
-  const warn = options.onWarning ?? (() => undefined);
+  try {
+    keyknox = await KeyknoxFile.open(files.keyknox, warn);
+  } catch (err) {
+    await cards.close().catch(() => undefined);
+    await lock.release();
+    throw err;
+  }
   const close = async (): Promise<void> => {
     try {
-      await cards.close();
+      await Promise.all([cards.close(), keyknox.close()]);
     } finally {
       // A lock left behind names a dead pid and is taken over: never mask an error above.
       await lock
@@ -68,6 +77,7 @@ export async function openJsonEngine(path: string, options: EngineOptions = {}):
     durable: true,
     description: files.store,
     cards,
+    keyknox,
     secrets: fileSecrets(files.secrets, made),
     tiles: new FileTiles(files.logDir, files.logSigned),
     importCards: (source) => importInOrder(cards, source, IMPORT_WINDOW),
@@ -80,7 +90,7 @@ export async function openJsonEngine(path: string, options: EngineOptions = {}):
       }
       // Removed under the lock, so no other server can have started on the new store.
       try {
-        await cards.close();
+        await Promise.all([cards.close(), keyknox.close()]);
         for (const file of [files.store, files.journal, ...made])
           await rm(file, { force: true, recursive: true });
       } finally {

@@ -30,6 +30,8 @@ export interface StoreCompanions extends StorePaths {
   readonly logDir: string;
   /** The last checkpoint the log key signed, kept outside the log folder (file-tiles.ts). */
   readonly logSigned: string;
+  /** e3kit's Keyknox entries: a snapshot and the writes since, JSON lines (keyknox-file.ts). */
+  readonly keyknox: string;
   /** The file of each kept secret (file-secrets.ts). */
   readonly secrets: Readonly<Record<SecretName, string>>;
   /** The names of a store made before companions kept the whole file name. */
@@ -42,6 +44,7 @@ const SECRET_ENDINGS: Record<SecretName, string> = {
   'app-key': '.app-key.pem',
   'log-key': '.log-key.pem',
   'admin-token': '.admin-token',
+  'pythia-secret': '.pythia-secret',
 };
 /** Each other companion's ending; temporary files (durable writes, lock, keys) end in `.tmp`. */
 const ENDINGS = {
@@ -49,6 +52,7 @@ const ENDINGS = {
   lock: '.lock',
   logDir: '.log',
   logSigned: '.log-signed',
+  keyknox: '.keyknox',
 } as const;
 const RESERVED = [...Object.values(ENDINGS), ...Object.values(SECRET_ENDINGS), '.takeover', '.tmp'];
 
@@ -59,6 +63,7 @@ const named = (base: string): Named => ({
   lock: `${base}${ENDINGS.lock}`,
   logDir: `${base}${ENDINGS.logDir}`,
   logSigned: `${base}${ENDINGS.logSigned}`,
+  keyknox: `${base}${ENDINGS.keyknox}`,
   secrets: Object.fromEntries(
     SECRET_NAMES.map((name) => [name, `${base}${SECRET_ENDINGS[name]}`]),
   ) as Record<SecretName, string>,
@@ -70,6 +75,7 @@ const files = (names: Named): [string, string][] => [
   ['lock', names.lock],
   ['log', names.logDir],
   ['log record', names.logSigned],
+  ['Keyknox', names.keyknox],
   ...Object.entries(names.secrets),
 ];
 

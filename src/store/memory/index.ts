@@ -5,6 +5,7 @@
 import { MemoryTileStore } from '../../log/tile-store.js';
 import type { Engine, EngineKind, KeptSecret, SecretName } from '../engine.js';
 import { importInOrder } from '../import-cards.js';
+import { MemoryKeyknoxStore } from './keyknox-store.js';
 import { MemoryStore } from './memory-store.js';
 
 export const MEMORY_TARGET = 'memory:';
@@ -17,6 +18,7 @@ export interface MemoryParts {
   readonly cards?: MemoryStore;
   readonly secrets?: Map<SecretName, string>;
   readonly tiles?: MemoryTileStore;
+  readonly keyknox?: MemoryKeyknoxStore;
 }
 
 export function openMemoryEngine(parts: MemoryParts = {}): Engine {
@@ -36,6 +38,7 @@ export function openMemoryEngine(parts: MemoryParts = {}): Engine {
         return { value, created: found === undefined, where: 'made for this run' };
       },
     },
+    keyknox: parts.keyknox ?? new MemoryKeyknoxStore(),
     tiles: parts.tiles ?? new MemoryTileStore(),
     importCards: (source) => importInOrder(cards, source, IMPORT_WINDOW),
     close,

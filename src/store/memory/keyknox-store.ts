@@ -13,10 +13,11 @@ import type {
   KeyknoxV2Filter,
   KeyknoxV2Summary,
 } from '../keyknox.js';
+import type { KeyknoxLine } from '../keyknox-record.js';
 
 // JSON arrays as keys: unambiguous whatever characters the parts hold.
-const v1Key = (a: KeyknoxV1Address): string => JSON.stringify([a.app, a.identity]);
-const v2Key = (a: KeyknoxV2Address): string =>
+export const v1Key = (a: KeyknoxV1Address): string => JSON.stringify([a.app, a.identity]);
+export const v2Key = (a: KeyknoxV2Address): string =>
   JSON.stringify([a.app, a.owner, a.root, a.path, a.key]);
 
 const byAddress = (a: KeyknoxV2Summary, b: KeyknoxV2Summary): number =>
@@ -26,17 +27,16 @@ const byAddress = (a: KeyknoxV2Summary, b: KeyknoxV2Summary): number =>
 const compare = (a: string, b: string): number => (a < b ? -1 : a > b ? 1 : 0);
 
 export class MemoryKeyknoxStore implements KeyknoxStore {
-  readonly #v1 = new Map<string, KeyknoxV1Record>();
+  readonly #v1 = new Map<string, { address: KeyknoxV1Address; record: KeyknoxV1Record }>();
   readonly #v2 = new Map<string, KeyknoxV2Entry>();
 
   v1Get(address: KeyknoxV1Address): Promise<KeyknoxV1Record | undefined> {
-    return Promise.resolve(structuredClone(this.#v1.get(v1Key(address))));
+    return Promise.resolve(structuredClone(this.#v1.get(v1Key(address))?.record));
   }
 
   v1Put(address: KeyknoxV1Address, next: KeyknoxV1Record, expected: number): Promise<boolean> {
-    const key = v1Key(address);
-    if ((this.#v1.get(key)?.revision ?? 0) !== expected) return Promise.resolve(false);
-    this.#v1.set(key, structuredClone(next));
+    if (this.v1Revision(address) !== expected) return Promise.resolve(false);
+    this.apply({ kind: 'keyknox1', address, record: next });
     return Promise.resolve(true);
   }
 
@@ -45,16 +45,15 @@ export class MemoryKeyknoxStore implements KeyknoxStore {
   }
 
   v2Put(next: KeyknoxV2Entry, expected: number): Promise<boolean> {
-    const key = v2Key(next.address);
-    if ((this.#v2.get(key)?.revision ?? 0) !== expected) return Promise.resolve(false);
-    this.#v2.set(key, structuredClone(next));
+    if (this.v2Revision(next.address) !== expected) return Promise.resolve(false);
+    this.apply({ kind: 'keyknox2', entry: next });
     return Promise.resolve(true);
   }
 
   v2Delete(address: KeyknoxV2Address, expected: number): Promise<boolean> {
-    const key = v2Key(address);
-    if (this.#v2.get(key)?.revision !== expected) return Promise.resolve(false);
-    this.#v2.delete(key);
+    if (!this.#v2.has(v2Key(address)) || this.v2Revision(address) !== expected)
+      return Promise.resolve(false);
+    this.apply({ kind: 'keyknox2del', address });
     return Promise.resolve(true);
   }
 
@@ -72,5 +71,43 @@ export class MemoryKeyknoxStore implements KeyknoxStore {
       });
     }
     return Promise.resolve(out.sort(byAddress));
+  }
+
+  /** The stored revision of a v1 blob (0: none), read at once (the JSON engine's check). */
+  v1Revision(address: KeyknoxV1Address): number {
+    return this.#v1.get(v1Key(address))?.record.revision ?? 0;
+  }
+
+  v2Revision(address: KeyknoxV2Address): number {
+    return this.#v2.get(v2Key(address))?.revision ?? 0;
+  }
+
+  /** Stores a record whole, unchecked (a replayed or imported line, a write already decided). */
+  apply(line: KeyknoxLine): void {
+    if (line.kind === 'keyknox1')
+      this.#v1.set(
+        v1Key(line.address),
+        structuredClone({ address: line.address, record: line.record }),
+      );
+    else if (line.kind === 'keyknox2')
+      this.#v2.set(v2Key(line.entry.address), structuredClone(line.entry));
+    else this.#v2.delete(v2Key(line.address));
+  }
+
+  /** Every record held, as lines (snapshots, export). */
+  *lines(): Generator<KeyknoxLine> {
+    for (const { address, record } of this.#v1.values())
+      yield { kind: 'keyknox1', address, record };
+    for (const entry of this.#v2.values()) yield { kind: 'keyknox2', entry };
+  }
+
+  get counts(): { readonly v1: number; readonly v2: number } {
+    return { v1: this.#v1.size, v2: this.#v2.size };
+  }
+
+  /** Forgets everything (`cards reset`). */
+  clear(): void {
+    this.#v1.clear();
+    this.#v2.clear();
   }
 }

@@ -15,6 +15,7 @@ import {
   redactUrl,
   unavailable,
 } from './errors.js';
+import { PostgresKeyknoxStore } from './keyknox-store.js';
 import { PostgresStore } from './postgres-store.js';
 import * as SQL from './sql.js';
 import { PostgresTiles } from './tiles.js';
@@ -33,6 +34,7 @@ export async function openPostgresEngine(url: string, options: EngineOptions): P
     durable: true,
     description: `PostgreSQL ${cards.location}`,
     cards,
+    keyknox: new PostgresKeyknoxStore(cards.db),
     secrets: { keep: (name, make) => keepRow(cards.db, name, make) },
     tiles: new PostgresTiles(cards.db),
     migration: cards.migration,

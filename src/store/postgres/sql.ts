@@ -24,6 +24,9 @@
  * - cards_log_signed (migration 4): one row, the last checkpoint the log key signed, written in the
  *   transaction that writes it to cards_log_state. Apart from the log's tables, so that dropping
  *   or restoring them is seen (log-writer.ts refuses a log behind it rather than sign a fork).
+ * - cards_keyknox_v1, cards_keyknox_v2 (migration 5): e3kit's Keyknox blobs and entries
+ *   (keyknox-store.ts). Every write is one statement conditioned on the revision it replaces,
+ *   so of several servers' racing writes from one state exactly one lands.
  * - cards_migrations: the migrations applied; its unique id is what lets several servers start
  *   at once (the second one's INSERT waits for the first one's transaction, then fails and
  *   finds the migration done).
@@ -84,6 +87,36 @@ export const MIGRATIONS: readonly Migration[] = [
     name: 'the last checkpoint the log key signed',
     statements: [
       `CREATE TABLE cards_log_signed (id integer PRIMARY KEY, checkpoint text NOT NULL)`,
+    ],
+  },
+  {
+    id: 5,
+    name: 'Keyknox v1 blobs and v2 entries',
+    statements: [
+      `CREATE TABLE cards_keyknox_v1 (
+        app text NOT NULL,
+        identity text NOT NULL,
+        meta bytea NOT NULL,
+        value bytea NOT NULL,
+        version integer NOT NULL,
+        hash text NOT NULL,
+        revision bigint NOT NULL,
+        updated_at timestamptz NOT NULL DEFAULT now(),
+        PRIMARY KEY (app, identity)
+      )`,
+      `CREATE TABLE cards_keyknox_v2 (
+        app text NOT NULL,
+        owner text NOT NULL,
+        root text NOT NULL,
+        path text NOT NULL,
+        key text NOT NULL,
+        copies jsonb NOT NULL,
+        readers jsonb NOT NULL,
+        hash text NOT NULL,
+        revision bigint NOT NULL,
+        updated_at timestamptz NOT NULL DEFAULT now(),
+        PRIMARY KEY (app, owner, root, path, key)
+      )`,
     ],
   },
 ];

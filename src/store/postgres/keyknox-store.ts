@@ -1,0 +1,165 @@
+/**
+ * The Keyknox contract of ../keyknox.ts on PostgreSQL (tables of migration 5, sql.ts). Every
+ * write is one statement conditioned on the revision it replaces: an insert that does nothing
+ * on conflict (revision 0: nothing stored), or an UPDATE/DELETE `… WHERE revision = $r`; its
+ * row count says whether it landed. No transaction spans a read and a write, and none is
+ * needed: of several servers' writes from one revision exactly one matches the row, and the
+ * others are decided again by the rules (src/registry/keyknox-common.ts `untilWritten`).
+ * `meta`/`value` are bytea (v1) or base64 in jsonb (v2 copies), stored as sent.
+ */
+import { decodeStoredBase64, encodeBase64 } from '../../core/encoding.js';
+import type { Database } from './database.js';
+import { unavailable } from './errors.js';
+import type {
+  KeyknoxStore,
+  KeyknoxV1Address,
+  KeyknoxV1Record,
+  KeyknoxV2Address,
+  KeyknoxV2Entry,
+  KeyknoxV2Filter,
+  KeyknoxV2Summary,
+} from '../keyknox.js';
+
+const V1_GET = `SELECT meta, value, version, hash, revision FROM cards_keyknox_v1
+  WHERE app = $1 AND identity = $2`;
+const V1_INSERT = `INSERT INTO cards_keyknox_v1 (app, identity, meta, value, version, hash, revision)
+  VALUES ($1, $2, $3, $4, $5, $6, $7) ON CONFLICT DO NOTHING`;
+const V1_UPDATE = `UPDATE cards_keyknox_v1
+  SET meta = $3, value = $4, version = $5, hash = $6, revision = $7, updated_at = now()
+  WHERE app = $1 AND identity = $2 AND revision = $8`;
+
+const V2_WHERE = `app = $1 AND owner = $2 AND root = $3 AND path = $4 AND key = $5`;
+const V2_GET = `SELECT copies, readers, hash, revision FROM cards_keyknox_v2 WHERE ${V2_WHERE}`;
+const V2_INSERT = `INSERT INTO cards_keyknox_v2
+  (app, owner, root, path, key, copies, readers, hash, revision)
+  VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9) ON CONFLICT DO NOTHING`;
+const V2_UPDATE = `UPDATE cards_keyknox_v2
+  SET copies = $6, readers = $7, hash = $8, revision = $9, updated_at = now()
+  WHERE ${V2_WHERE} AND revision = $10`;
+const V2_DELETE = `DELETE FROM cards_keyknox_v2 WHERE ${V2_WHERE} AND revision = $6`;
+/** $3 root and $4 path: null matches any. Code-point order, as every engine lists. */
+const V2_LIST = `SELECT root, path, key, readers, revision FROM cards_keyknox_v2
+  WHERE app = $1 AND owner = $2 AND ($3::text IS NULL OR root = $3)
+    AND ($4::text IS NULL OR path = $4)
+  ORDER BY root COLLATE "C", path COLLATE "C", key COLLATE "C"`;
+
+interface V1Row {
+  meta: Buffer;
+  value: Buffer;
+  version: number;
+  hash: string;
+  revision: string;
+}
+interface V2Row {
+  copies: { meta: string; value: string }[];
+  readers: { identity: string; copy: number }[];
+  hash: string;
+  revision: string;
+}
+interface ListRow {
+  root: string;
+  path: string;
+  key: string;
+  readers: { identity: string }[];
+  revision: string;
+}
+
+const bytes = (b: Buffer): Uint8Array => new Uint8Array(b);
+const buffer = (b: Uint8Array): Buffer => Buffer.from(b.buffer, b.byteOffset, b.byteLength);
+const fromBase64 = (text: string): Uint8Array => decodeStoredBase64(text) ?? new Uint8Array(0);
+const v2Key = (a: KeyknoxV2Address): string[] => [a.app, a.owner, a.root, a.path, a.key];
+
+export class PostgresKeyknoxStore implements KeyknoxStore {
+  readonly #db: Database;
+
+  constructor(db: Database) {
+    this.#db = db;
+  }
+
+  async v1Get(address: KeyknoxV1Address): Promise<KeyknoxV1Record | undefined> {
+    const [row] = await this.#db.rows<V1Row>(V1_GET, [address.app, address.identity]);
+    if (!row) return undefined;
+    return {
+      meta: bytes(row.meta),
+      value: bytes(row.value),
+      version: row.version,
+      hash: row.hash,
+      revision: Number(row.revision),
+    };
+  }
+
+  v1Put(address: KeyknoxV1Address, next: KeyknoxV1Record, expected: number): Promise<boolean> {
+    const values: unknown[] = [
+      address.app,
+      address.identity,
+      buffer(next.meta),
+      buffer(next.value),
+      next.version,
+      next.hash,
+      next.revision,
+    ];
+    return expected === 0
+      ? this.#landed(V1_INSERT, values)
+      : this.#landed(V1_UPDATE, [...values, expected]);
+  }
+
+  async v2Get(address: KeyknoxV2Address): Promise<KeyknoxV2Entry | undefined> {
+    const [row] = await this.#db.rows<V2Row>(V2_GET, v2Key(address));
+    if (!row) return undefined;
+    return {
+      address: { ...address },
+      copies: row.copies.map((c) => ({ meta: fromBase64(c.meta), value: fromBase64(c.value) })),
+      readers: row.readers.map((r) => ({ identity: r.identity, copy: r.copy })),
+      hash: row.hash,
+      revision: Number(row.revision),
+    };
+  }
+
+  v2Put(next: KeyknoxV2Entry, expected: number): Promise<boolean> {
+    const values: unknown[] = [
+      ...v2Key(next.address),
+      JSON.stringify(
+        next.copies.map((c) => ({ meta: encodeBase64(c.meta), value: encodeBase64(c.value) })),
+      ),
+      JSON.stringify(next.readers.map((r) => ({ identity: r.identity, copy: r.copy }))),
+      next.hash,
+      next.revision,
+    ];
+    return expected === 0
+      ? this.#landed(V2_INSERT, values)
+      : this.#landed(V2_UPDATE, [...values, expected]);
+  }
+
+  v2Delete(address: KeyknoxV2Address, expected: number): Promise<boolean> {
+    return this.#landed(V2_DELETE, [...v2Key(address), expected]);
+  }
+
+  async v2List(filter: KeyknoxV2Filter): Promise<KeyknoxV2Summary[]> {
+    const rows = await this.#db.rows<ListRow>(V2_LIST, [
+      filter.app,
+      filter.owner,
+      filter.root ?? null,
+      filter.path ?? null,
+    ]);
+    return rows.map((row) => ({
+      address: {
+        app: filter.app,
+        owner: filter.owner,
+        root: row.root,
+        path: row.path,
+        key: row.key,
+      },
+      readers: row.readers.map((r) => r.identity),
+      revision: Number(row.revision),
+    }));
+  }
+
+  /** Runs one conditional write: whether it changed a row. */
+  async #landed(text: string, values: unknown[]): Promise<boolean> {
+    try {
+      return (await this.#db.query(text, values)).rowCount === 1;
+    } catch (err) {
+      throw unavailable(err);
+    }
+  }
+}
