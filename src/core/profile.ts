@@ -35,3 +35,12 @@ export const PROFILES = {
 } as const satisfies Record<ProfileName, WireProfile>;
 
 export const isProfileName = (name: string): name is ProfileName => Object.hasOwn(PROFILES, name);
+
+/**
+ * The Keyknox hash headers, named with the profile's scheme word (`Virgil-Keyknox-Hash` in the
+ * deployed service's words): the hash of every Keyknox answer, and the one a push replaces.
+ */
+export const keyknoxHeaders = (profile: Pick<WireProfile, 'scheme'>) => ({
+  hash: `${profile.scheme}-Keyknox-Hash`,
+  previous: `${profile.scheme}-Keyknox-Previous-Hash`,
+});

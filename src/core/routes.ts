@@ -9,7 +9,7 @@
  * get and search) and unversioned (`/card…`).
  */
 
-export type HttpMethod = 'GET' | 'POST' | 'DELETE';
+export type HttpMethod = 'GET' | 'POST' | 'PUT' | 'DELETE';
 
 /**
  * `card`: a token of the service's scheme (spec section 5); `admin`: the server's admin token
@@ -19,10 +19,11 @@ export type HttpMethod = 'GET' | 'POST' | 'DELETE';
 export type RouteAuth = 'card' | 'admin' | 'none';
 
 /**
- * `cards`: the Cards API; `admin`: the admin API; `page`: the page and the docs;
- * `log`: the transparency log, public as CT logs are.
+ * `cards`: the Cards API; `e3kit`: the rest of e3kit's backend (Keyknox v1 and v2, Pythia),
+ * with the card token; `admin`: the admin API; `page`: the page and the docs; `log`: the
+ * transparency log, public as CT logs are.
  */
-export type RouteTag = 'cards' | 'admin' | 'page' | 'log';
+export type RouteTag = 'cards' | 'e3kit' | 'admin' | 'page' | 'log';
 
 export interface RouteSpec {
   readonly name: RouteName;
@@ -99,6 +100,90 @@ export const ROUTES = [
     prefixed: false,
     auth: 'none',
     summary: 'Liveness, card count, profile and version.',
+  },
+  // e3kit's other services at the same base URL, with the card token: Keyknox v1 (the
+  // password-protected key backup), Keyknox v2 (named backups, group tickets), Pythia.
+  {
+    name: 'keyknoxV1Pull',
+    method: 'GET',
+    path: '/keyknox/v1',
+    tag: 'e3kit',
+    prefixed: false,
+    auth: 'card',
+    summary: "The caller's Keyknox v1 blob (empty, version 1.0, when none); its hash in a header.",
+  },
+  {
+    name: 'keyknoxV1Push',
+    method: 'PUT',
+    path: '/keyknox/v1',
+    tag: 'e3kit',
+    prefixed: false,
+    auth: 'card',
+    summary:
+      "Stores the caller's Keyknox v1 blob, if the previous-hash header names the current one.",
+  },
+  {
+    name: 'keyknoxV1Reset',
+    method: 'POST',
+    path: '/keyknox/v1/reset',
+    tag: 'e3kit',
+    prefixed: false,
+    auth: 'card',
+    summary: "Empties the caller's Keyknox v1 blob (no body).",
+  },
+  {
+    name: 'keyknoxV2Push',
+    method: 'POST',
+    path: '/keyknox/v2/push',
+    tag: 'e3kit',
+    prefixed: false,
+    auth: 'card',
+    summary: "Stores one of the caller's Keyknox v2 entries and adds the readers listed.",
+  },
+  {
+    name: 'keyknoxV2Pull',
+    method: 'POST',
+    path: '/keyknox/v2/pull',
+    tag: 'e3kit',
+    prefixed: false,
+    auth: 'card',
+    summary: 'A Keyknox v2 entry as the caller may read it (empty when absent or not a reader).',
+  },
+  {
+    name: 'keyknoxV2Keys',
+    method: 'POST',
+    path: '/keyknox/v2/keys',
+    tag: 'e3kit',
+    prefixed: false,
+    auth: 'card',
+    summary: "The keys of an owner's Keyknox v2 entries the caller may read.",
+  },
+  {
+    name: 'keyknoxV2Reset',
+    method: 'POST',
+    path: '/keyknox/v2/reset',
+    tag: 'e3kit',
+    prefixed: false,
+    auth: 'card',
+    summary: "Deletes the caller's matching Keyknox v2 entries, or removes one reader from them.",
+  },
+  {
+    name: 'pythiaBrainkey',
+    method: 'POST',
+    path: '/pythia/v1/brainkey',
+    tag: 'e3kit',
+    prefixed: false,
+    auth: 'card',
+    summary: 'A Pythia brainkey seed for a blinded password (throttled per identity).',
+  },
+  {
+    name: 'pythiaPassword',
+    method: 'POST',
+    path: '/pythia/v1/password',
+    tag: 'e3kit',
+    prefixed: false,
+    auth: 'card',
+    summary: 'A Pythia password transform of the key version asked, with its proof when asked.',
   },
   {
     name: 'adminInfo',

@@ -14,6 +14,7 @@ import { dumpLines } from '../io/lines.js';
 import { epochPrefix } from '../log/log-epochs.js';
 import type { Admin } from '../registry/admin.js';
 import type { CardLog } from '../registry/card-log.js';
+import type { Pythia } from '../registry/pythia.js';
 import type { Registry } from '../registry/registry.js';
 import type { AdminGuard } from './admin-auth.js';
 import { JSON_TYPE } from './error-reply.js';
@@ -42,6 +43,8 @@ export interface AdminDeps {
   readonly serviceKey: string;
   /** The transparency log (its current origin and verifier key change on reset). */
   readonly log?: CardLog | undefined;
+  /** Pythia's proof keys, update tokens and counts, when e3kit's routes are served. */
+  readonly pythia?: Promise<Pythia> | undefined;
 }
 
 const LIMIT_DEFAULT: number = LIMITS.adminPageDefault;
@@ -97,8 +100,9 @@ export const adminRoutes =
       throw invalid(name, properties[name]?.description ?? 'valid', String(value));
     });
     const handlers: Record<RouteNameOf<'admin' | 'page'>, Handler> = {
-      adminInfo: async (_request, reply) =>
-        json(reply, {
+      adminInfo: async (_request, reply) => {
+        const pythia = await deps.pythia;
+        return json(reply, {
           version: deps.version,
           profile: deps.profile.name,
           signer: deps.profile.signer,
@@ -113,7 +117,15 @@ export const adminRoutes =
                 path: `/log/${epochPrefix(deps.log.writer.epoch)}`,
               }
             : null,
-        }),
+          pythia: pythia
+            ? {
+                proof_keys: pythia.proofKeys,
+                update_tokens: pythia.updateTokens,
+                ...pythia.counts,
+              }
+            : null,
+        });
+      },
       adminCards: async (request, reply) => {
         const { cursor, limit } = request.query as Query;
         const after = cursor === undefined || cursor === '' ? undefined : Number(cursor);

@@ -1,7 +1,7 @@
 /**
  * The HTTP app: `createApp(deps)` builds the Cards service on the one HTTP stack (stack.ts) as
- * three fastify plugins: the card routes, the transparency log, and (unless off) the admin API
- * with the page. No listen here: `cards serve` listens, tests `inject`.
+ * fastify plugins: the card routes, e3kit's Keyknox and Pythia routes (when given), the
+ * transparency log, and (unless off) the admin API with the page. No listen here: `cards serve` listens, tests `inject`.
  *
  * Every response that is not a card is the Error object with a documented code: unknown paths
  * 404, known paths with another method 405 (with Allow), both derived from the routes served;
@@ -29,6 +29,7 @@ import { createAdminGuard } from './admin-auth.js';
 import { adminRoutes, type AdminDeps } from './admin-routes.js';
 import type { Authenticator } from './auth.js';
 import { cardRoutes } from './card-routes.js';
+import { e3kitRoutes, type E3kitRoutesDeps } from './e3kit-routes.js';
 import { corsAtPath, corsOptions } from './cors.js';
 import { errorBody, JSON_TYPE } from './error-reply.js';
 import { faultHook, FaultSet } from './faults.js';
@@ -55,6 +56,8 @@ export interface AppOptions {
   readonly log?: CardLog;
   /** Fault rules in force from the start (`cards serve --faults FILE`); more by the admin API. */
   readonly faults?: readonly FaultRule[];
+  /** Keyknox v1 and v2 and Pythia (e3kit-routes.ts); absent: not served. */
+  readonly e3kit?: Omit<E3kitRoutesDeps, 'profile' | 'auth'>;
 }
 
 export interface AdminAppOptions {
@@ -167,6 +170,8 @@ export async function createApp(options: AppOptions): Promise<FastifyInstance> {
       isAdminToken: admin?.guard.isAdminToken,
     }),
   );
+  if (options.e3kit)
+    await app.register(e3kitRoutes({ ...options.e3kit, profile, auth: options.auth }));
   await app.register(logRoutes(options.log));
   if (admin) await app.register(adminRoutes(admin));
   await app.ready();
@@ -197,5 +202,6 @@ function adminDeps(
     version,
     serviceKey: admin.serviceKey,
     log: options.log,
+    pythia: options.e3kit?.pythia,
   };
 }

@@ -32,10 +32,16 @@ export interface AuthenticatorOptions {
 export interface Authenticator {
   /** The identity the header's token carries; throws a 401 CardsError otherwise. */
   authenticate(header: string | undefined): Promise<string>;
+  /** The identity and the app ('' when the token names none) the header's token carries. */
+  caller(header: string | undefined): Promise<Caller>;
 }
 
-interface Remembered {
+export interface Caller {
   readonly identity: string;
+  readonly app: string;
+}
+
+interface Remembered extends Caller {
   /** Milliseconds since the epoch after which the token must be checked again. */
   readonly until: number;
 }
@@ -54,32 +60,36 @@ export function createAuthenticator(options: AuthenticatorOptions): Authenticato
   // A remembered token is served until exactly when verifying it again would say 20304.
   const expiryLeewayMs = tokenLeeways(options.clockSkewSeconds).expiry * 1000;
 
+  const caller = async (header: string | undefined): Promise<Caller> => {
+    if (header === undefined || header.trim() === '') throw new CardsError('AUTH_MISSING');
+    const space = header.indexOf(' ');
+    const word = space < 0 ? header : header.slice(0, space);
+    if (word.toLowerCase() !== scheme)
+      throw new CardsError(
+        'AUTH_SCHEME',
+        `Authorization scheme must be "${options.scheme}" (as in "Authorization: ${options.scheme} <token>").`,
+      );
+    const token = space < 0 ? '' : header.slice(space + 1).trim();
+    const now = clock();
+    const known = cache.get(token);
+    if (known !== undefined) {
+      if (now < known.until) return known;
+      cache.delete(token);
+    }
+    const verified = options.acceptAnyToken
+      ? readUnverifiedToken(token, { ...verifyOptions, now })
+      : await verifyToken(token, { ...verifyOptions, now });
+    if (cache.size >= cacheSize) cache.delete(cache.keys().next().value as string);
+    const remembered = {
+      identity: verified.identity,
+      app: ('app' in verified && verified.app) || '',
+      until: verified.expiresAt * 1000 + expiryLeewayMs,
+    };
+    cache.set(token, remembered);
+    return remembered;
+  };
   return {
-    async authenticate(header) {
-      if (header === undefined || header.trim() === '') throw new CardsError('AUTH_MISSING');
-      const space = header.indexOf(' ');
-      const word = space < 0 ? header : header.slice(0, space);
-      if (word.toLowerCase() !== scheme)
-        throw new CardsError(
-          'AUTH_SCHEME',
-          `Authorization scheme must be "${options.scheme}" (as in "Authorization: ${options.scheme} <token>").`,
-        );
-      const token = space < 0 ? '' : header.slice(space + 1).trim();
-      const now = clock();
-      const known = cache.get(token);
-      if (known !== undefined) {
-        if (now < known.until) return known.identity;
-        cache.delete(token);
-      }
-      const verified = options.acceptAnyToken
-        ? readUnverifiedToken(token, { ...verifyOptions, now })
-        : await verifyToken(token, { ...verifyOptions, now });
-      if (cache.size >= cacheSize) cache.delete(cache.keys().next().value as string);
-      cache.set(token, {
-        identity: verified.identity,
-        until: verified.expiresAt * 1000 + expiryLeewayMs,
-      });
-      return verified.identity;
-    },
+    authenticate: async (header) => (await caller(header)).identity,
+    caller,
   };
 }

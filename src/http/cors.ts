@@ -1,6 +1,7 @@
 /**
  * CORS (the Fetch standard's CORS protocol) for the routes a browser on another origin reads:
- * the Cards API and /health (the stock browser SDKs call the service from their app's origin)
+ * the Cards API and /health (the stock browser SDKs call the service from their app's origin),
+ * e3kit's Keyknox and Pythia routes (e3kit-browser calls them from the same origin)
  * and the transparency log (C2SP tlog-tiles: checkpoints and tiles are public, as CT logs are,
  * and monitors and verifiers that run in a browser fetch them cross-origin). The admin API,
  * /metrics, the page, /docs and /openapi.json answer without it: the page reads them from its
@@ -8,19 +9,28 @@
  * without it says so in its config (`cors: false`, which @fastify/cors honours), and a preflight
  * to it is a 405 whose Allow names no OPTIONS (app.ts).
  */
-import type { WireProfile } from '../core/profile.js';
+import { keyknoxHeaders, type WireProfile } from '../core/profile.js';
 import { pathMatcher, routePaths, type RouteSpec } from '../core/routes.js';
 
 /** Whether `route` answers other origins. */
 export const corsRoute = (route: Pick<RouteSpec, 'tag'>): boolean =>
-  route.tag === 'cards' || route.tag === 'log';
+  route.tag === 'cards' || route.tag === 'e3kit' || route.tag === 'log';
 
-/** What @fastify/cors sends for a route that answers other origins. */
+/**
+ * What @fastify/cors sends for a route that answers other origins. Keyknox v1 writes with PUT
+ * and names the hash it replaces in a request header; its answers' hash header must be exposed,
+ * or a browser client reads no hash and every later write to an entry is refused as a conflict.
+ */
 export const corsOptions = (profile: WireProfile) => ({
   origin: '*',
-  methods: ['GET', 'HEAD', 'POST', 'OPTIONS'],
-  allowedHeaders: ['Authorization', 'Content-Type', 'Virgil-Agent'],
-  exposedHeaders: [profile.supersededHeader],
+  methods: ['GET', 'HEAD', 'POST', 'PUT', 'OPTIONS'],
+  allowedHeaders: [
+    'Authorization',
+    'Content-Type',
+    'Virgil-Agent',
+    keyknoxHeaders(profile).previous,
+  ],
+  exposedHeaders: [profile.supersededHeader, keyknoxHeaders(profile).hash],
   maxAge: 600,
 });
 

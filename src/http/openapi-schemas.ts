@@ -75,6 +75,16 @@ export const SCHEMAS: Record<string, Schema> = {
      * after the Nth reset).
      */
     log: nullable(object({ origin: str, vkey: str, size: int, path: str })),
+    /** Pythia: proof keys PK.<v>.…, update tokens UT.<a>.<b>.…, requests answered, throttled. */
+    pythia: nullable(
+      object({
+        proof_keys: { type: 'array', items: str },
+        update_tokens: { type: 'array', items: str },
+        brainkeys: int,
+        passwords: int,
+        throttled: int,
+      }),
+    ),
   }),
   CardRow: object(cardRow),
   CardPage: object({
@@ -145,6 +155,49 @@ export const SCHEMAS: Record<string, Schema> = {
     total: int,
     size: { type: 'integer', minimum: 1 },
   }),
+  KeyknoxV1: {
+    ...object({ meta: str, value: str, version: str }),
+    description: 'A Keyknox v1 blob: meta and value base64 (empty when none), version "n.0".',
+  },
+  KeyknoxV1Push: object({ meta: str, value: str }),
+  KeyknoxV2Address: object({ root: str, path: str, key: str, identity: str }, [
+    'root',
+    'path',
+    'key',
+    'identity',
+  ]),
+  KeyknoxV2Push: object({
+    root: str,
+    path: str,
+    key: str,
+    identities: { type: 'array', items: str },
+    meta: str,
+    value: str,
+  }),
+  KeyknoxV2Entry: object({
+    owner: str,
+    root: str,
+    path: str,
+    key: str,
+    identities: { type: 'array', items: str },
+    meta: str,
+    value: str,
+  }),
+  PythiaBrainkeyRequest: object({ blinded_password: str, brainkey_id: str }, ['brainkey_id']),
+  PythiaSeed: object({ seed: str }),
+  PythiaPasswordRequest: object(
+    {
+      blinded_password: str,
+      user_id: str,
+      version: { type: 'integer', minimum: 1 },
+      include_proof: { type: 'boolean' },
+    },
+    ['version', 'include_proof'],
+  ),
+  PythiaTransform: object(
+    { transformed_password: str, proof: object({ value_c: str, value_u: str }) },
+    ['proof'],
+  ),
 };
 
 /** Errors any route can answer with (connection limits, malformed HTTP, a server fault). */
@@ -207,6 +260,44 @@ export const ROUTE_ERRORS: Record<RouteName, readonly WireCode[]> = {
     ...STORE_WRITE,
   ],
   health: [],
+  keyknoxV1Pull: [...CARD_AUTH, ...STORE_READ],
+  keyknoxV1Push: [
+    ...CARD_AUTH,
+    ...JSON_BODY,
+    'KEYKNOX_VALUE_INVALID',
+    'KEYKNOX_CONFLICT',
+    ...STORE_WRITE,
+  ],
+  keyknoxV1Reset: [...CARD_AUTH, ...STORE_WRITE],
+  keyknoxV2Push: [
+    ...CARD_AUTH,
+    ...JSON_BODY,
+    'KEYKNOX_VALUE_INVALID',
+    'KEYKNOX_ADDRESS_INVALID',
+    'KEYKNOX_IDENTITIES_INVALID',
+    'KEYKNOX_CONFLICT',
+    ...STORE_WRITE,
+  ],
+  keyknoxV2Pull: [...CARD_AUTH, ...JSON_BODY, 'KEYKNOX_ADDRESS_INVALID', ...STORE_READ],
+  keyknoxV2Keys: [...CARD_AUTH, ...JSON_BODY, 'KEYKNOX_ADDRESS_INVALID', ...STORE_READ],
+  keyknoxV2Reset: [...CARD_AUTH, ...JSON_BODY, 'KEYKNOX_ADDRESS_INVALID', ...STORE_WRITE],
+  pythiaBrainkey: [
+    ...CARD_AUTH,
+    ...JSON_BODY,
+    'PYTHIA_PASSWORD_INVALID',
+    'PYTHIA_BRAINKEY_ID_INVALID',
+    'PYTHIA_THROTTLED',
+    'SERVER_BUSY',
+  ],
+  pythiaPassword: [
+    ...CARD_AUTH,
+    ...JSON_BODY,
+    'PYTHIA_PASSWORD_INVALID',
+    'PYTHIA_SALT_INVALID',
+    'PYTHIA_VERSION_UNKNOWN',
+    'PYTHIA_THROTTLED',
+    'SERVER_BUSY',
+  ],
   adminInfo: ADMIN_AUTH,
   adminCards: [...ADMIN_AUTH, 'QUERY_INVALID'],
   adminIdentities: [...ADMIN_AUTH, 'QUERY_INVALID'],

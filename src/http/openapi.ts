@@ -39,6 +39,15 @@ const SUCCESS: Record<RouteName, Success> = {
   revokeCard: json(ref('Card'), 'The stored revoking card.'),
   revokeCardById: json(ref('Card'), 'The revoking card the service built and signed.'),
   health: json(ref('Health'), 'The server is up.'),
+  keyknoxV1Pull: json(ref('KeyknoxV1'), 'The blob; the hash in the Keyknox hash header.'),
+  keyknoxV1Push: json(ref('KeyknoxV1'), 'The stored blob; its new hash in the header.'),
+  keyknoxV1Reset: json(ref('KeyknoxV1'), 'The emptied blob; its new hash in the header.'),
+  keyknoxV2Push: json(ref('KeyknoxV2Entry'), 'The stored entry; its new hash in the header.'),
+  keyknoxV2Pull: json(ref('KeyknoxV2Entry'), 'The entry (empty when absent); its hash.'),
+  keyknoxV2Keys: json({ type: 'array', items: { type: 'string' } }, 'The keys readable.'),
+  keyknoxV2Reset: json(ref('KeyknoxV2Entry'), 'The entry as the reset left it.'),
+  pythiaBrainkey: json(ref('PythiaSeed'), 'The seed (a GT element, base64).'),
+  pythiaPassword: json(ref('PythiaTransform'), 'The transformed password, and its proof.'),
   adminInfo: json(ref('AdminInfo'), 'What the page needs to know about the server.'),
   adminCards: json(ref('CardPage'), 'A page of cards in insertion order.'),
   adminIdentities: json(ref('IdentityPage'), 'A page of identities in order.'),
@@ -99,6 +108,13 @@ const REQUEST_BODY: Partial<Record<RouteName, Schema>> = {
       ],
     }),
   },
+  keyknoxV1Push: { required: true, content: jsonContent(ref('KeyknoxV1Push')) },
+  keyknoxV2Push: { required: true, content: jsonContent(ref('KeyknoxV2Push')) },
+  keyknoxV2Pull: { required: true, content: jsonContent(ref('KeyknoxV2Address')) },
+  keyknoxV2Keys: { required: true, content: jsonContent(ref('KeyknoxV2Address')) },
+  keyknoxV2Reset: { required: true, content: jsonContent(ref('KeyknoxV2Address')) },
+  pythiaBrainkey: { required: true, content: jsonContent(ref('PythiaBrainkeyRequest')) },
+  pythiaPassword: { required: true, content: jsonContent(ref('PythiaPasswordRequest')) },
 };
 
 const query = (name: string, description: string, schema: Schema = { type: 'string' }) => ({
@@ -248,6 +264,7 @@ export function buildOpenApi(profile: WireProfile, routes: readonly RouteSpec[] 
     },
     tags: [
       { name: 'cards', description: 'The Cards API (spec section 4).' },
+      { name: 'e3kit', description: "e3kit's Keyknox v1, Keyknox v2 and Pythia (docs/e3kit.md)." },
       { name: 'admin', description: 'See and manage the registry.' },
       { name: 'page', description: 'The page and this document.' },
       { name: 'log', description: 'The transparency log (C2SP tlog-tiles), public.' },

@@ -27,6 +27,8 @@ export interface RouteGroup<N extends string> {
   readonly handlers: Readonly<Record<N, Handler>>;
   readonly guards?: Readonly<Partial<Record<RouteAuth, Guard>>>;
   readonly schemas?: Readonly<Partial<Record<N, FastifySchema>>>;
+  /** A route's own body limit in bytes, where it is not the app's. */
+  readonly bodyLimits?: Readonly<Partial<Record<N, number>>>;
 }
 
 /** Adds every spelling of each route `group` has a handler for. */
@@ -40,12 +42,16 @@ export function addRoutes<N extends string>(scope: FastifyInstance, group: Route
     if (route.auth !== 'none' && !guard)
       throw new TypeError(`${route.name}: no ${route.auth} guard`);
     const schema = schemas[route.name];
+    const bodyLimit = (group.bodyLimits as Partial<Record<string, number>> | undefined)?.[
+      route.name
+    ];
     for (const url of routePaths(route))
       scope.route({
         method: route.method,
         url,
         config: { routeName: route.name, ...(!corsRoute(route) && { cors: false }) },
         ...(schema && { schema }),
+        ...(bodyLimit !== undefined && { bodyLimit }),
         ...(guard && { onRequest: guard }),
         handler,
       });

@@ -32,3 +32,10 @@ export const DEFAULT_CLOCK_SKEW_SECONDS = 0;
 export const DEFAULT_JOURNAL_SIZE = 1000;
 
 export { isStoreUrl } from '../store/defaults.js';
+/** Pythia password key versions kept (`--pythia-versions`). */
+export const DEFAULT_PYTHIA_VERSIONS = 1;
+/**
+ * Pythia brainkeys per identity (`--pythia-throttle`): a burst of 2, one more every 500 ms, so
+ * e3kit's two brainkeys back to back pass and its one retry 2 s later always does.
+ */
+export const DEFAULT_PYTHIA_THROTTLE = '2/500';

@@ -19,7 +19,10 @@ import { createRegistry, type Registry } from '../registry/registry.js';
 import type { CardStore } from '../store/store.js';
 import { readPrivateKeyFile } from '../io/key-files.js';
 import { adoptDumpSecrets, exportDump, importDumpCards } from './dump.js';
+import { KeyknoxV1 } from '../registry/keyknox-v1.js';
+import { KeyknoxV2 } from '../registry/keyknox-v2.js';
 import { openCardLog, type LogSettings } from './log-setup.js';
+import { startPythia, type PythiaInfo, type PythiaSettings } from './pythia-setup.js';
 import { MEMORY_TARGET, openEngine, type Engine } from './open-engine.js';
 import { isLoopbackHost, loadServerSecrets, type AdminToken } from './server-keys.js';
 import { readTrustedKeys } from './trusted-keys.js';
@@ -72,6 +75,8 @@ export interface ServerOptions {
   readonly exportOnExit?: string;
   /** Fault rules in force from the start (`--faults FILE`). */
   readonly faults?: readonly FaultRule[];
+  /** Pythia's key versions, throttle and threads (default: 1 version, throttled). */
+  readonly pythia?: PythiaSettings;
 }
 
 export interface RunningServer {
@@ -99,6 +104,8 @@ export interface RunningServer {
   readonly acceptAnyToken: boolean;
   /** The transparency log, unless started without one. */
   readonly log: CardLog | undefined;
+  /** Pythia's proof keys, update tokens, threads and throttle (banner, --json), once derived. */
+  readonly pythia: Promise<PythiaInfo>;
   /** Stops accepting, finishes requests in flight, folds the journal in, releases the lock. */
   close(): Promise<void>;
 }
@@ -121,14 +128,21 @@ export async function startServing(
   if (options.serviceKey) readPrivateKeyFile(options.serviceKey);
   if (options.jwtKeys.length > 0) await readTrustedKeys(options.jwtKeys);
   const warn = (message: string): void => logger.warn(message);
+  const pythiaStart = startPythia(options.pythia ?? { versions: 1 }, (err) =>
+    warn(`Pythia worker: ${(err as Error).message}`),
+  );
   const engine = await openEngine(options.memory ? MEMORY_TARGET : options.store, {
     compactBytes: options.compactBytes,
     poolSize: options.poolSize,
     statementTimeoutMs: options.statementTimeoutMs,
     onWarning: warn,
+  }).catch(async (err: unknown) => {
+    await pythiaStart.abandon();
+    throw err;
   });
   let app: FastifyInstance | undefined;
   let log: CardLog | undefined;
+  let pythia: Awaited<ReturnType<typeof pythiaStart.finish>> | undefined;
   try {
     const dumped = options.importDump && (await adoptDumpSecrets(options.importDump, engine));
     const secrets = await loadServerSecrets(
@@ -154,6 +168,7 @@ export async function startServing(
       ...(options.clockSkewSeconds !== undefined && { clockSkewSeconds: options.clockSkewSeconds }),
       ...(options.acceptAnyToken && { acceptAnyToken: true }),
     });
+    pythia = await pythiaStart.finish(engine);
     const timeoutMs = options.requestTimeoutSeconds * 1000;
     const loopbackOpen = isLoopbackHost(options.host) && options.requireAdminToken !== true;
     app = await createApp({
@@ -173,6 +188,11 @@ export async function startServing(
       }),
       ...(cardLog && { log: cardLog }),
       ...(options.faults && { faults: options.faults }),
+      e3kit: {
+        keyknoxV1: new KeyknoxV1(engine.keyknox),
+        keyknoxV2: new KeyknoxV2(engine.keyknox),
+        pythia: quiet(pythia.ready.then((ready) => ready.pythia)),
+      },
       // The headers' time is the HTTP layer's default, at most the whole request's.
       limits: { maxConnections: options.maxConnections, requestTimeoutMs: timeoutMs },
     });
@@ -182,6 +202,7 @@ export async function startServing(
     const address = app.server.address() as AddressInfo;
     const host = address.family === 'IPv6' ? `[${address.address}]` : address.address;
     const server = app;
+    const serverPythia = pythia;
     return {
       url: `http://${host}:${address.port}`,
       app,
@@ -200,8 +221,10 @@ export async function startServing(
         : secrets.tokenKeys,
       acceptAnyToken: options.acceptAnyToken === true,
       log: cardLog,
+      pythia: quiet(serverPythia.ready.then((ready) => ready.info)),
       async close() {
         await server.close();
+        await serverPythia.close().catch((err: Error) => logger.warn(`Pythia: ${err.message}`));
         logger.flush();
         if (options.exportOnExit) {
           const keys = { 'service-key': serviceKey, 'app-key': secrets.appKey, 'log-key': logKey };
@@ -224,10 +247,17 @@ export async function startServing(
     };
   } catch (err) {
     await app?.close().catch(() => undefined);
+    await (pythia ? pythia.close() : pythiaStart.abandon()).catch(() => undefined);
     await log?.close().catch(() => undefined);
     await engine.discard().catch(() => undefined);
     throw err;
   }
+}
+
+/** A promise whose failure is told elsewhere (the warning of startPythia): never unhandled. */
+function quiet<T>(promise: Promise<T>): Promise<T> {
+  promise.catch(() => undefined);
+  return promise;
 }
 
 async function listen(app: FastifyInstance, options: ServerOptions): Promise<void> {

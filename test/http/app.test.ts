@@ -505,7 +505,10 @@ describe('the Error object for every refusal', () => {
     assert.equal(codeOf(readOnly), 'STORE_READ_ONLY');
     assert.doesNotMatch(readOnly.body, /secret/);
     const broken = await harness({
-      auth: { authenticate: () => Promise.reject(new TypeError('secret detail')) },
+      auth: {
+        authenticate: () => Promise.reject(new TypeError('secret detail')),
+        caller: () => Promise.reject(new TypeError('secret detail')),
+      },
     });
     const internal = await broken.call('POST', '/card/v5/actions/search', {
       body: { identity: 'a' },
@@ -607,7 +610,10 @@ describe('CORS and health', () => {
       headers: { origin: 'http://app.test' },
     });
     assert.equal(got.headers['access-control-allow-origin'], '*');
-    assert.equal(got.headers['access-control-expose-headers'], 'X-Service-Is-Superseeded');
+    assert.equal(
+      got.headers['access-control-expose-headers'],
+      'X-Service-Is-Superseeded, Service-Keyknox-Hash',
+    );
   });
 
   test('--no-cors: no CORS headers; OPTIONS is 405', async () => {

@@ -13,6 +13,8 @@ import {
   DEFAULT_MAX_CONNECTIONS,
   DEFAULT_POOL_SIZE,
   DEFAULT_PORT,
+  DEFAULT_PYTHIA_THROTTLE,
+  DEFAULT_PYTHIA_VERSIONS,
   DEFAULT_REQUEST_TIMEOUT_SECONDS,
   DEFAULT_STATEMENT_TIMEOUT_MS,
 } from '../../../server/defaults.js';
@@ -158,6 +160,25 @@ export default declare({
     new Option('--no-admin', 'no admin API, page, /metrics, /openapi.json or /docs').env(
       'CARDS_NO_ADMIN',
     ),
+    new Option(
+      '--pythia-versions <n>',
+      'Pythia password key versions kept (1 to N); the banner prints each proof key PK.<v>.… and each update token UT.<a>.<b>.…',
+    )
+      .env('CARDS_PYTHIA_VERSIONS')
+      .default(DEFAULT_PYTHIA_VERSIONS)
+      .argParser(integer(1, 100)),
+    new Option(
+      '--pythia-throttle <rate>',
+      'Pythia brainkeys per identity: off, or <burst>/<ms> (a burst, then one more every ms); over it: 60007, as the cloud answers',
+    )
+      .env('CARDS_PYTHIA_THROTTLE')
+      .default(DEFAULT_PYTHIA_THROTTLE),
+    new Option(
+      '--pythia-threads <n>',
+      'worker threads computing Pythia pairings (default: one fewer than the CPUs, at least 1)',
+    )
+      .env('CARDS_PYTHIA_THREADS')
+      .argParser(integer(1, 256)),
   ],
   help: `On start it prints "listening on http://HOST:PORT" on a line of its own, the store path with
 its card count, the wire profile, and the service public key (base64 DER SPKI, the form
@@ -168,7 +189,9 @@ Switches from the environment take 1, true or yes (on) and 0, false or no (off).
 
 Routes (each also as /v5/card/… and /card/…): POST /card/v5 (create), GET /card/v5/:id,
 POST /card/v5/actions/search, POST /card/v5/actions/revoke, POST /card/v5/actions/revoke/:id,
-and GET /health (no token). Requests need "Authorization: Service <token>" (Virgil with
+and GET /health (no token); e3kit's Keyknox (GET/PUT /keyknox/v1, POST /keyknox/v1/reset,
+POST /keyknox/v2/push|pull|keys|reset) and Pythia (POST /pythia/v1/brainkey, /pythia/v1/password)
+with the same token (docs/e3kit.md). Requests need "Authorization: Service <token>" (Virgil with
 --compat virgil).
 
 The service key and a local app key are made on first start and kept beside the store

@@ -13,7 +13,7 @@ import type { SeedResult } from '../../seeding.js';
 import { VERSION } from '../../version.js';
 import { seedRegistry } from './seed.js';
 import { serverOptions, type ServeFlags } from './settings.js';
-import { bannerLines, startInfo, writeReadyFile } from './start-info.js';
+import { bannerLines, pythiaLines, startInfo, writeReadyFile } from './start-info.js';
 
 const count = (n: number): string => `${n} card${n === 1 ? '' : 's'}`;
 
@@ -36,10 +36,14 @@ export async function serve(ctx: CommandContext, flags: ServeFlags): Promise<und
   for (const warning of unignoredKeyWarnings(running.createdKeyFiles)) logger.warn(warning);
   const { profile } = options;
   const out = (line: string): unknown => ctx.stdout.write(`${line}\n`);
+  // A script's one line (and the ready file) waits for Pythia's keys; the banner does not.
+  const scripted = flags.json === true || flags.readyFile !== undefined;
+  const pythia = scripted ? await running.pythia : undefined;
   const info = startInfo(running, {
     cards: await running.registry.count(),
     profile,
     version: VERSION,
+    ...(pythia && { pythia }),
     ...(seedFile !== undefined && seeded && { seed: [seedFile, seeded] as [string, SeedResult] }),
   });
   // A second signal more than a second after the first exits at once (the journal keeps every
@@ -70,7 +74,13 @@ export async function serve(ctx: CommandContext, flags: ServeFlags): Promise<und
     throw err;
   }
   if (flags.json) out(JSON.stringify(info));
-  else for (const line of bannerLines(info, profile)) out(line);
+  else {
+    for (const line of bannerLines(info, profile)) out(line);
+    running.pythia.then(
+      (ready) => pythiaLines(ready).forEach(out),
+      () => undefined, // told on stderr by the server
+    );
+  }
   const signal = await stopped;
   stoppedAt = Date.now();
   process.off('SIGINT', first);

@@ -11,6 +11,7 @@ import { parseFaultRules, type FaultRule } from '../../../core/fault-rule.js';
 import { PROFILES, type ProfileName } from '../../../core/profile.js';
 import { isStoreUrl } from '../../../server/defaults.js';
 import { resolveStoreTarget } from '../../../server/open-engine.js';
+import { parseThrottle } from '../../../server/pythia-setup.js';
 import type { ServerOptions } from '../../../server/start.js';
 import type { GlobalFlags } from '../../command.js';
 import type { CommandContext } from '../../context.js';
@@ -57,6 +58,9 @@ export interface ServeFlags extends GlobalFlags {
   adminToken?: string;
   /** commander's `--no-admin`: false when given. */
   admin: boolean;
+  pythiaVersions: number;
+  pythiaThrottle: string;
+  pythiaThreads?: number;
 }
 
 const usage = (message: string): CardsError => new CardsError('USAGE', message);
@@ -133,6 +137,13 @@ function readFaultFile(file: string): FaultRule[] {
   }
 }
 
+function throttleOf(text: string) {
+  const setting = parseThrottle(text);
+  if (setting === undefined)
+    throw usage(`--pythia-throttle: expected off or <burst>/<ms> (e.g. 2/500), got "${text}".`);
+  return setting;
+}
+
 /** The values the server starts with; paths resolved against the working folder. */
 export function serverOptions(
   ctx: CommandContext,
@@ -171,6 +182,11 @@ export function serverOptions(
     ...(flags.import !== undefined && { importDump: resolve(ctx.cwd, flags.import) }),
     ...(flags.exportOnExit !== undefined && { exportOnExit: resolve(ctx.cwd, flags.exportOnExit) }),
     ...(flags.faults !== undefined && { faults: readFaultFile(resolve(ctx.cwd, flags.faults)) }),
+    pythia: {
+      versions: flags.pythiaVersions,
+      throttle: throttleOf(flags.pythiaThrottle),
+      ...(flags.pythiaThreads !== undefined && { threads: flags.pythiaThreads }),
+    },
     ...(flags.log && {
       log: {
         ...(flags.logOrigin !== undefined && { origin: flags.logOrigin }),

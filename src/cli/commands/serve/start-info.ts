@@ -8,6 +8,8 @@ import { rmSync } from 'node:fs';
 import { resolve } from 'node:path';
 import type { WireProfile } from '../../../core/profile.js';
 import { replaceFileSync } from '../../../io/fs-durable.js';
+import { formatThrottle } from '../../../server/pythia-setup.js';
+import type { PythiaInfo } from '../../../server/pythia-setup.js';
 import type { RunningServer } from '../../../server/start.js';
 import type { SeedResult } from '../../seeding.js';
 
@@ -34,11 +36,27 @@ export interface StartInfo {
   seeded: { file: string; created: number; revoked: number; identities: number } | null;
   /** The transparency log: origin, verifier key (C2SP vkey), entries, tiles (null: --no-log). */
   log: { origin: string; vkey: string; size: number; tiles: string } | null;
+  /**
+   * Pythia's proof keys (`PK.<v>.<base64>`), update tokens (`UT.<a>.<b>.<base64>`), threads and
+   * throttle; null in the banner's first lines (printed once derived, pythiaLines).
+   */
+  pythia: {
+    proofKeys: readonly string[];
+    updateTokens: readonly string[];
+    threads: number;
+    throttle: string;
+  } | null;
 }
 
 export function startInfo(
   running: RunningServer,
-  extra: { cards: number; profile: WireProfile; version: string; seed?: [string, SeedResult] },
+  extra: {
+    cards: number;
+    profile: WireProfile;
+    version: string;
+    seed?: [string, SeedResult];
+    pythia?: PythiaInfo;
+  },
 ): StartInfo {
   const { appKey } = running;
   const appKeyFile = running.appKeyFile ?? null;
@@ -80,6 +98,7 @@ export function startInfo(
           tiles: running.log.writer.tiles.location,
         }
       : null,
+    pythia: extra.pythia ? pythiaOf(extra.pythia) : null,
   };
 }
 
@@ -123,6 +142,23 @@ export function bannerLines(info: StartInfo, profile: WireProfile): string[] {
         ]
       : ['log: off (--no-log)']),
     `tokens: ${info.tokens}`,
+  ];
+}
+
+const pythiaOf = (p: PythiaInfo): NonNullable<StartInfo['pythia']> => ({
+  proofKeys: p.proofKeys,
+  updateTokens: p.updateTokens,
+  threads: p.threads,
+  throttle: formatThrottle(p.throttle),
+});
+
+/** The banner's Pythia lines, printed once its threads have derived the keys. */
+export function pythiaLines(pythia: PythiaInfo): string[] {
+  const p = pythiaOf(pythia);
+  return [
+    ...p.proofKeys.map((key) => `pythia proof key: ${key}`),
+    ...p.updateTokens.map((token) => `pythia update token: ${token}`),
+    `pythia: ${p.threads} thread(s), brainkey throttle ${p.throttle} (burst/ms per identity)`,
   ];
 }
 

@@ -1,0 +1,72 @@
+/**
+ * Pythia's rate limit, as the deployed service applies it: a caller asking too often is
+ * refused with 60007 (429), and e3kit retries a brainkey exactly once, 2 s later, on that code.
+ *
+ * A token bucket per (operation, app, identity): `burst` requests at once, one more every
+ * `refillMs` (the server's default, src/server/defaults.ts, lets e3kit's change of password ask
+ * two brainkeys back to back, and always has a token for its retry 2 s later). Checked before the
+ * pool, so a refused request costs no pairing. Buckets live in a bounded LRU, per process: a
+ * fleet of servers on one PostgreSQL throttles per server.
+ */
+import { LRUCache } from 'lru-cache';
+import { CardsError } from '../core/errors.js';
+
+export interface ThrottleSetting {
+  readonly burst: number;
+  readonly refillMs: number;
+}
+
+/** `off`, or `<burst>/<ms>` (`2/500`); undefined for anything else. */
+export function parseThrottle(text: string): ThrottleSetting | 'off' | undefined {
+  if (text === 'off') return 'off';
+  const match = /^(\d{1,6})\/(\d{1,9})$/.exec(text);
+  if (!match) return undefined;
+  const burst = Number(match[1]);
+  const refillMs = Number(match[2]);
+  return burst >= 1 && refillMs >= 1 ? { burst, refillMs } : undefined;
+}
+
+export const formatThrottle = (setting: ThrottleSetting | 'off'): string =>
+  setting === 'off' ? 'off' : `${String(setting.burst)}/${String(setting.refillMs)}`;
+
+interface Bucket {
+  tokens: number;
+  at: number;
+}
+
+export class PythiaThrottle {
+  readonly #setting: ThrottleSetting | 'off';
+  readonly #clock: () => number;
+  readonly #buckets = new LRUCache<string, Bucket>({ max: 100_000 });
+  #refused = 0;
+
+  constructor(setting: ThrottleSetting | 'off', clock: () => number = Date.now) {
+    this.#setting = setting;
+    this.#clock = clock;
+  }
+
+  get setting(): ThrottleSetting | 'off' {
+    return this.#setting;
+  }
+
+  /** Requests refused so far. */
+  get refused(): number {
+    return this.#refused;
+  }
+
+  /** Takes a token for this caller's `op`, or throws PYTHIA_THROTTLED. */
+  take(op: string, app: string, identity: string): void {
+    const setting = this.#setting;
+    if (setting === 'off') return;
+    const key = JSON.stringify([op, app, identity]);
+    const now = this.#clock();
+    const bucket = this.#buckets.get(key) ?? { tokens: setting.burst, at: now };
+    const tokens = Math.min(setting.burst, bucket.tokens + (now - bucket.at) / setting.refillMs);
+    if (tokens < 1) {
+      this.#buckets.set(key, { tokens, at: now });
+      this.#refused++;
+      throw new CardsError('PYTHIA_THROTTLED');
+    }
+    this.#buckets.set(key, { tokens: tokens - 1, at: now });
+  }
+}

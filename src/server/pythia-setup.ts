@@ -1,0 +1,98 @@
+/**
+ * The server's Pythia: the worker pool (src/pythia/pool.ts) that computes every pairing, the
+ * secret its keys derive from, kept by the engine like the server's other keys ("pythia-secret":
+ * 32 random bytes, base64), so a restart, and every server on one PostgreSQL, answer alike, and
+ * the rules over them (src/registry/pythia.ts) with the throttle.
+ *
+ * The pool starts its threads (each loads the WebAssembly, a few hundred ms of CPU) while the
+ * server starts and listens; `close` lets computations in flight finish, then stops the threads.
+ */
+import { randomBytes } from 'node:crypto';
+import { availableParallelism } from 'node:os';
+import { decodeBase64 } from '../core/encoding.js';
+import { CardsError } from '../core/errors.js';
+import { PythiaPool } from '../pythia/pool.js';
+import { Pythia } from '../registry/pythia.js';
+import {
+  parseThrottle,
+  PythiaThrottle,
+  type ThrottleSetting,
+} from '../registry/pythia-throttle.js';
+import { DEFAULT_PYTHIA_THROTTLE } from './defaults.js';
+
+export { formatThrottle, parseThrottle } from '../registry/pythia-throttle.js';
+import type { Engine } from '../store/engine.js';
+
+export interface PythiaSettings {
+  /** Password key versions kept, 1 to N (`--pythia-versions`, default 1). */
+  readonly versions: number;
+  /** Default: a burst of 2, one more every 500 ms, per identity. */
+  readonly throttle?: ThrottleSetting | 'off';
+  /** Worker threads (default: one fewer than the CPUs, at least one). */
+  readonly threads?: number;
+}
+
+export interface PythiaInfo {
+  readonly versions: number;
+  readonly proofKeys: readonly string[];
+  readonly updateTokens: readonly string[];
+  readonly threads: number;
+  readonly throttle: ThrottleSetting | 'off';
+}
+
+export interface ServerPythia {
+  /**
+   * The rules and what the banner prints, once the threads have the WebAssembly and the keys
+   * are derived: a server listens without waiting for it (its card routes do not need it), and
+   * a Pythia request waits for it.
+   */
+  readonly ready: Promise<{ readonly pythia: Pythia; readonly info: PythiaInfo }>;
+  close(): Promise<void>;
+}
+
+export const defaultPythiaThreads = (): number => Math.max(1, availableParallelism() - 1);
+
+/** Starts the pool's threads now; `finish` takes the engine's secret and derives the keys. */
+export function startPythia(settings: PythiaSettings, onError: (err: unknown) => void) {
+  const threads = settings.threads ?? defaultPythiaThreads();
+  const opening = PythiaPool.open({ threads, onError });
+  // Awaited only by a Pythia request or close: a failure must not be an unhandled rejection.
+  opening.catch(() => undefined);
+  const abandon = async (): Promise<void> => {
+    await (await opening.catch(() => undefined))?.close();
+  };
+  return {
+    /** Closes the pool of a start that failed. */
+    abandon,
+    /** Reads (or makes) the kept secret now; derives the keys when the threads are ready. */
+    finish: async (engine: Engine): Promise<ServerPythia> => {
+      const kept = await engine.secrets.keep('pythia-secret', () =>
+        randomBytes(32).toString('base64'),
+      );
+      const secret = decodeBase64(kept.value);
+      if (secret === undefined || secret.byteLength < 32)
+        throw new CardsError(
+          'STORE_CORRUPT',
+          `The Pythia secret (${kept.where}) is not base64 of 32 bytes or more; brainkeys would change. Restore it from a backup.`,
+        );
+      const throttle = new PythiaThrottle(
+        settings.throttle ?? (parseThrottle(DEFAULT_PYTHIA_THROTTLE) as ThrottleSetting),
+      );
+      const ready = opening.then(async (pool) => {
+        const keys = await pool.keys(secret, settings.versions);
+        return {
+          pythia: new Pythia(pool, keys, throttle),
+          info: {
+            versions: settings.versions,
+            proofKeys: keys.proofKeys,
+            updateTokens: keys.updateTokens,
+            threads,
+            throttle: throttle.setting,
+          },
+        };
+      });
+      ready.catch(onError);
+      return { ready, close: abandon };
+    },
+  };
+}
