@@ -1,5 +1,7 @@
-/** The engine contract suite (contract.ts) against the json engine. */
+/** The engine contract suite (contract.ts) and the Keyknox contract against the json engine. */
 import { describeEngineContract } from './contract.js';
 import { ENGINES } from './engines.js';
+import { describeKeyknoxContract } from './keyknox-contract.js';
 
 describeEngineContract(ENGINES.json);
+describeKeyknoxContract(ENGINES.json);

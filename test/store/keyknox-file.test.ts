@@ -1,0 +1,89 @@
+/**
+ * The JSON engine's Keyknox file (src/store/json/keyknox-file.ts): a torn tail (a crash
+ * mid-write) is dropped and told, damage followed by a good line refuses the store untouched,
+ * a file of another format is refused, and a store folded on open keeps one line per record.
+ */
+import assert from 'node:assert/strict';
+import { appendFileSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { after, test } from 'node:test';
+import { utf8 } from '../../src/core/encoding.js';
+import { KeyknoxFile, KEYKNOX_HEADER } from '../../src/store/json/keyknox-file.js';
+import { codeOf } from '../helpers/code-of.js';
+
+const dir = mkdtempSync(join(tmpdir(), 'cards-keyknox-file-'));
+after(() => rmSync(dir, { recursive: true, force: true }));
+let n = 0;
+const fileName = (): string => join(dir, `k${++n}.keyknox`);
+const record = (revision: number) => ({
+  meta: utf8('m'),
+  value: utf8(`v${revision}`),
+  version: revision,
+  hash: `h${revision}`,
+  revision,
+});
+const a = { app: 'app', identity: 'alice' };
+
+async function withTwoWrites(path: string): Promise<void> {
+  const file = await KeyknoxFile.open(path, () => undefined);
+  assert.equal(await file.v1Put(a, record(1), 0), true);
+  assert.equal(await file.v1Put(a, record(2), 1), true);
+  // Not closed: what a crash leaves (a snapshot, then one line per acknowledged write).
+}
+
+test('every acknowledged write is a line on disk before the answer', async () => {
+  const path = fileName();
+  await withTwoWrites(path);
+  const lines = readFileSync(path, 'utf8').trimEnd().split('\n');
+  assert.equal(lines[0], KEYKNOX_HEADER);
+  assert.equal(lines.length, 3);
+  const reopened = await KeyknoxFile.open(path, () => undefined);
+  assert.equal((await reopened.v1Get(a))?.hash, 'h2');
+  await reopened.close();
+  assert.equal(readFileSync(path, 'utf8').trimEnd().split('\n').length, 2, 'folded: one line');
+});
+
+test('a torn last line is dropped and told; the writes before it stay', async () => {
+  const path = fileName();
+  await withTwoWrites(path);
+  appendFileSync(path, '{"keyknox1":{"app":"app","identity":"alice","me');
+  const warnings: string[] = [];
+  const reopened = await KeyknoxFile.open(path, (w) => warnings.push(w));
+  assert.equal((await reopened.v1Get(a))?.hash, 'h2');
+  assert.match(warnings.join('\n'), /torn write.*1 line/);
+  assert.equal(await reopened.v1Put(a, record(3), 2), true, 'writes go on after the cut');
+  await reopened.close();
+  const again = await KeyknoxFile.open(path, () => undefined);
+  assert.equal((await again.v1Get(a))?.hash, 'h3');
+  await again.close();
+});
+
+test('damage followed by a good line is STORE_CORRUPT, the file untouched', async () => {
+  const path = fileName();
+  await withTwoWrites(path);
+  const lines = readFileSync(path, 'utf8').split('\n');
+  lines[1] = '{"keyknox1": not json';
+  writeFileSync(path, lines.join('\n'));
+  const before = readFileSync(path, 'utf8');
+  assert.equal(await codeOf(() => KeyknoxFile.open(path, () => undefined)), 'STORE_CORRUPT');
+  assert.equal(readFileSync(path, 'utf8'), before);
+});
+
+test('a file of another format is refused untouched', async () => {
+  const path = fileName();
+  writeFileSync(path, '{"format":"cards-keyknox","version":99}\n');
+  assert.equal(await codeOf(() => KeyknoxFile.open(path, () => undefined)), 'STORE_CORRUPT');
+  assert.equal(readFileSync(path, 'utf8'), '{"format":"cards-keyknox","version":99}\n');
+});
+
+test('a read of an address with a write queued answers only once the write is on disk', async () => {
+  const path = fileName();
+  const file = await KeyknoxFile.open(path, () => undefined);
+  const write = file.v1Put(a, record(1), 0);
+  const read = file.v1Get(a);
+  assert.equal(await file.v1Put(a, record(1), 0), false, 'the queued write decides the revision');
+  assert.equal((await read)?.hash, 'h1');
+  assert.equal(await write, true);
+  await file.close();
+});
