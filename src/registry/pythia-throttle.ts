@@ -54,10 +54,13 @@ export class PythiaThrottle {
     return this.#refused;
   }
 
-  /** Takes a token for this caller's `op`, or throws PYTHIA_THROTTLED. */
-  take(op: string, app: string, identity: string): void {
+  /**
+   * Takes a token for this caller's `op`, or throws PYTHIA_THROTTLED; returns what gives the
+   * token back (a request refused for its input was not served).
+   */
+  take(op: string, app: string, identity: string): () => void {
     const setting = this.#setting;
-    if (setting === 'off') return;
+    if (setting === 'off') return () => undefined;
     const key = JSON.stringify([op, app, identity]);
     const now = this.#clock();
     const bucket = this.#buckets.get(key) ?? { tokens: setting.burst, at: now };
@@ -68,5 +71,9 @@ export class PythiaThrottle {
       throw new CardsError('PYTHIA_THROTTLED');
     }
     this.#buckets.set(key, { tokens: tokens - 1, at: now });
+    return () => {
+      const bucket = this.#buckets.get(key);
+      if (bucket) bucket.tokens = Math.min(setting.burst, bucket.tokens + 1);
+    };
   }
 }

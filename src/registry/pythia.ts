@@ -98,8 +98,15 @@ export class Pythia {
     if (id !== undefined && id !== null && typeof id !== 'string')
       throw new CardsError('PYTHIA_BRAINKEY_ID_INVALID');
     const tweak = brainkeyTweak(caller.app, caller.identity, typeof id === 'string' ? id : '');
-    this.#throttle.take('brainkey', caller.app, caller.identity);
-    const seed = await this.#compute.brainkey(this.#keys.brainkey, blindedPassword, tweak);
+    const giveBack = this.#throttle.take('brainkey', caller.app, caller.identity);
+    let seed: Uint8Array;
+    try {
+      seed = await this.#compute.brainkey(this.#keys.brainkey, blindedPassword, tweak);
+    } catch (err) {
+      // A point not on the curve, or a full queue: nothing was served.
+      giveBack();
+      throw err;
+    }
     this.#served.brainkey++;
     return { seed: encodeBase64(seed) };
   }

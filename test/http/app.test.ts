@@ -1,7 +1,8 @@
 /**
  * The HTTP app through fastify's inject: every route in its three spellings, every state
  * transition, every error code the server can send (the last test checks none was missed;
- * the connection-level ones are in e2e.test.ts), both wire profiles, CORS.
+ * the connection-level ones are in e2e.test.ts; e3kit's flows end to end in e3kit.test.ts),
+ * both wire profiles, CORS.
  */
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
@@ -21,6 +22,7 @@ import type { MemoryStoreOptions } from '../../src/store/memory/memory-store.js'
 import { openTestStore, testEngine } from '../store/engines.js';
 import { checkContract } from '../helpers/contract.js';
 import { cardFromFields, fieldsFor, makeCard, makeRevocation } from './card-kit.js';
+import { blind, e3kitDeps } from './e3kit-kit.js';
 
 const appKey = generatePrivateKey();
 const ADMIN_TOKEN = 'cards_admin_test-token-0123456789';
@@ -70,6 +72,7 @@ async function harness(
     cors: options.cors ?? true,
     version: 'test',
     admin: { token: ADMIN_TOKEN, loopbackOpen: false, serviceKey: serviceKey.publicKey.toBase64() },
+    e3kit: await e3kitDeps(),
   });
   const token = async (identity: string): Promise<string> =>
     mintToken({ key: appKey, identity, now: Date.now(), ttlSeconds: 600 });
@@ -640,6 +643,278 @@ describe('CORS and health', () => {
   });
 });
 
+describe("e3kit's routes: answers, refusals that change nothing", () => {
+  const HASH = 'service-keyknox-hash';
+  const PREVIOUS = 'Service-Keyknox-Previous-Hash';
+  const b64 = (text: string): string => Buffer.from(text).toString('base64');
+
+  test('Keyknox v1: empty pull, push, conflicts, versions, reset; a refused push stores nothing', async () => {
+    const h = await harness();
+    const empty = await h.call('GET', '/keyknox/v1', { identity: 'kk1' });
+    assert.equal(empty.statusCode, 200);
+    assert.deepEqual(empty.json(), { meta: '', value: '', version: '1.0' });
+    const absentHash = String(empty.headers[HASH]);
+    assert.match(absentHash, /^[A-Za-z0-9+/]+=*$/);
+    for (const [body, code] of [
+      [{ meta: '', value: b64('v') }, 'KEYKNOX_VALUE_INVALID'],
+      [{ meta: b64('m'), value: 'not base64!' }, 'KEYKNOX_VALUE_INVALID'],
+      [[], 'BODY_PARSE'],
+    ] as const) {
+      const refused = await h.call('PUT', '/keyknox/v1', { body, identity: 'kk1' });
+      assert.equal(codeOf(refused), code);
+    }
+    assert.equal(codeOf(await h.call('PUT', '/keyknox/v1', { identity: null })), 'AUTH_MISSING');
+    assert.equal(
+      (await h.call('GET', '/keyknox/v1', { identity: 'kk1' })).headers[HASH],
+      absentHash,
+    );
+    const blob = { meta: b64('meta'), value: b64('value') };
+    const first = await h.call('PUT', '/keyknox/v1', { body: blob, identity: 'kk1' });
+    assert.equal(first.statusCode, 200);
+    assert.deepEqual(first.json(), { ...blob, version: '1.0' });
+    const hash = String(first.headers[HASH]);
+    assert.notEqual(hash, absentHash);
+    assert.equal((await h.call('GET', '/keyknox/v1', { identity: 'kk1' })).headers[HASH], hash);
+    for (const headers of [{}, { [PREVIOUS]: absentHash }, { [PREVIOUS]: 'bm9wZQ==' }] as Record<
+      string,
+      string
+    >[])
+      assert.equal(
+        codeOf(await h.call('PUT', '/keyknox/v1', { body: blob, identity: 'kk1', headers })),
+        'KEYKNOX_CONFLICT',
+      );
+    const second = await h.call('PUT', '/keyknox/v1', {
+      body: { meta: b64('m2'), value: b64('v2') },
+      identity: 'kk1',
+      headers: { [PREVIOUS]: hash },
+    });
+    assert.equal(second.json<{ version: string }>().version, '2.0');
+    // The stock client resets with no body but its HTTP library's form Content-Type.
+    const reset = await h.call('POST', '/keyknox/v1/reset', {
+      identity: 'kk1',
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+    });
+    assert.equal(reset.statusCode, 200);
+    assert.deepEqual(reset.json(), { meta: '', value: '', version: '3.0' });
+    assert.equal(
+      codeOf(
+        await h.call('POST', '/keyknox/v1/reset', {
+          identity: 'kk1',
+          raw: 'a=b',
+          headers: { 'content-type': 'application/x-www-form-urlencoded' },
+        }),
+      ),
+      'UNSUPPORTED_MEDIA_TYPE',
+    );
+    // Another identity sees nothing of kk1's.
+    assert.deepEqual((await h.call('GET', '/keyknox/v1', { identity: 'other' })).json(), {
+      meta: '',
+      value: '',
+      version: '1.0',
+    });
+  });
+
+  test('Keyknox v2: readers, copies, keys, reset; bad addresses and readers refused', async () => {
+    const h = await harness();
+    const at = { root: 'group-sessions', path: 'session', key: '1' };
+    for (const [body, code] of [
+      [
+        { ...at, root: '', identities: [], meta: b64('m'), value: b64('v') },
+        'KEYKNOX_ADDRESS_INVALID',
+      ],
+      [{ ...at, identities: 'bob', meta: b64('m'), value: b64('v') }, 'KEYKNOX_IDENTITIES_INVALID'],
+      [{ ...at, identities: [''], meta: b64('m'), value: b64('v') }, 'KEYKNOX_IDENTITIES_INVALID'],
+      [{ ...at, identities: [], meta: 5, value: b64('v') }, 'KEYKNOX_VALUE_INVALID'],
+      ['text', 'BODY_PARSE'],
+    ] as const)
+      assert.equal(
+        codeOf(await h.call('POST', '/keyknox/v2/push', { body, identity: 'owner' })),
+        code,
+      );
+    assert.deepEqual(
+      (
+        await h.call('POST', '/keyknox/v2/keys', {
+          body: { root: at.root, path: at.path },
+          identity: 'owner',
+        })
+      ).json(),
+      [],
+    );
+    const absent = await h.call('POST', '/keyknox/v2/pull', { body: at, identity: 'owner' });
+    assert.deepEqual(absent.json(), { owner: 'owner', ...at, identities: [], meta: '', value: '' });
+    const pushed = await h.call('POST', '/keyknox/v2/push', {
+      body: { ...at, identities: ['owner', 'bob'], meta: b64('m1'), value: b64('for bob') },
+      identity: 'owner',
+      headers: { [PREVIOUS]: String(absent.headers[HASH]) },
+    });
+    assert.equal(pushed.statusCode, 200);
+    assert.equal(
+      codeOf(
+        await h.call('POST', '/keyknox/v2/push', {
+          body: { ...at, identities: ['carol'], meta: b64('m2'), value: b64('x') },
+          identity: 'owner',
+        }),
+      ),
+      'KEYKNOX_CONFLICT',
+    );
+    const added = await h.call('POST', '/keyknox/v2/push', {
+      body: { ...at, identities: ['carol'], meta: b64('m2'), value: b64('for carol') },
+      identity: 'owner',
+      headers: { [PREVIOUS]: String(pushed.headers[HASH]) },
+    });
+    assert.deepEqual(added.json<{ identities: string[] }>().identities, ['owner', 'bob', 'carol']);
+    const pullAs = async (identity: string) =>
+      (
+        await h.call('POST', '/keyknox/v2/pull', { body: { ...at, identity: 'owner' }, identity })
+      ).json<{
+        value: string;
+      }>().value;
+    assert.equal(await pullAs('bob'), b64('for bob'), 'bob keeps the copy pushed when named');
+    assert.equal(await pullAs('carol'), b64('for carol'));
+    assert.equal(await pullAs('mallory'), '', 'not a reader: as absent');
+    assert.deepEqual(
+      (
+        await h.call('POST', '/keyknox/v2/keys', {
+          body: { ...at, key: undefined, identity: 'owner' },
+          identity: 'mallory',
+        })
+      ).json(),
+      [],
+    );
+    assert.equal(
+      codeOf(await h.call('POST', '/keyknox/v2/keys', { body: { path: 'p' }, identity: 'owner' })),
+      'KEYKNOX_ADDRESS_INVALID',
+    );
+    await h.call('POST', '/keyknox/v2/reset', {
+      body: { ...at, identity: 'bob' },
+      identity: 'owner',
+    });
+    assert.equal(await pullAs('bob'), '', 'a removed reader reads nothing');
+    assert.deepEqual(
+      (
+        await h.call('POST', '/keyknox/v2/keys', {
+          body: { root: at.root, path: at.path, identity: 'owner' },
+          identity: 'carol',
+        })
+      ).json(),
+      ['1'],
+    );
+    assert.equal(
+      (
+        await h.call('POST', '/keyknox/v2/reset', {
+          body: { root: at.root, path: at.path },
+          identity: 'owner',
+        })
+      ).statusCode,
+      200,
+    );
+    assert.equal(await pullAs('carol'), '', 'deleted');
+  });
+
+  test('Pythia: brainkeys repeat for one password, throttled past the burst; bad input refused', async () => {
+    const h = await harness();
+    const { blinded, deblind } = await blind('password');
+    for (const [url, body, code] of [
+      ['/pythia/v1/brainkey', { blinded_password: 'abc' }, 'PYTHIA_PASSWORD_INVALID'],
+      ['/pythia/v1/brainkey', { blinded_password: b64('x'.repeat(49)) }, 'PYTHIA_PASSWORD_INVALID'],
+      [
+        '/pythia/v1/brainkey',
+        { blinded_password: blinded, brainkey_id: 5 },
+        'PYTHIA_BRAINKEY_ID_INVALID',
+      ],
+      ['/pythia/v1/password', { blinded_password: blinded, user_id: '!!' }, 'PYTHIA_SALT_INVALID'],
+      [
+        '/pythia/v1/password',
+        { blinded_password: blinded, user_id: b64('s'), version: 3 },
+        'PYTHIA_VERSION_UNKNOWN',
+      ],
+      [
+        '/pythia/v1/password',
+        { blinded_password: blinded, user_id: b64('s'), include_proof: 'yes' },
+        'BODY_PARSE',
+      ],
+    ] as const)
+      assert.equal(
+        codeOf(await h.call('POST', url, { body, identity: 'py' })),
+        code,
+        JSON.stringify(body),
+      );
+    const seed = async () => {
+      const r = await h.call('POST', '/pythia/v1/brainkey', {
+        body: { blinded_password: blinded },
+        identity: 'py',
+      });
+      assert.equal(r.statusCode, 200);
+      return deblind(r.json<{ seed: string }>().seed);
+    };
+    assert.equal(await seed(), await seed(), 'a deterministic seed for one password');
+    const throttled = await h.call('POST', '/pythia/v1/brainkey', {
+      body: { blinded_password: blinded },
+      identity: 'py',
+    });
+    assert.equal(codeOf(throttled), 'PYTHIA_THROTTLED');
+    assert.equal(throttled.statusCode, 429);
+    const other = await h.call('POST', '/pythia/v1/brainkey', {
+      body: { blinded_password: blinded },
+      identity: 'py2',
+    });
+    assert.equal(other.statusCode, 200, 'per identity');
+    const proved = await h.call('POST', '/pythia/v1/password', {
+      body: { blinded_password: blinded, user_id: b64('salt'), version: 1, include_proof: true },
+      identity: 'py',
+    });
+    const answer = proved.json<{
+      transformed_password: string;
+      proof: { value_c: string; value_u: string };
+    }>();
+    assert.equal(Buffer.from(answer.transformed_password, 'base64').byteLength, 384);
+    assert.ok(answer.proof.value_c && answer.proof.value_u);
+  });
+
+  test('body limits: Keyknox 1 MiB, Pythia 4 KiB, each named in its refusal', async () => {
+    const h = await harness();
+    const big = await h.call('POST', '/pythia/v1/brainkey', {
+      raw: JSON.stringify({ blinded_password: 'a'.repeat(5000) }),
+    });
+    assert.equal(codeOf(big), 'BODY_TOO_LARGE');
+    assert.match(big.json<{ message: string }>().message, /4 KiB/);
+    const value = 'A'.repeat(300 * 1024);
+    const fits = await h.call('PUT', '/keyknox/v1', {
+      body: { meta: b64('m'), value },
+      identity: 'big',
+    });
+    assert.equal(fits.statusCode, 200, 'a 300 KB blob (a group of 100) fits');
+    const huge = await h.call('PUT', '/keyknox/v1', {
+      body: { meta: b64('m'), value: 'A'.repeat(1100 * 1024) },
+      identity: 'big2',
+    });
+    assert.equal(codeOf(huge), 'BODY_TOO_LARGE');
+    assert.match(huge.json<{ message: string }>().message, /1 MiB/);
+    assert.equal(
+      (await h.call('GET', '/keyknox/v1', { identity: 'big2' })).json<{ value: string }>().value,
+      '',
+    );
+  });
+
+  test('CORS: a browser may PUT with the previous hash and read the hash', async () => {
+    const h = await harness();
+    const preflight = await h.app.inject({
+      method: 'OPTIONS',
+      url: '/keyknox/v1',
+      headers: {
+        origin: 'http://app.test',
+        'access-control-request-method': 'PUT',
+        'access-control-request-headers': `authorization,content-type,${PREVIOUS.toLowerCase()}`,
+      },
+    });
+    assert.equal(preflight.statusCode, 204);
+    assert.match(String(preflight.headers['access-control-allow-methods']), /PUT/);
+    assert.match(String(preflight.headers['access-control-allow-headers']), new RegExp(PREVIOUS));
+    const pulled = await h.call('GET', '/keyknox/v1', { headers: { origin: 'http://app.test' } });
+    assert.match(String(pulled.headers['access-control-expose-headers']), /Service-Keyknox-Hash/);
+  });
+});
+
 test('fuzz: arbitrary methods, paths, headers and bodies never get a 5xx', async () => {
   const h = await harness();
   const token = await h.token('alice');
@@ -707,11 +982,8 @@ test('every code the server can send was reached (the connection-level ones in e
     [10101, 10102, 20320, 20321, 20322, 30100, 30101, 30102, 30103, 30104].includes(
       WIRE_ERRORS[code].wire,
     );
-  // Keyknox (50xxx) and Pythia (60xxx) codes belong to routes this app does not serve.
-  const e3kit = (code: WireCode): boolean =>
-    WIRE_ERRORS[code].wire >= 50000 && WIRE_ERRORS[code].wire < 70000;
   const missed = serverCodes.filter(
-    (code) => !seen.has(code) && !connectionLevel.has(code) && !admin(code) && !e3kit(code),
+    (code) => !seen.has(code) && !connectionLevel.has(code) && !admin(code),
   );
   assert.deepEqual(missed, []);
 });
