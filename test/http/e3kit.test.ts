@@ -1,0 +1,169 @@
+/**
+ * e3kit's backend end to end: `cards serve --compat virgil` on a real port (helpers/server.ts),
+ * stock VEDS512 tokens, the store of CARDS_TEST_ENGINE (JSON by default; e3kit-postgres.test.ts
+ * runs this file on PostgreSQL). An acknowledged Keyknox push survives kill -9 and a restart,
+ * and a brainkey is the same after a restart (the engine keeps the Pythia secret); data is
+ * scoped by the token's app; the banner's proof keys are the ones /_cards/info gives.
+ */
+import assert from 'node:assert/strict';
+import { after, describe, test } from 'node:test';
+import { freshStoreUrl } from '../helpers/postgres.js';
+import { removeTempDirs, startServer, type TestServer } from '../helpers/server.js';
+import { blind } from './e3kit-kit.js';
+
+after(removeTempDirs);
+
+const APP = 'e3kit-test-app';
+const b64 = (text: string): string => Buffer.from(text).toString('base64');
+
+async function call(
+  server: TestServer,
+  method: string,
+  path: string,
+  identity: string,
+  options: { body?: unknown; headers?: Record<string, string>; app?: string } = {},
+): Promise<{ status: number; body: any; hash: string | null }> {
+  const token = await server.token(identity, { format: 'stock', appId: options.app ?? APP });
+  const response = await fetch(`${server.url}${path}`, {
+    method,
+    headers: {
+      authorization: `Virgil ${token}`,
+      ...(options.body !== undefined && { 'content-type': 'application/json' }),
+      ...options.headers,
+    },
+    ...(options.body !== undefined && { body: JSON.stringify(options.body) }),
+  });
+  return {
+    status: response.status,
+    body: await response.json(),
+    hash: response.headers.get('virgil-keyknox-hash'),
+  };
+}
+
+const start = (dir?: string) =>
+  startServer({ ...(dir && { dir }), args: ['--compat', 'virgil', '--quiet', '--no-log'] });
+
+describe(`e3kit's backend over HTTP (${process.env.CARDS_TEST_ENGINE ?? 'json'})`, () => {
+  test('a pushed backup survives kill -9 and restarts; a brainkey is the same after one', async (t) => {
+    const server = await start();
+    t.after(() => server.dispose());
+    const { blinded, deblind } = await blind('correct horse');
+    const brainkey = async (s: TestServer) => {
+      const r = await call(s, 'POST', '/pythia/v1/brainkey', 'alice', {
+        body: { blinded_password: blinded, brainkey_id: 'backup' },
+      });
+      assert.equal(r.status, 200, JSON.stringify(r.body));
+      return deblind(r.body.seed);
+    };
+    const seed = await brainkey(server);
+    const pulled = await call(server, 'GET', '/keyknox/v1', 'alice');
+    const pushed = await call(server, 'PUT', '/keyknox/v1', 'alice', {
+      body: { meta: b64('meta'), value: b64('encrypted key') },
+      headers: { 'virgil-keyknox-previous-hash': String(pulled.hash) },
+    });
+    assert.equal(pushed.status, 200);
+    const v2 = await call(server, 'POST', '/keyknox/v2/push', 'alice', {
+      body: {
+        root: 'e3kit',
+        path: 'backup',
+        key: 'laptop',
+        identities: ['alice'],
+        meta: b64('m'),
+        value: b64('v'),
+      },
+    });
+    assert.equal(v2.status, 200);
+    await server.kill(); // no clean-up: only what was acknowledged is on disk
+    const again = await start(server.dir);
+    t.after(() => again.dispose());
+    const restored = await call(again, 'GET', '/keyknox/v1', 'alice');
+    assert.deepEqual(restored.body, {
+      meta: b64('meta'),
+      value: b64('encrypted key'),
+      version: '1.0',
+    });
+    assert.equal(restored.hash, pushed.hash, 'the hash the client holds still names it');
+    const entry = await call(again, 'POST', '/keyknox/v2/pull', 'alice', {
+      body: { root: 'e3kit', path: 'backup', key: 'laptop' },
+    });
+    assert.equal(entry.body.value, b64('v'));
+    assert.equal(await brainkey(again), seed, 'the kept Pythia secret gives the same brainkey');
+    const changed = await call(again, 'PUT', '/keyknox/v1', 'alice', {
+      body: { meta: b64('m2'), value: b64('v2') },
+      headers: { 'virgil-keyknox-previous-hash': String(restored.hash) },
+    });
+    assert.equal(changed.body.version, '2.0');
+    assert.equal((await again.stop()).code, 0);
+    const third = await start(server.dir);
+    t.after(() => third.dispose());
+    assert.equal((await call(third, 'GET', '/keyknox/v1', 'alice')).body.version, '2.0');
+  });
+
+  test("data is scoped by the token's app; the banner's proof keys are /_cards/info's", async (t) => {
+    const server = await start();
+    t.after(() => server.dispose());
+    await call(server, 'PUT', '/keyknox/v1', 'bob', { body: { meta: b64('m'), value: b64('v') } });
+    const otherApp = await call(server, 'GET', '/keyknox/v1', 'bob', { app: 'another-app' });
+    assert.equal(otherApp.body.value, '', 'another app sees nothing of this one');
+    const own = await call(server, 'GET', '/keyknox/v1', 'bob');
+    assert.equal(own.body.value, b64('v'));
+    // The banner prints the Pythia lines once the threads have derived the keys.
+    for (let i = 0; i < 200 && !/pythia proof key/.test(server.stdout()); i++)
+      await new Promise((resolve) => setTimeout(resolve, 50));
+    const printed = [...server.stdout().matchAll(/pythia proof key: (PK\.\d+\.\S+)/g)].map(
+      (m) => m[1],
+    );
+    const info = (await (await fetch(`${server.url}/_cards/info`)).json()) as {
+      pythia: { proof_keys: string[] };
+    };
+    assert.deepEqual(info.pythia.proof_keys, printed);
+    assert.equal(printed.length, 1);
+    assert.match(printed[0]!, /^PK\.1\.[A-Za-z0-9+/]{66}==$/);
+  });
+
+  if (process.env.CARDS_TEST_ENGINE === 'postgres')
+    test('two servers on one database: of two pushes from one hash exactly one wins', async (t) => {
+      const store = await freshStoreUrl();
+      const args = ['--compat', 'virgil', '--quiet', '--no-log'];
+      const one = await startServer({ store, args });
+      t.after(() => one.dispose());
+      const two = await startServer({ store, args });
+      t.after(() => two.dispose());
+      for (let round = 0; round < 5; round++) {
+        const identity = `racer-${round}`;
+        const pulled = await call(one, 'GET', '/keyknox/v1', identity);
+        const push = (s: TestServer, n: number) =>
+          call(s, 'PUT', '/keyknox/v1', identity, {
+            body: { meta: b64('m'), value: b64(`from ${n}`) },
+            headers: { 'virgil-keyknox-previous-hash': String(pulled.hash) },
+          });
+        const results = await Promise.all([push(one, 1), push(two, 2), push(one, 3), push(two, 4)]);
+        const won = results.filter((r) => r.status === 200);
+        assert.equal(won.length, 1, JSON.stringify(results.map((r) => r.body)));
+        for (const lost of results.filter((r) => r.status !== 200)) {
+          assert.equal(lost.status, 409);
+          assert.equal(lost.body.code, 50010);
+        }
+        const seen = [
+          await call(one, 'GET', '/keyknox/v1', identity),
+          await call(two, 'GET', '/keyknox/v1', identity),
+        ];
+        for (const s of seen) {
+          assert.equal(s.hash, won[0]!.hash);
+          assert.equal(s.body.value, won[0]!.body.value);
+        }
+      }
+      // One Pythia secret in the database: both servers serve the same proof keys.
+      const infos = await Promise.all(
+        [one, two].map(
+          async (s) =>
+            (
+              (await (await fetch(`${s.url}/_cards/info`)).json()) as {
+                pythia: { proof_keys: string[] };
+              }
+            ).pythia.proof_keys,
+        ),
+      );
+      assert.deepEqual(infos[0], infos[1]);
+    });
+});
