@@ -16,13 +16,16 @@ after(removeTempDirs);
 const APP = 'e3kit-test-app';
 const b64 = (text: string): string => Buffer.from(text).toString('base64');
 
+/** The fields these tests read of an answer. */
+type Body = Partial<Record<'seed' | 'version' | 'value' | 'meta', string>> & { code?: number };
+
 async function call(
   server: TestServer,
   method: string,
   path: string,
   identity: string,
   options: { body?: unknown; headers?: Record<string, string>; app?: string } = {},
-): Promise<{ status: number; body: any; hash: string | null }> {
+): Promise<{ status: number; body: Body; hash: string | null }> {
   const token = await server.token(identity, { format: 'stock', appId: options.app ?? APP });
   const response = await fetch(`${server.url}${path}`, {
     method,
@@ -35,7 +38,7 @@ async function call(
   });
   return {
     status: response.status,
-    body: await response.json(),
+    body: (await response.json()) as Body,
     hash: response.headers.get('virgil-keyknox-hash'),
   };
 }
@@ -53,7 +56,7 @@ describe(`e3kit's backend over HTTP (${process.env.CARDS_TEST_ENGINE ?? 'json'})
         body: { blinded_password: blinded, brainkey_id: 'backup' },
       });
       assert.equal(r.status, 200, JSON.stringify(r.body));
-      return deblind(r.body.seed);
+      return deblind(r.body.seed!);
     };
     const seed = await brainkey(server);
     const pulled = await call(server, 'GET', '/keyknox/v1', 'alice');
