@@ -56,6 +56,8 @@ export interface AppOptions {
   readonly log?: CardLog;
   /** Fault rules in force from the start (`cards serve --faults FILE`); more by the admin API. */
   readonly faults?: readonly FaultRule[];
+  /** The engine's Keyknox entries (src/store/keyknox.ts), emptied with the cards by the reset. */
+  readonly keyknox?: { reset(): Promise<void> };
   /** Keyknox v1 and v2 and Pythia (e3kit-routes.ts); absent: not served. */
   readonly e3kit?: Omit<E3kitRoutesDeps, 'profile' | 'auth'>;
 }
@@ -188,7 +190,7 @@ function adminDeps(
   const metrics = new Metrics();
   options.registry.observeWrites((ms) => metrics.storeWrite(ms));
   return {
-    admin: new Admin(options.registry.store, options.log),
+    admin: new Admin(options.registry.store, options.log, options.keyknox),
     registry: options.registry,
     guard: createAdminGuard({
       token: admin.token,

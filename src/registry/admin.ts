@@ -9,6 +9,7 @@ import type { CardState } from '../core/chain.js';
 import { isPortableText } from '../core/encoding.js';
 import { CardsError, isCardsError } from '../core/errors.js';
 import { readStoredCard, serializeCard } from '../store/record.js';
+import type { KeyknoxStore } from '../store/keyknox.js';
 import type { CardEntry, CardStore, IdentitySummary, StoredCard } from '../store/store.js';
 import { cardDefect } from './card-defect.js';
 import type { CardLog } from './card-log.js';
@@ -88,6 +89,7 @@ function createdAt(contentSnapshot: string): number | null {
 export class Admin {
   readonly #store: CardStore;
   readonly #log: CardLog | undefined;
+  readonly #keyknox: Pick<KeyknoxStore, 'reset'> | undefined;
   /**
    * History JSON by identity, UTF-8 encoded once (an answer is then sent as it is), each with
    * the store's revision it was made from.
@@ -98,10 +100,14 @@ export class Admin {
     sizeCalculation: (kept) => Math.max(1, kept.json.byteLength),
   });
 
-  /** `log`: the registry's transparency log, begun anew on reset (never rewound). */
-  constructor(store: CardStore, log?: CardLog) {
+  /**
+   * `log`: the registry's transparency log, begun anew on reset (never rewound); `keyknox`:
+   * e3kit's Keyknox entries, emptied with the cards on reset.
+   */
+  constructor(store: CardStore, log?: CardLog, keyknox?: Pick<KeyknoxStore, 'reset'>) {
     this.#store = store;
     this.#log = log;
+    this.#keyknox = keyknox;
   }
 
   async cards(cursor: number | undefined, limit: number): Promise<Page<CardRow>> {
@@ -277,6 +283,7 @@ export class Admin {
     const store = this.#store;
     if (this.#log) await this.#log.reset(() => store.reset());
     else await store.reset();
+    await this.#keyknox?.reset();
   }
 }
 

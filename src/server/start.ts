@@ -188,6 +188,7 @@ export async function startServing(
       }),
       ...(cardLog && { log: cardLog }),
       ...(options.faults && { faults: options.faults }),
+      keyknox: engine.keyknox,
       e3kit: {
         keyknoxV1: new KeyknoxV1(engine.keyknox),
         keyknoxV2: new KeyknoxV2(engine.keyknox),

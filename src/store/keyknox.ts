@@ -85,4 +85,6 @@ export interface KeyknoxStore {
   v2Delete(address: KeyknoxV2Address, expected: number): Promise<boolean>;
   /** Summaries of the matching entries, ordered by root, path, then key (code units). */
   v2List(filter: KeyknoxV2Filter): Promise<KeyknoxV2Summary[]>;
+  /** Empties every blob and entry (`cards reset`), durably. */
+  reset(): Promise<void>;
 }

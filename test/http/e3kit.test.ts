@@ -121,6 +121,14 @@ describe(`e3kit's backend over HTTP (${process.env.CARDS_TEST_ENGINE ?? 'json'})
     };
     assert.deepEqual(info.pythia.proof_keys, printed);
     assert.equal(printed.length, 1);
+    // cards reset (the admin reset) empties Keyknox with the cards.
+    const reset = await fetch(`${server.url}/_cards/reset`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: '{"confirm":"reset"}',
+    });
+    assert.equal(reset.status, 200);
+    assert.equal((await call(server, 'GET', '/keyknox/v1', 'bob')).body.value, '');
     assert.match(printed[0]!, /^PK\.1\.[A-Za-z0-9+/]{66}==$/);
   });
 

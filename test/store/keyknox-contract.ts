@@ -138,6 +138,26 @@ export function describeKeyknoxContract(factory: EngineFactory): void {
       assert.equal(after?.hash, hash);
     });
 
+    test('reset empties every blob and entry, durably; writes go on after it', async () => {
+      const { engine, place } = await fresh();
+      const a = { app: 'app', identity: 'alice' };
+      const record = { meta: utf8('m'), value: utf8('v'), version: 1, hash: 'h', revision: 1 };
+      assert.equal(await engine.keyknox.v1Put(a, record, 0), true);
+      assert.equal(await engine.keyknox.v2Put(entry('k', 1), 0), true);
+      await engine.keyknox.reset();
+      assert.equal(await engine.keyknox.v1Get(a), undefined);
+      assert.deepEqual(await engine.keyknox.v2List({ app: 'app', owner: 'alice' }), []);
+      assert.equal(await engine.keyknox.v1Put(a, record, 0), true, 'a first write again');
+      await engine.close();
+      const again = await factory.open(place);
+      try {
+        if (factory.durable) assert.equal((await again.keyknox.v1Get(a))?.revision, 1);
+        assert.equal(await again.keyknox.v2Get(entry('k', 1).address), undefined);
+      } finally {
+        await again.close();
+      }
+    });
+
     test('bytes kept exactly, and kept across close and reopen on a durable engine', async () => {
       const { engine, place } = await fresh();
       const every = new Uint8Array(256).map((_, i) => i);

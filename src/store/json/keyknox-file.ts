@@ -164,16 +164,10 @@ export class KeyknoxFile implements KeyknoxStore {
     return this.#held.counts;
   }
 
-  /** Every record held (`cards export`). */
-  lines(): Iterable<KeyknoxLine> {
-    return this.#held.lines();
-  }
-
-  /** Stores records whole (`cards import`, `cards reset` with none), durably. */
-  replace(lines: Iterable<KeyknoxLine>, append: boolean): Promise<void> {
+  /** Empties the file: a snapshot of nothing, written atomically. */
+  reset(): Promise<void> {
     return this.#alone(async () => {
-      if (!append) this.#held.clear();
-      for (const line of lines) this.#held.apply(line);
+      await this.#held.reset();
       await this.#snapshot();
     });
   }

@@ -105,9 +105,9 @@ export class MemoryKeyknoxStore implements KeyknoxStore {
     return { v1: this.#v1.size, v2: this.#v2.size };
   }
 
-  /** Forgets everything (`cards reset`). */
-  clear(): void {
+  reset(): Promise<void> {
     this.#v1.clear();
     this.#v2.clear();
+    return Promise.resolve();
   }
 }

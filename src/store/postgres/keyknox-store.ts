@@ -154,6 +154,14 @@ export class PostgresKeyknoxStore implements KeyknoxStore {
     }));
   }
 
+  async reset(): Promise<void> {
+    try {
+      await this.#db.query('TRUNCATE cards_keyknox_v1, cards_keyknox_v2');
+    } catch (err) {
+      throw unavailable(err);
+    }
+  }
+
   /** Runs one conditional write: whether it changed a row. */
   async #landed(text: string, values: unknown[]): Promise<boolean> {
     try {
