@@ -1,7 +1,11 @@
 // @virgilsecurity/e3kit-node 2 (the vendor's end-to-end encryption kit, which bundles its own
 // virgil-sdk) against `cards serve --compat virgil`: register, findUsers, rotatePrivateKey,
-// unregister (issue 5, "Proof": the e3kit-node bullet). On Node 20 e3kit-node loads only
-// without the built-in fetch: `npm test` runs this under `node --no-experimental-fetch`.
+// unregister; and the flows that need Keyknox and Pythia besides the cards: private-key backup
+// with a password (Pythia brainkey + Keyknox v1), restore on a new device, wrong password,
+// change of password, reset, and a group chat (tickets in Keyknox v2). The server runs with its
+// default brainkey throttle, as the cloud does: e3kit's own retry after 60007 is part of what
+// is checked. On Node 20 e3kit-node loads only without the built-in fetch: `npm test` runs this
+// under `node --no-experimental-fetch`.
 import assert from 'node:assert/strict';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -127,5 +131,95 @@ describe('e3kit-node against cards serve --compat virgil', () => {
     assert.equal((await cardManager(bob).getCard(head.id)).isOutdated, true);
     // bob is untouched
     assert.equal((await aliceE3.findUsers(bob)).identity, bob);
+  });
+});
+
+describe('e3kit-node: private-key backup with a password', () => {
+  const alice = uniqueIdentity('alice');
+  const bob = uniqueIdentity('bob');
+  let first;
+  let bobE3;
+
+  test('backup, then restore on a new device: the same key decrypts', async () => {
+    first = await device(alice);
+    await first.register();
+    bobE3 = await device(bob);
+    await bobE3.register();
+    await first.backupPrivateKey('pa$$word one');
+    const encrypted = await bobE3.authEncrypt('for alice', await bobE3.findUsers(alice));
+
+    const second = await device(alice);
+    await second.restorePrivateKey('pa$$word one');
+    assert.equal(await second.hasLocalPrivateKey(), true);
+    assert.equal(await second.authDecrypt(encrypted, await second.findUsers(bob)), 'for alice');
+  });
+
+  test('a second backup is refused; a wrong password restores nothing', async () => {
+    const again = await rejection(first.backupPrivateKey('pa$$word one'));
+    assert.ok(again, 'a backup exists already');
+    const third = await device(alice);
+    const err = await rejection(third.restorePrivateKey('wrong password'));
+    assert.equal(err.name, 'WrongKeyknoxPasswordError', String(err));
+    assert.equal(await third.hasLocalPrivateKey(), false);
+  });
+
+  test('changePassword: the new one restores, the old one no longer does', async () => {
+    await first.changePassword('pa$$word one', 'pa$$word two');
+    const fourth = await device(alice);
+    const old = await rejection(fourth.restorePrivateKey('pa$$word one'));
+    assert.equal(old.name, 'WrongKeyknoxPasswordError', String(old));
+    await fourth.restorePrivateKey('pa$$word two');
+    assert.equal(await fourth.hasLocalPrivateKey(), true);
+  });
+
+  test('resetPrivateKeyBackup: nothing left to restore', async () => {
+    await first.resetPrivateKeyBackup();
+    const fifth = await device(alice);
+    const err = await rejection(fifth.restorePrivateKey('pa$$word two'));
+    assert.equal(err.name, 'PrivateKeyNoBackupError', String(err));
+    // A new backup after the reset is accepted.
+    await first.backupPrivateKey('pa$$word three');
+    await fifth.restorePrivateKey('pa$$word three');
+    assert.equal(await fifth.hasLocalPrivateKey(), true);
+  });
+});
+
+describe('e3kit-node: a group chat (tickets in Keyknox v2)', () => {
+  const [alice, bob, carol] = ['alice', 'bob', 'carol'].map(uniqueIdentity);
+  const e3 = {};
+  const groupId = `group-${uniqueIdentity('g')}`;
+
+  test('create, load, add, update, remove, delete', async () => {
+    for (const identity of [alice, bob, carol]) {
+      e3[identity] = await device(identity);
+      await e3[identity].register();
+    }
+    const cards = await e3[alice].findUsers([bob]);
+    const group = await e3[alice].createGroup(groupId, cards);
+    const dup = await rejection(e3[alice].createGroup(groupId, cards));
+    assert.ok(dup, 'a second group with one id is refused');
+    const aliceCard = await e3[bob].findUsers(alice);
+    const bobGroup = await e3[bob].loadGroup(groupId, aliceCard);
+    const message = await group.encrypt('hello group');
+    assert.equal(await bobGroup.decrypt(message, aliceCard), 'hello group');
+
+    await group.add(await e3[alice].findUsers(carol));
+    const carolGroup = await e3[carol].loadGroup(groupId, await e3[carol].findUsers(alice));
+    await bobGroup.update();
+    const second = await group.encrypt('with carol');
+    assert.equal(await carolGroup.decrypt(second, aliceCard), 'with carol');
+    assert.equal(await bobGroup.decrypt(second, aliceCard), 'with carol');
+    assert.deepEqual([...bobGroup.participants].sort(), [alice, bob, carol].sort());
+
+    await group.remove(await e3[alice].findUsers(bob));
+    const removed = await rejection(bobGroup.update());
+    assert.ok(removed, 'a removed participant cannot update the group');
+    const third = await group.encrypt('without bob');
+    await carolGroup.update();
+    assert.equal(await carolGroup.decrypt(third, aliceCard), 'without bob');
+
+    await e3[alice].deleteGroup(groupId);
+    const gone = await rejection(e3[carol].loadGroup(groupId, await e3[carol].findUsers(alice)));
+    assert.ok(gone, 'a deleted group cannot be loaded');
   });
 });
