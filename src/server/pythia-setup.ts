@@ -4,8 +4,8 @@
  * 32 random bytes, base64), so a restart, and every server on one PostgreSQL, answer alike, and
  * the rules over them (src/registry/pythia.ts) with the throttle.
  *
- * The pool starts its threads (each loads the WebAssembly, a few hundred ms of CPU) while the
- * server starts and listens; `close` lets computations in flight finish, then stops the threads.
+ * The pool starts its threads (each loads the WebAssembly, a few hundred ms of CPU) once the
+ * server listens; `close` lets computations in flight finish, then stops the threads.
  */
 import { randomBytes } from 'node:crypto';
 import { availableParallelism } from 'node:os';
@@ -52,17 +52,26 @@ export interface ServerPythia {
 
 export const defaultPythiaThreads = (): number => Math.max(1, availableParallelism() - 1);
 
-/** Starts the pool's threads now; `finish` takes the engine's secret and derives the keys. */
+/**
+ * Pythia for a starting server: `finish` takes the engine's secret, `begin` starts the pool's
+ * threads (once the server listens: loading the WebAssembly does not delay it) and derives the
+ * keys when they are ready.
+ */
 export function startPythia(settings: PythiaSettings, onError: (err: unknown) => void) {
   const threads = settings.threads ?? defaultPythiaThreads();
-  const opening = PythiaPool.open({ threads, onError });
+  let opening: Promise<PythiaPool> | undefined;
+  let begin!: () => void;
+  const begun = new Promise<void>((resolve) => (begin = resolve));
+  const pool = begun.then(() => (opening = PythiaPool.open({ threads, onError })));
   // Awaited only by a Pythia request or close: a failure must not be an unhandled rejection.
-  opening.catch(() => undefined);
+  pool.catch(() => undefined);
   const abandon = async (): Promise<void> => {
-    await (await opening.catch(() => undefined))?.close();
+    await (await opening?.catch(() => undefined))?.close();
   };
   return {
-    /** Closes the pool of a start that failed. */
+    /** Starts the threads (idempotent). */
+    begin: () => begin(),
+    /** Closes the pool of a start that failed, or of a server that stops. */
     abandon,
     /** Reads (or makes) the kept secret now; derives the keys when the threads are ready. */
     finish: async (engine: Engine): Promise<ServerPythia> => {
@@ -78,10 +87,10 @@ export function startPythia(settings: PythiaSettings, onError: (err: unknown) =>
       const throttle = new PythiaThrottle(
         settings.throttle ?? (parseThrottle(DEFAULT_PYTHIA_THROTTLE) as ThrottleSetting),
       );
-      const ready = opening.then(async (pool) => {
-        const keys = await pool.keys(secret, settings.versions);
+      const ready = pool.then(async (opened) => {
+        const keys = await opened.keys(secret, settings.versions);
         return {
-          pythia: new Pythia(pool, keys, throttle),
+          pythia: new Pythia(opened, keys, throttle),
           info: {
             versions: settings.versions,
             proofKeys: keys.proofKeys,

@@ -200,6 +200,7 @@ export async function startServing(
     if (dumped) await importDumpCards(dumped, engine.cards, cardLog);
     if (prepare) await prepare(registry);
     await listen(app, options);
+    pythiaStart.begin();
     const address = app.server.address() as AddressInfo;
     const host = address.family === 'IPv6' ? `[${address.address}]` : address.address;
     const server = app;
