@@ -50,6 +50,9 @@ export interface ServerPythia {
   close(): Promise<void>;
 }
 
+/** Added to the Pythia threads' nice value (Linux, macOS). */
+const PYTHIA_NICE = 10;
+
 export const defaultPythiaThreads = (): number => Math.max(1, availableParallelism() - 1);
 
 /**
@@ -62,7 +65,10 @@ export function startPythia(settings: PythiaSettings, onError: (err: unknown) =>
   let opening: Promise<PythiaPool> | undefined;
   let begin!: () => void;
   const begun = new Promise<void>((resolve) => (begin = resolve));
-  const pool = begun.then(() => (opening = PythiaPool.open({ threads, onError })));
+  // Niced: when the CPUs are busy, the event loops serving cards win over pairings.
+  const pool = begun.then(
+    () => (opening = PythiaPool.open({ threads, onError, niceIncrement: PYTHIA_NICE })),
+  );
   // Awaited only by a Pythia request or close: a failure must not be an unhandled rejection.
   pool.catch(() => undefined);
   const abandon = async (): Promise<void> => {
