@@ -9,6 +9,7 @@ import { AdminClient } from '../client/admin-client.js';
 import { CardsError } from '../core/errors.js';
 import { adminTokenPath } from '../server/file-home.js';
 import type { CommandContext } from './context.js';
+import { ownsStore } from './local-server.js';
 import { resolveSettings, type ConnectionFlags, type Settings } from './settings.js';
 
 export interface AdminFlags extends ConnectionFlags {
@@ -30,6 +31,8 @@ function adminToken(
     }[flags.sources?.adminToken ?? 'flag'];
     return { token: flags.adminToken, from };
   }
+  // The local store's admin token is for the server that holds that store, no other.
+  if (!ownsStore(settings.url.value, settings.db.value, ctx.cwd)) return undefined;
   const file = adminTokenPath(settings.db.value, ctx.cwd);
   try {
     const token = readFileSync(file, 'utf8').trim();

@@ -3,6 +3,7 @@
  * vendor app config (the stock VEDS512 tokens), an app key, or the local app key of a
  * `cards serve` store. Also reads the vendor CLI's app credentials JSON.
  */
+import { existsSync } from 'node:fs';
 import { CardsClient } from '../client/http-client.js';
 import { fixedToken, mintingTokens, type TokenSource } from '../client/token-source.js';
 import { CardsError } from '../core/errors.js';
@@ -13,6 +14,8 @@ import type { CommandContext } from './context.js';
 import { parseJson, readFileBytes, readPrivateKey } from './inputs.js';
 import { escapeTerminal } from '../core/terminal-text.js';
 import type { Settings } from './settings.js';
+import { ownerUrl } from './local-server.js';
+import { fileHome } from '../server/file-home.js';
 
 /** Lifetime of tokens minted for requests: 20 minutes, the stock client's default. */
 export const REQUEST_TOKEN_TTL_SECONDS = 20 * 60;
@@ -68,6 +71,20 @@ export function appCredentials(
 }
 
 export function missingCredentials(settings: Settings): CardsError {
+  const local = fileHome(settings.db.value).appKey;
+  if (existsSync(local)) {
+    // The local store's app key is there, and withheld: it belongs to another server.
+    const owner = ownerUrl(settings.db.value, process.cwd());
+    return new CardsError(
+      'CREDENTIALS_MISSING',
+      `No token to send to ${settings.url.value}: the app key beside ${settings.db.value} mints tokens only for ${owner ? `the server holding that store, ${owner}` : 'a server on this machine'}.`,
+      {
+        hint: owner
+          ? `to reach that server, pass --url ${owner} (or no --url); for this one, pass --token JWT or --app-key FILE`
+          : 'pass --token JWT or --app-key FILE for that server',
+      },
+    );
+  }
   return new CardsError(
     'CREDENTIALS_MISSING',
     `No token or app key to authenticate with ${settings.url.value}.`,

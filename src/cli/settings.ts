@@ -12,6 +12,7 @@ import { PROFILES, type ProfileName, type WireProfile } from '../core/profile.js
 import { fileHome } from '../server/file-home.js';
 import { withScheme } from './config-file.js';
 import type { CommandContext } from './context.js';
+import { ownerUrl, ownsStore } from './local-server.js';
 import type { Source, Sourced } from './value-sources.js';
 
 /** The flags of every command that talks to a service (commander's camelCase names). */
@@ -79,17 +80,19 @@ function required<K extends 'url' | 'db' | 'timeout' | 'compat'>(
 
 export function resolveSettings(ctx: CommandContext, flags: ConnectionFlags): Settings {
   const given = required(flags, 'url');
-  const url = { ...given, value: withScheme(given.value) };
+  const db = required(flags, 'db');
+  // No URL given anywhere: the server holding the local store, where one runs, else the default.
+  const found = given.source === 'default' ? ownerUrl(db.value, ctx.cwd) : undefined;
+  const url = { ...given, value: found ?? withScheme(given.value) };
   validateUrl(url);
   const compat = required(flags, 'compat') as Setting<ProfileName>;
-  const db = required(flags, 'db');
   return {
     url,
     compat,
     identity: setting(flags, 'identity'),
     db,
     serviceKey: setting(flags, 'serviceKey'),
-    credential: pickCredential(ctx, flags, db.value),
+    credential: pickCredential(ctx, flags, db.value, url.value),
     wire: PROFILES[compat.value],
     timeout: required(flags, 'timeout'),
     debug: flags.debug === true,
@@ -115,6 +118,7 @@ function pickCredential(
   ctx: CommandContext,
   flags: ConnectionFlags,
   db: string,
+  url: string,
 ): Credential | undefined {
   const at = (key: 'token' | 'appConfig' | 'appKey', layer: Source): string | undefined => {
     const found = setting(flags, key);
@@ -128,8 +132,10 @@ function pickCredential(
     const appKey = at('appKey', source);
     if (appKey) return { kind: 'app-key', file: resolve(ctx.cwd, appKey), source };
   }
+  // The local store's app key mints tokens for the server that holds that store, no other.
   const local = fileHome(db, ctx.cwd).appKey;
-  if (existsSync(local)) return { kind: 'local-app-key', file: local, source: 'default' };
+  if (existsSync(local) && ownsStore(url, db, ctx.cwd))
+    return { kind: 'local-app-key', file: local, source: 'default' };
   return undefined;
 }
 

@@ -14,6 +14,8 @@ export interface FileHome {
   readonly adminToken: string;
   /** Holds the pid of the one server using the store. */
   readonly lock: string;
+  /** `{url, pid}` of that server while it listens: where the store's own credentials may go. */
+  readonly address: string;
   /** The transparency log's own Ed25519 key (not the service key), made on first start. */
   readonly logKey: string;
   /** The log's tiles and last checkpoint, at their tlog-tiles paths (publishable as is). */
@@ -21,13 +23,14 @@ export interface FileHome {
 }
 
 export function fileHome(db: string, cwd = process.cwd()): FileHome {
-  const { store, secrets, lock, logDir } = storeCompanions(db, cwd);
+  const { store, secrets, lock, logDir, address } = storeCompanions(db, cwd);
   return {
     store,
     serviceKey: secrets['service-key'],
     appKey: secrets['app-key'],
     adminToken: secrets['admin-token'],
     lock,
+    address,
     logKey: secrets['log-key'],
     logDir,
   };

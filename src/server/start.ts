@@ -25,6 +25,7 @@ import { openCardLog, type LogSettings } from './log-setup.js';
 import { startPythia, type PythiaInfo, type PythiaSettings } from './pythia-setup.js';
 import { MEMORY_TARGET, openEngine, type Engine } from './open-engine.js';
 import { isLoopbackHost, loadServerSecrets, type AdminToken } from './server-keys.js';
+import { announceOwner } from './owner-file.js';
 import { readTrustedKeys } from './trusted-keys.js';
 
 /** The request log a server writes on stderr (text or JSON lines), made by `cards serve`. */
@@ -203,10 +204,12 @@ export async function startServing(
     pythiaStart.begin();
     const address = app.server.address() as AddressInfo;
     const host = address.family === 'IPv6' ? `[${address.address}]` : address.address;
+    const url = `http://${host}:${address.port}`;
     const server = app;
     const serverPythia = pythia;
+    const disown = options.memory ? () => undefined : await announceOwner(options.store, url);
     return {
-      url: `http://${host}:${address.port}`,
+      url,
       app,
       registry,
       engine,
@@ -225,6 +228,7 @@ export async function startServing(
       log: cardLog,
       pythia: quiet(serverPythia.ready.then((ready) => ready.info)),
       async close() {
+        disown();
         await server.close();
         await serverPythia.close().catch((err: Error) => logger.warn(`Pythia: ${err.message}`));
         logger.flush();

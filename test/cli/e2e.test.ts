@@ -318,7 +318,15 @@ describe('networked commands against cards serve', { concurrency: true }, () => 
     assert.equal(mismatch.status, 4, said(mismatch));
     assert.match(mismatch.stderr, /IDENTITY_MISMATCH \(40034\)/);
 
-    const down = await box.cards(['get', 'a'.repeat(64), '--url', 'http://127.0.0.1:1']);
+    // A token of its own: the local store's app key mints only for the server holding it.
+    const down = await box.cards([
+      'get',
+      'a'.repeat(64),
+      '--url',
+      'http://127.0.0.1:1',
+      '--token',
+      't',
+    ]);
     assert.equal(down.status, 6, said(down));
     assert.match(down.stderr, /UNREACHABLE \(90005\).*ECONNREFUSED[\s\S]*cards serve/);
 

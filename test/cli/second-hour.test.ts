@@ -86,7 +86,14 @@ describe("a newcomer's second hour against cards serve", { concurrency: true }, 
     const tls = await box.cards(['search', 'alice', '--url', `https://127.0.0.1:${port}`]);
     assert.equal(tls.status, 6, said(tls));
     assert.match(tls.stderr, /does not speak TLS: .* use http:\/\/ in --url/);
-    const unknown = await box.cards(['search', 'alice', '--url', 'http://no-such-host.invalid']);
+    const unknown = await box.cards([
+      'search',
+      'alice',
+      '--url',
+      'http://no-such-host.invalid',
+      '--token',
+      't',
+    ]);
     assert.equal(unknown.status, 6, said(unknown));
     assert.match(unknown.stderr, /host name in --url \(CARDS_URL\) is not known here/);
     for (const url of [`127.0.0.1:${port}`, `localhost:${port}`]) {
@@ -287,5 +294,24 @@ describe("a newcomer's second hour against cards serve", { concurrency: true }, 
     writeFileSync(join(box.dir, 'one.ndjson'), '');
     const imported = await box.cards(['import', 'one.ndjson', '--store', store]);
     assert.match(imported.stderr, /STORE_LOCKED \(90008\)[^\n]*\n +go through that server instead/);
+  });
+
+  test("the local store's credentials go only to the server holding it; no --url finds it", async () => {
+    const other = await serverInSandbox({ args: ['--require-admin-token'] });
+    try {
+      // The same sandbox's store (CARDS_DB), another server: nothing of the store is sent.
+      const listed = await box.cards(['list', '--url', other.server.url]);
+      assert.notEqual(listed.status, 0, said(listed));
+      assert.doesNotMatch(listed.stderr, /ADMIN_TOKEN_INVALID|token file/);
+      const got = await box.cards(['search', 'alice', '--url', other.server.url]);
+      assert.equal(got.status, 7, said(got));
+      assert.match(got.stderr, new RegExp(`only for the server holding that store, ${server.url}`));
+      // No URL anywhere: the server holding the store in the folder is found.
+      const found = await box.cards(['status', '--json'], { env: { CARDS_URL: undefined } });
+      assert.equal(found.status, 0, said(found));
+      assert.equal(found.json<{ url: string }>().url, server.url);
+    } finally {
+      await Promise.all([other.server.dispose(), other.box.cleanup()]);
+    }
   });
 });

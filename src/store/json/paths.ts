@@ -32,6 +32,8 @@ export interface StoreCompanions extends StorePaths {
   readonly logSigned: string;
   /** e3kit's Keyknox entries: a snapshot and the writes since, JSON lines (keyknox-file.ts). */
   readonly keyknox: string;
+  /** The address of the server using the store, while it listens (src/server/owner-file.ts). */
+  readonly address: string;
   /** The file of each kept secret (file-secrets.ts). */
   readonly secrets: Readonly<Record<SecretName, string>>;
   /** The names of a store made before companions kept the whole file name. */
@@ -53,6 +55,7 @@ const ENDINGS = {
   logDir: '.log',
   logSigned: '.log-signed',
   keyknox: '.keyknox',
+  address: '.address',
 } as const;
 const RESERVED = [...Object.values(ENDINGS), ...Object.values(SECRET_ENDINGS), '.takeover', '.tmp'];
 
@@ -64,6 +67,7 @@ const named = (base: string): Named => ({
   logDir: `${base}${ENDINGS.logDir}`,
   logSigned: `${base}${ENDINGS.logSigned}`,
   keyknox: `${base}${ENDINGS.keyknox}`,
+  address: `${base}${ENDINGS.address}`,
   secrets: Object.fromEntries(
     SECRET_NAMES.map((name) => [name, `${base}${SECRET_ENDINGS[name]}`]),
   ) as Record<SecretName, string>,
@@ -76,6 +80,7 @@ const files = (names: Named): [string, string][] => [
   ['log', names.logDir],
   ['log record', names.logSigned],
   ['Keyknox', names.keyknox],
+  ['address', names.address],
   ...Object.entries(names.secrets),
 ];
 

@@ -1,0 +1,41 @@
+/**
+ * The server a local store belongs to, as the CLI sees it: the one named in the store's owner
+ * file (src/server/owner-file.ts) while it runs. A store's own credentials (its admin token file,
+ * tokens minted with its app key) go only to that server; with none running, only to a
+ * loopback address, never to another machine.
+ */
+import { networkInterfaces } from 'node:os';
+import { storeOwner } from '../server/owner-file.js';
+import { isLoopbackHost } from '../server/server-keys.js';
+
+const hostOf = (url: URL): string => url.hostname.replace(/^\[|\]$/g, '');
+const UNSPECIFIED = new Set(['0.0.0.0', '::']);
+
+/** Addresses of this machine's interfaces. */
+const localAddresses = (): Set<string> =>
+  new Set(
+    Object.values(networkInterfaces())
+      .flat()
+      .map((info) => info?.address ?? ''),
+  );
+
+/** Whether `url` reaches the server that holds the store `db` (or a loopback one, when none does). */
+export function ownsStore(url: string, db: string, cwd: string): boolean {
+  let target: URL;
+  try {
+    target = new URL(url);
+  } catch {
+    return false;
+  }
+  const owner = storeOwner(db, cwd);
+  if (owner === undefined) return isLoopbackHost(hostOf(target));
+  const held = new URL(owner.url);
+  if (target.port !== held.port) return false;
+  const [want, have] = [hostOf(target), hostOf(held)];
+  if (want === have) return true;
+  if (isLoopbackHost(have)) return isLoopbackHost(want);
+  return UNSPECIFIED.has(have) && (isLoopbackHost(want) || localAddresses().has(want));
+}
+
+/** The address of the server holding the store `db`, when one runs. */
+export const ownerUrl = (db: string, cwd: string): string | undefined => storeOwner(db, cwd)?.url;

@@ -1,0 +1,42 @@
+/**
+ * Which server holds a JSON store: `cards serve` writes `{url, pid}` beside the store once it
+ * listens (`<store>.address`) and removes it when it stops. The store's own credentials (its
+ * admin token, tokens minted with its app key) belong to that server alone: the CLI sends them
+ * only there (src/cli/local-server.ts), and a client in the store's folder finds the server
+ * there instead of assuming the default address.
+ */
+import { readFileSync, rmSync } from 'node:fs';
+import { replaceFile } from '../io/fs-durable.js';
+import { isStoreUrl } from './defaults.js';
+import { fileHome } from './file-home.js';
+
+export interface StoreOwner {
+  readonly url: string;
+  readonly pid: number;
+}
+
+/** Writes the owner file of a JSON store target; returns its remover (nothing for a URL). */
+export async function announceOwner(target: string, url: string): Promise<() => void> {
+  if (isStoreUrl(target)) return () => undefined;
+  const file = fileHome(target).address;
+  await replaceFile(file, [`${JSON.stringify({ url, pid: process.pid })}\n`], 0o644);
+  return () => rmSync(file, { force: true });
+}
+
+/** The server that holds the store `db`, when one is running; undefined otherwise. */
+export function storeOwner(db: string, cwd: string): StoreOwner | undefined {
+  if (isStoreUrl(db)) return undefined;
+  let owner: Partial<StoreOwner>;
+  try {
+    owner = JSON.parse(readFileSync(fileHome(db, cwd).address, 'utf8')) as Partial<StoreOwner>;
+  } catch {
+    return undefined;
+  }
+  if (typeof owner.url !== 'string' || typeof owner.pid !== 'number') return undefined;
+  try {
+    process.kill(owner.pid, 0); // a file left by a server that was killed names nobody
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code !== 'EPERM') return undefined;
+  }
+  return { url: owner.url, pid: owner.pid };
+}
