@@ -41,6 +41,10 @@ const listed = (r: FaultsResult): string =>
 
 export default [
   declare({
+    name: 'faults',
+    summary: "A running server's fault rules: failures, delays and dropped connections on purpose.",
+  }),
+  declare({
     name: 'faults add',
     summary: 'Make a running server fail on purpose: an error, a delay or a dropped connection.',
     flags: [

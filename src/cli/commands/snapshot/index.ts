@@ -12,6 +12,10 @@ one admin request (POST /_cards/import?replace=true); the server keeps its own k
 
 export default [
   declare({
+    name: 'snapshot',
+    summary: "Named copies of a running server's cards: save, restore, list (admin API).",
+  }),
+  declare({
     name: 'snapshot save',
     summary: "Save a running server's cards under a name (admin API).",
     args: [new Argument('<name>')],
