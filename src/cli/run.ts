@@ -92,6 +92,8 @@ const HINTS: Partial<Record<ErrorCode, string>> = {
  */
 function unreachableHint(err: CardsError): string | undefined {
   const cause = (err.cause as NodeJS.ErrnoException | undefined)?.code;
+  if (err.cause === undefined && /failed with HTTP 5\d\d/.test(err.message))
+    return 'the service is running but failed to answer: try again later (on a local `cards serve`, `cards requests` shows it, and `cards faults list` any failure made on purpose)';
   if (cause === 'ENOTFOUND' || cause === 'EAI_AGAIN')
     return 'the host name in --url (CARDS_URL) is not known here: check its spelling, or use an IP address';
   if (cause === 'EPROTO' || cause === 'ERR_SSL_WRONG_VERSION_NUMBER')

@@ -19,8 +19,21 @@ export interface StoreOwner {
 export async function announceOwner(target: string, url: string): Promise<() => void> {
   if (isStoreUrl(target)) return () => undefined;
   const file = fileHome(target).address;
-  await replaceFile(file, [`${JSON.stringify({ url, pid: process.pid })}\n`], 0o644);
-  return () => rmSync(file, { force: true });
+  // Best effort: a folder that cannot be written (read-only, full) costs the CLI its way to the
+  // server, never the server its start or its stop; without the file, local credentials go to
+  // loopback only.
+  try {
+    await replaceFile(file, [`${JSON.stringify({ url, pid: process.pid })}\n`], 0o644);
+  } catch {
+    return () => undefined;
+  }
+  return () => {
+    try {
+      rmSync(file, { force: true });
+    } catch {
+      // Left behind, it names a pid that is gone: storeOwner ignores it.
+    }
+  };
 }
 
 /** The server that holds the store `db`, when one is running; undefined otherwise. */

@@ -90,14 +90,19 @@ describe('a newcomer against cards serve', { concurrency: true }, () => {
     );
 
     // Without --new-chain the identity's live cards are looked up first: nothing is made.
-    const unchecked = await box.cards(['create', '--identity', 'ivy', '--new-key'], {
-      env: { CARDS_URL: 'http://127.0.0.1:9' },
-    });
+    // A token of its own: the local store's app key mints only for the server holding it.
+    const unchecked = await box.cards(
+      ['create', '--identity', 'ivy', '--new-key', '--token', 't'],
+      {
+        env: { CARDS_URL: 'http://127.0.0.1:9' },
+      },
+    );
     assert.equal(unchecked.status, 6, said(unchecked));
     assert.equal(existsSync(keyFile(box.home, 'ivy')), false);
-    const dead = await box.cards(['create', '--identity', 'ivy', '--new-key', '--new-chain'], {
-      env: { CARDS_URL: 'http://127.0.0.1:9' },
-    });
+    const dead = await box.cards(
+      ['create', '--identity', 'ivy', '--new-key', '--new-chain', '--token', 't'],
+      { env: { CARDS_URL: 'http://127.0.0.1:9' } },
+    );
     assert.equal(dead.status, 6, said(dead));
     assert.match(dead.stderr, /new key made for "ivy" was removed again: nothing was written/);
     assert.equal(existsSync(keyFile(box.home, 'ivy')), false);

@@ -314,4 +314,29 @@ describe("a newcomer's second hour against cards serve", { concurrency: true }, 
       await Promise.all([other.server.dispose(), other.box.cleanup()]);
     }
   });
+
+  test('a service that answers with a failure is not called "not running"', async () => {
+    const other = await serverInSandbox();
+    try {
+      const made = await other.box.cards(['create', '--identity', 'una', '--new-key', '--json']);
+      const id = made.json<{ id: string }>().id;
+      const fault = await other.box.cards([
+        'faults',
+        'add',
+        '--route',
+        'getCard',
+        '--error',
+        'STORE_UNAVAILABLE',
+        '--count',
+        '1',
+      ]);
+      assert.equal(fault.status, 0, said(fault));
+      const failed = await other.box.cards(['get', id]);
+      assert.equal(failed.status, 6, said(failed));
+      assert.match(failed.stderr, /running but failed to answer/);
+      assert.doesNotMatch(failed.stderr, /is the service running\?/);
+    } finally {
+      await Promise.all([other.server.dispose(), other.box.cleanup()]);
+    }
+  });
 });

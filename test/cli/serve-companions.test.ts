@@ -112,10 +112,10 @@ describe('cards serve: a store made by an older version', () => {
     assert.equal((await call(server, 'POST', '/card/v5', { body: second.raw })).status, 201);
     await server.kill(); // the second card lives only in the journal
     // What an older version leaves: companions named after the stem, and no transparency log,
-    // Keyknox file or Pythia secret.
+    // Keyknox file, Pythia secret or address file (the killed server's is left behind).
     for (const end of ['journal', 'lock', 'service-key.pem', 'app-key.pem', 'admin-token'])
       renameSync(join(dir, `cards.json.${end}`), join(dir, `cards.${end}`));
-    for (const end of ['log', 'log-key.pem', 'log-signed', 'keyknox', 'pythia-secret'])
+    for (const end of ['log', 'log-key.pem', 'log-signed', 'keyknox', 'pythia-secret', 'address'])
       rmSync(join(dir, `cards.json.${end}`), { recursive: true });
     const again = await startServer({ dir, args: ['--quiet'] });
     t.after(() => again.dispose());
