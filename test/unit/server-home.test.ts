@@ -44,6 +44,7 @@ describe('server home: files beside the store', () => {
       appKey: join(dir, 'data.json.app-key.pem'),
       adminToken: join(dir, 'data.json.admin-token'),
       lock: join(dir, 'data.json.lock'),
+      address: join(dir, 'data.json.address'),
       logKey: join(dir, 'data.json.log-key.pem'),
       logDir: join(dir, 'data.json.log'),
     });
