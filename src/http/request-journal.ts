@@ -5,6 +5,7 @@
  * token: only the identity a verified card token carried ('admin' for the admin token, '' when
  * none). `recorder` records every request answered here and in the metrics.
  */
+import { DEFAULT_JOURNAL_SIZE } from './server-limits.js';
 import type { IncomingHttpHeaders } from 'node:http';
 import { numberOf } from '../core/errors.js';
 import type { RouteName } from '../core/routes.js';
@@ -58,7 +59,7 @@ export class RequestJournal {
   #next = 0;
   #total = 0;
 
-  constructor(size = 1000) {
+  constructor(size = DEFAULT_JOURNAL_SIZE) {
     this.#slots = new Array<Served | undefined>(Math.max(1, size));
     this.#times = new Float64Array(this.#slots.length);
   }

@@ -20,3 +20,6 @@ export const DEFAULT_LIMITS: ServerLimits = {
   headersTimeoutMs: 20_000,
   keepAliveTimeoutMs: 5_000,
 };
+
+/** Requests the admin API's journal keeps, by default (`--journal-size`). */
+export const DEFAULT_JOURNAL_SIZE = 1000;

@@ -29,7 +29,7 @@ export const DEFAULT_LOG_INTERVAL_MS = 500;
 /** Token clock skew allowed beyond the deployed service's rules, in seconds. */
 export const DEFAULT_CLOCK_SKEW_SECONDS = 0;
 /** Requests the admin API's request journal keeps. */
-export const DEFAULT_JOURNAL_SIZE = 1000;
+export { DEFAULT_JOURNAL_SIZE } from '../http/server-limits.js';
 
 export { isStoreUrl } from '../store/defaults.js';
 /** Pythia password key versions kept (`--pythia-versions`). */

@@ -8,9 +8,9 @@
  * (C2SP tlog-tiles: the tree is a function of its entries), with checkpoints signed anew.
  */
 import { createReadStream } from 'node:fs';
-import { createInterface } from 'node:readline';
 import { CardsError } from '../core/errors.js';
 import { replaceFileSync } from '../io/fs-durable.js';
+import { dumpLines } from '../io/lines.js';
 import type { PrivateKey } from '../crypto/keys.js';
 import { Admin } from '../registry/admin.js';
 import type { CardLog } from '../registry/card-log.js';
@@ -40,8 +40,8 @@ const corrupt = (file: string, why: string): CardsError =>
 export async function readDump(
   file: string,
 ): Promise<{ header: DumpHeader; records: AsyncIterable<string> }> {
-  const lines = createInterface({ input: createReadStream(file), crlfDelay: Infinity });
-  const iterator = lines[Symbol.asyncIterator]();
+  // Bounded lines, as every import reads a dump: a line past the largest record is refused.
+  const iterator = dumpLines(createReadStream(file), 'a dump is what --export-on-exit writes');
   let first: IteratorResult<string>;
   try {
     first = await iterator.next();
