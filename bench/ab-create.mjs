@@ -1,8 +1,9 @@
-// The JSON engine against another build in one run: start-up with N cards (startup.mjs) and
-// create into a store of N cards with the log and the admin API on (as `cards serve` starts),
-// this build (A) and B_ROOT's (B) on copies of one store, one after the other in an order that
-// alternates by round, each round beside the one-core crypto bound (one Ed25519 verify plus one
-// sign, crypto.mjs) measured in that round; medians over rounds, ratios taken within a round.
+// The JSON engine against another build in one run: start-up and restart with N cards
+// (startup.mjs) and create into a store of N cards with the log and the admin API on (as
+// `cards serve` starts), this build (A) and B_ROOT's (B) on copies of one store, one after the
+// other in an order that alternates by round, each round beside the one-core crypto bound (one
+// Ed25519 verify plus one sign, crypto.mjs) measured in that round; medians over rounds, ratios
+// taken within a round.
 // `npm run bench -- --ab` runs it (100,000 cards, 5 rounds of 3 s; --quick: 20,000, 3 of 1 s);
 // without B_ROOT it measures this build alone.
 import { createCursor, measureCreate } from './cards-server.mjs';
@@ -44,13 +45,16 @@ export async function runCreateAb({ storeSize, rounds, seconds, warm = 2_000 }) 
   const runs = [];
   for (let r = 0; r < rounds; r++) {
     const startupCpu = {};
-    const startup = await startupRound(store, r, startupCpu);
+    const restart = {};
+    const startup = await startupRound(store, r, startupCpu, restart);
     const bound = measureCrypto(1, { noble: false }).createBound;
     const create = await createRound(store, cursor, r, { seconds, warm });
     const failed = Object.values(create).reduce((n, run) => n + run.failed, 0);
     runs.push({
       startup,
       startupCpu,
+      restart: mapValues(restart, (run) => run.ms),
+      restartCpu: mapValues(restart, (run) => run.cpu),
       bound,
       create: mapValues(create, (run) => run.rps),
       createCpuUs: mapValues(create, (run) => run.cpuUsPerRequest),
@@ -69,6 +73,8 @@ function abMedians(runs) {
   return {
     startup: startupMedians(runs.map((r) => r.startup)),
     startupCpu: startupMedians(runs.map((r) => r.startupCpu)),
+    restart: startupMedians(runs.map((r) => r.restart)),
+    restartCpu: startupMedians(runs.map((r) => r.restartCpu)),
     createCpuUs: mapValues(runs[0].create, (_, name) => m((r) => r.createCpuUs[name])),
     bound: m((r) => r.bound),
     create: mapValues(runs[0].create, (_, name) => m((r) => r.create[name])),
@@ -78,6 +84,7 @@ function abMedians(runs) {
       startupRatio: m((r) => r.startup.A / r.startup.B),
       createCpuRatio: m((r) => r.createCpuUs.A / r.createCpuUs.B),
       startupCpuRatio: m((r) => r.startupCpu.A / r.startupCpu.B),
+      restartRatio: m((r) => r.restart.A / r.restart.B),
     }),
     failed: runs.reduce((n, r) => n + r.failed, 0),
   };
@@ -94,7 +101,8 @@ export function formatCreateAb({ storeSize, seconds, runs, medians }) {
     const create = medians.create[name];
     lines.push(
       `${name} ${BUILDS[name]}: start-up ${int(medians.startup[name])} ms ` +
-        `(${int(medians.startupCpu[name])} ms CPU; target ≤ 1,000), ` +
+        `(${int(medians.startupCpu[name])} ms CPU), restart ${int(medians.restart[name])} ms ` +
+        `(${int(medians.restartCpu[name])} ms CPU; target ≤ 1,000), ` +
         `create ${int(create)}/s = ${pct(medians.ofBound[name])} of the crypto bound ` +
         `(${int(medians.bound)}/s), ${int(medians.createCpuUs[name])} µs CPU each`,
     );
@@ -103,7 +111,7 @@ export function formatCreateAb({ storeSize, seconds, runs, medians }) {
     lines.push(
       `A/B: create ${medians.ratio.toFixed(2)}× (target ≥ 0.95), CPU per create ` +
         `${medians.createCpuRatio.toFixed(2)}×; start-up ${medians.startupRatio.toFixed(2)}×, ` +
-        `its CPU ${medians.startupCpuRatio.toFixed(2)}×`,
+        `its CPU ${medians.startupCpuRatio.toFixed(2)}×; restart ${medians.restartRatio.toFixed(2)}×`,
     );
   if (medians.failed > 0) lines.push(`WARNING: ${medians.failed} creates did not answer 2xx`);
   return lines.join('\n');

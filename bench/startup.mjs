@@ -1,7 +1,8 @@
 // Start-up of `cards serve` on a store of N cards, to its "listening on" line: this build (A)
 // and, with B_ROOT=<another checkout, built>, that build (B) on copies of one store, one start
 // after the other in an order that alternates by round, so both see the same machine; medians.
-// The store has never been served, so each start also brings its transparency log up to date.
+// The store has never been served, so each start also brings its transparency log up to date;
+// `--ab` also times a restart of the store each build has just served.
 // `npm run bench -- --startup` runs it alone (100,000 cards, 7 rounds; --quick: 20,000, 5); the
 // full run measures A's start-up every round and adds B's when B_ROOT is set.
 import { join, resolve } from 'node:path';
@@ -16,17 +17,24 @@ export const BUILDS = {
 
 /**
  * One start of each build on a copy of `storeDir`: listening ms by build; `cpu` gets the CPU ms
- * each server had used when it listened (a figure that holds up on a busy machine).
+ * each server had used when it listened (a figure that holds up on a busy machine). With
+ * `restart` (an object), each build also starts again on the copy it has just served, where the
+ * log is up to date (the usual start of a store in use): `restart[name]` = { ms, cpu }.
  */
-export async function startupRound(storeDir, round, cpu = {}) {
+export async function startupRound(storeDir, round, cpu = {}, restart) {
   const names = Object.keys(BUILDS);
   if (round % 2 === 1) names.reverse();
   const out = {};
   for (const name of names) {
-    const server = await startCards(copyStore(storeDir), ['--quiet'], [], BUILDS[name]);
+    const dir = copyStore(storeDir);
+    const server = await startCards(dir, ['--quiet'], [], BUILDS[name]);
     out[name] = server.listeningMs;
     cpu[name] = cpuMsOf(server.proc.pid);
     await server.stop();
+    if (!restart) continue;
+    const again = await startCards(dir, ['--quiet'], [], BUILDS[name]);
+    restart[name] = { ms: again.listeningMs, cpu: cpuMsOf(again.proc.pid) };
+    await again.stop();
   }
   return out;
 }
