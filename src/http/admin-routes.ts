@@ -127,9 +127,20 @@ export const adminRoutes =
         });
       },
       adminCards: async (request, reply) => {
-        const { cursor, limit } = request.query as Query;
-        const after = cursor === undefined || cursor === '' ? undefined : Number(cursor);
-        const page = await admin.cards(after, limitOf(limit));
+        const { prefix, cursor, limit } = request.query as Query;
+        const given = cursor === undefined || cursor === '' ? undefined : cursor;
+        // With a prefix the cards come in id order and the cursor is the last id; without, in
+        // insertion order and the cursor is the last seq.
+        if (prefix !== undefined && prefix !== '') {
+          const page = await admin.cardsWithIdPrefix(prefix.toLowerCase(), given, limitOf(limit));
+          return json(reply, { cards: page.items, next_cursor: page.next });
+        }
+        if (given !== undefined && !/^\d{1,15}$/.test(given))
+          throw invalid('cursor', 'the next_cursor of a previous page', given);
+        const page = await admin.cards(
+          given === undefined ? undefined : Number(given),
+          limitOf(limit),
+        );
         return json(reply, { cards: page.items, next_cursor: page.next });
       },
       adminIdentities: async (request, reply) => {
@@ -226,7 +237,8 @@ export const adminRoutes =
       guards,
       schemas: {
         adminCards: query({
-          cursor: param('the next_cursor of a previous page', '^\\d{0,15}$'),
+          prefix: param('1 to 64 hexadecimal digits', '^[0-9a-fA-F]{0,64}$'),
+          cursor: param('the next_cursor of a previous page', '^[0-9a-f]{0,64}$'),
           limit: limit(LIMIT_MAX),
         }),
         adminIdentities: query({

@@ -131,7 +131,11 @@ const limit = query('limit', 'Page size (default 100).', {
 });
 
 const QUERY: Partial<Record<RouteName, Schema[]>> = {
-  adminCards: [limit, query('cursor', 'next_cursor of the previous page.')],
+  adminCards: [
+    limit,
+    query('cursor', 'next_cursor of the previous page.'),
+    query('prefix', 'Only cards whose id starts with these hex digits, in id order.'),
+  ],
   adminIdentities: [
     limit,
     query('cursor', 'next_cursor of the previous page.'),

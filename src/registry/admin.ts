@@ -119,6 +119,21 @@ export class Admin {
     };
   }
 
+  /** Cards whose id starts with `prefix` (lowercase hex), in id order; the cursor is an id. */
+  async cardsWithIdPrefix(
+    prefix: string,
+    after: string | undefined,
+    limit: number,
+  ): Promise<Page<CardRow>> {
+    const entries = await this.#store.cardsWithIdPrefix({
+      prefix,
+      limit,
+      ...(after !== undefined && { after }),
+    });
+    const last = entries.at(-1);
+    return { items: entries.map(cardRow), next: last && entries.length === limit ? last.id : null };
+  }
+
   async identities(query: {
     prefix?: string;
     after?: string;

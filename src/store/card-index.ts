@@ -18,9 +18,11 @@ import {
   type CardChain,
   type CardEntry,
   type IdentityQuery,
+  type IdPrefixQuery,
   type IdentitySummary,
   type StoredCard,
 } from './store.js';
+import { SortedKeys } from './sorted-keys.js';
 
 /**
  * The last revision given (store.ts `revisionOf`). Counted for the whole process rather than
@@ -107,13 +109,9 @@ export class CardIndex {
   readonly #byId = new Map<string, IndexedCard>();
   readonly #byIdentity = new Map<string, Chain[]>();
   readonly #entries: IndexedCard[] = [];
-  /**
-   * Every identity in code-point order, for the admin listing: new identities wait in
-   * `#newIdentities` and are sorted and merged in by the next listing, so neither start-up nor
-   * a create pays for an order only the listing uses (a splice per create was O(identities)).
-   */
-  #identities: string[] = [];
-  #newIdentities: string[] = [];
+  /** Every identity, and every card id, in code-point order for the admin listings. */
+  readonly #identities = new SortedKeys();
+  readonly #ids = new SortedKeys();
   readonly #pendingIds = new Set<string>();
   /** Reserved successors, by the previous card id they name. */
   readonly #pendingSuccessors = new Map<string, StoredCard>();
@@ -163,13 +161,7 @@ export class CardIndex {
 
   /** Identities in ascending order from a binary search: the cost is the page's. */
   identities({ prefix = '', after, limit }: IdentityQuery): IdentitySummary[] {
-    const list = this.#sortedIdentities();
-    let at = lowerBound(list, after !== undefined && after >= prefix ? after : prefix);
-    if (at < list.length && after !== undefined && list[at] === after) at++;
-    const page: IdentitySummary[] = [];
-    for (; at < list.length && page.length < limit; at++) {
-      const identity = list[at] as string;
-      if (!identity.startsWith(prefix)) break;
+    return this.#identities.page(prefix, after, limit).map((identity) => {
       let cards = 0;
       let revokedChains = 0;
       const chains = this.chainsOf(identity);
@@ -177,9 +169,13 @@ export class CardIndex {
         cards += chain.cards.length;
         if (chain.revoked) revokedChains++;
       }
-      page.push({ identity, cards, liveChains: chains.length - revokedChains, revokedChains });
-    }
-    return page;
+      return { identity, cards, liveChains: chains.length - revokedChains, revokedChains };
+    });
+  }
+
+  /** Cards whose id starts with `prefix`, in id order, from a binary search: the page's cost. */
+  withIdPrefix({ prefix, after, limit }: IdPrefixQuery): IndexedCard[] {
+    return this.#ids.page(prefix, after, limit).map((id) => this.#byId.get(id) as IndexedCard);
   }
 
   /**
@@ -257,7 +253,7 @@ export class CardIndex {
       if (chains) chains.push(chain);
       else {
         this.#byIdentity.set(card.identity, [chain]);
-        this.#newIdentities.push(card.identity);
+        this.#identities.add(card.identity);
       }
     }
     const entry = new IndexedCard(card, chain, this.#entries.length);
@@ -266,6 +262,7 @@ export class CardIndex {
     chain.revision = ++lastRevision;
     if (previous) previous.next = entry;
     this.#byId.set(card.id, entry);
+    this.#ids.add(card.id);
     this.#entries.push(entry);
     return entry;
   }
@@ -277,25 +274,6 @@ export class CardIndex {
    */
   load(cards: Iterable<StoredCard>, location: string, options: { checked?: boolean } = {}): void {
     this.#loadCards(cards, location, options.checked ?? true);
-  }
-
-  /** The identities in order, the new ones merged in (sorted themselves: k log k + n). */
-  #sortedIdentities(): readonly string[] {
-    if (this.#newIdentities.length === 0) return this.#identities;
-    const added = this.#newIdentities.sort(compareStrings);
-    const old = this.#identities;
-    const merged: string[] = new Array<string>(old.length + added.length);
-    let i = 0;
-    let j = 0;
-    let k = 0;
-    while (i < old.length && j < added.length)
-      merged[k++] =
-        (old[i] as string) < (added[j] as string) ? (old[i++] as string) : (added[j++] as string);
-    while (i < old.length) merged[k++] = old[i++] as string;
-    while (j < added.length) merged[k++] = added[j++] as string;
-    this.#identities = merged;
-    this.#newIdentities = [];
-    return merged;
   }
 
   #loadCards(cards: Iterable<StoredCard>, location: string, checked: boolean): void {
@@ -322,18 +300,4 @@ export class CardIndex {
       this.#add(card, previous).checked = checked;
     }
   }
-}
-
-const compareStrings = (a: string, b: string): number => (a < b ? -1 : a > b ? 1 : 0);
-
-/** The first index of sorted `list` whose item is >= `key`. */
-function lowerBound(list: readonly string[], key: string): number {
-  let low = 0;
-  let high = list.length;
-  while (low < high) {
-    const mid = (low + high) >>> 1;
-    if ((list[mid] as string) < key) low = mid + 1;
-    else high = mid;
-  }
-  return low;
 }

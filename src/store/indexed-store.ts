@@ -9,6 +9,7 @@ import type {
   CardEntry,
   CardStore,
   IdentityQuery,
+  IdPrefixQuery,
   IdentitySummary,
   StoreStats,
   StoredCard,
@@ -55,6 +56,10 @@ export abstract class IndexedStore implements CardStore {
 
   async listIdentities(query: IdentityQuery): Promise<IdentitySummary[]> {
     return this.index.identities(query);
+  }
+
+  async cardsWithIdPrefix(query: IdPrefixQuery): Promise<CardEntry[]> {
+    return this.index.withIdPrefix(query);
   }
 
   async scan(fromSeq: number, limit: number): Promise<StoredCard[]> {

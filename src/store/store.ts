@@ -80,6 +80,16 @@ export interface IdentitySummary {
   readonly revokedChains: number;
 }
 
+/** Cards by the start of their id (the CLI's short card ids, as in git). */
+export interface IdPrefixQuery {
+  /** Lowercase hex digits, 1 to 64. */
+  readonly prefix: string;
+  /** Cursor: only ids sorting strictly after this one. */
+  readonly after?: string;
+  /** At most this many (the caller bounds it). */
+  readonly limit: number;
+}
+
 export interface IdentityQuery {
   /** Only identities starting with this (code-unit comparison, case-sensitive). */
   readonly prefix?: string;
@@ -134,6 +144,8 @@ export interface CardStore {
    * uses a binary collation), with their counts; the cursor is the last identity returned.
    */
   listIdentities(query: IdentityQuery): Promise<IdentitySummary[]>;
+  /** Durable cards whose id starts with the prefix, in id order; the cursor is the last id. */
+  cardsWithIdPrefix(query: IdPrefixQuery): Promise<CardEntry[]>;
   /**
    * Empties the registry (admin reset): afterwards count() is 0 and sequence numbers start
    * again from 0. Inserts arriving meanwhile wait for it and land in the empty registry.

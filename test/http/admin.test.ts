@@ -198,11 +198,43 @@ describe('listing and history', () => {
       '/_cards/cards?limit=1001',
       '/_cards/cards?limit=x',
       '/_cards/cards?cursor=-1',
+      '/_cards/cards?cursor=abc',
+      '/_cards/cards?prefix=xyz',
+      `/_cards/cards?prefix=${'0'.repeat(65)}`,
       '/_cards/cards?limit=1&limit=2',
       '/_cards/identities?limit=5000',
       '/_cards/requests?limit=0',
     ])
       assert.equal(codeOf(await h.call('GET', url)), 'QUERY_INVALID', url);
+  });
+
+  test('cards by id prefix: in id order, any case, the cursor the last id', async () => {
+    const h = await harness();
+    const made = [makeCard('pia'), makeCard('pia', { createdAt: 1_700_000_001 }), makeCard('pim')];
+    for (const [i, card] of made.entries()) await h.create(card, i < 2 ? 'pia' : 'pim');
+    type Page = { cards: { id: string; identity: string }[]; next_cursor: string | null };
+    const [one] = made as [(typeof made)[0]];
+    const short = await h.call('GET', `/_cards/cards?prefix=${one.id.slice(0, 8).toUpperCase()}`);
+    assert.deepEqual(
+      short.json<Page>().cards.map((c) => [c.id, c.identity]),
+      [[one.id, 'pia']],
+    );
+    const ids = made.map((card) => card.id).sort();
+    const digit = (ids[0] as string).slice(0, 1);
+    const same = ids.filter((id) => id.startsWith(digit));
+    const first = (await h.call('GET', `/_cards/cards?prefix=${digit}&limit=1`)).json<Page>();
+    assert.deepEqual(
+      first.cards.map((c) => c.id),
+      same.slice(0, 1),
+    );
+    assert.equal(first.next_cursor, same[0]);
+    const rest = await h.call('GET', `/_cards/cards?prefix=${digit}&cursor=${first.next_cursor}`);
+    assert.deepEqual(
+      rest.json<Page>().cards.map((c) => c.id),
+      same.slice(1),
+    );
+    const none = await h.call('GET', `/_cards/cards?prefix=${'f'.repeat(64)}`);
+    assert.deepEqual(none.json(), { cards: [], next_cursor: null });
   });
 
   test('identities: counts, prefix, cursor; history: chains, states, dates, signatures', async () => {

@@ -116,6 +116,52 @@ export function describeEngineContract(factory: EngineFactory): void {
       assert.equal(await store.count(), 6);
     });
 
+    test('cardsWithIdPrefix: ids starting with the prefix, in id order, paged by the last id', async () => {
+      const { store, engine } = await fresh();
+      const cards: StoredCard[] = [];
+      for (let i = 0; i < 40; i++) cards.push(record(`p${i % 7}`, undefined));
+      for (const card of cards) await store.insert(card);
+      const ids = cards.map((card) => card.id).sort();
+      const first = ids[0] as string;
+      // A whole id, a short one (the CLI's 8 digits), and one digit shared by several cards.
+      for (const prefix of [first, first.slice(0, 8)]) {
+        const found = await store.cardsWithIdPrefix({ prefix, limit: 10 });
+        assert.deepEqual(
+          found.map((entry) => entry.id),
+          ids.filter((id) => id.startsWith(prefix)),
+        );
+        assert.equal(found[0]?.card.identity, cards.find((c) => c.id === first)?.identity);
+      }
+      const digit = first.slice(0, 1);
+      const all = ids.filter((id) => id.startsWith(digit));
+      const page = await store.cardsWithIdPrefix({ prefix: digit, limit: 2 });
+      assert.deepEqual(
+        page.map((entry) => entry.id),
+        all.slice(0, 2),
+      );
+      const rest = await store.cardsWithIdPrefix({
+        prefix: digit,
+        after: page.at(-1)?.id,
+        limit: 99,
+      });
+      assert.deepEqual(
+        rest.map((entry) => entry.id),
+        all.slice(2),
+      );
+      // The digit after the last one any id can hold, and ids added after a listing.
+      assert.deepEqual(await store.cardsWithIdPrefix({ prefix: 'f'.repeat(64), limit: 5 }), []);
+      const later = record('p-late');
+      await store.insert(later);
+      assert.deepEqual(
+        (await store.cardsWithIdPrefix({ prefix: later.id.slice(0, 12), limit: 5 })).map(
+          (e) => e.id,
+        ),
+        [later.id],
+      );
+      await engine.cards.reset();
+      assert.deepEqual(await store.cardsWithIdPrefix({ prefix: digit, limit: 5 }), []);
+    });
+
     test('revisionOf: changes with every card the identity gains, a reset, never repeats', async () => {
       const { store, engine } = await fresh();
       if (engine.tiles.shared) {

@@ -114,6 +114,7 @@ function gated(
     scan: (from, limit) => store.scan(from, limit),
     listCards: (after, limit) => store.listCards(after, limit),
     listIdentities: (query) => store.listIdentities(query),
+    cardsWithIdPrefix: (query) => store.cardsWithIdPrefix(query),
     reset: () => store.reset(),
     count: () => store.count(),
     stats: () => store.stats(),

@@ -13,6 +13,7 @@ import type {
   CardEntry,
   CardStore,
   IdentityQuery,
+  IdPrefixQuery,
   IdentitySummary,
   StoreStats,
   StoredCard,
@@ -121,6 +122,15 @@ export class PostgresStore implements CardStore {
 
   async listCards(afterSeq: number | undefined, limit: number): Promise<CardEntry[]> {
     return (await this.db.rows<CardRow>(SQL.LIST_CARDS, [afterSeq ?? -1, limit])).map(entryOf);
+  }
+
+  async cardsWithIdPrefix(query: IdPrefixQuery): Promise<CardEntry[]> {
+    const rows = await this.db.rows<CardRow>(SQL.CARDS_WITH_ID_PREFIX, [
+      query.prefix,
+      query.after ?? null,
+      query.limit,
+    ]);
+    return rows.map(entryOf);
   }
 
   async listIdentities(query: IdentityQuery): Promise<IdentitySummary[]> {

@@ -177,6 +177,16 @@ export const COUNT = `SELECT next_seq FROM cards_counter WHERE id = 1`;
 export const LIST_CARDS = `SELECT ${PLACE} FROM cards c WHERE c.seq > $1 ORDER BY c.seq LIMIT $2`;
 
 /**
+ * Cards whose id starts with $1 (lowercase hex), after id $2 or from the first, in id order, at
+ * most $3. The range on the primary key keeps it an index scan; hex digits sort the same in
+ * every collation, and none of them sorts after "g".
+ */
+export const CARDS_WITH_ID_PREFIX = `SELECT ${PLACE} FROM cards c
+  WHERE c.id >= $1 AND c.id < $1 || 'g' AND left(c.id, length($1)) = $1
+    AND ($2::text IS NULL OR c.id > $2)
+  ORDER BY c.id LIMIT $3`;
+
+/**
  * Identities in code-point order (as JavaScript compares strings) with their counts: $1 a
  * prefix or null, $2 the last identity of the previous page or null, $3 the page size.
  */

@@ -1,0 +1,64 @@
+/**
+ * A set of strings kept in code-unit order (as JavaScript compares them) for the listings of
+ * card-index.ts: identities by name, card ids by prefix. Keys added wait apart and are sorted
+ * and merged in by the next read, so neither loading a store nor an insert pays for an order
+ * only a listing uses (k log k + n per read after k additions, nothing when none came).
+ */
+export class SortedKeys {
+  #sorted: string[] = [];
+  #added: string[] = [];
+
+  /** Adds a key the set does not hold (the caller knows: each is a new id or identity). */
+  add(key: string): void {
+    this.#added.push(key);
+  }
+
+  /**
+   * The keys starting with `prefix`, in order, from the first one after `after` (when given),
+   * at most `limit`: a binary search, then the page.
+   */
+  page(prefix: string, after: string | undefined, limit: number): string[] {
+    const list = this.#list();
+    let at = lowerBound(list, after !== undefined && after >= prefix ? after : prefix);
+    if (at < list.length && after !== undefined && list[at] === after) at++;
+    const page: string[] = [];
+    for (; at < list.length && page.length < limit; at++) {
+      const key = list[at] as string;
+      if (!key.startsWith(prefix)) break;
+      page.push(key);
+    }
+    return page;
+  }
+
+  #list(): readonly string[] {
+    if (this.#added.length === 0) return this.#sorted;
+    const added = this.#added.sort(compareStrings);
+    const old = this.#sorted;
+    const merged: string[] = new Array<string>(old.length + added.length);
+    let i = 0;
+    let j = 0;
+    let k = 0;
+    while (i < old.length && j < added.length)
+      merged[k++] =
+        (old[i] as string) < (added[j] as string) ? (old[i++] as string) : (added[j++] as string);
+    while (i < old.length) merged[k++] = old[i++] as string;
+    while (j < added.length) merged[k++] = added[j++] as string;
+    this.#sorted = merged;
+    this.#added = [];
+    return merged;
+  }
+}
+
+const compareStrings = (a: string, b: string): number => (a < b ? -1 : a > b ? 1 : 0);
+
+/** The first index of sorted `list` whose item is >= `key`. */
+function lowerBound(list: readonly string[], key: string): number {
+  let low = 0;
+  let high = list.length;
+  while (low < high) {
+    const mid = (low + high) >>> 1;
+    if ((list[mid] as string) < key) low = mid + 1;
+    else high = mid;
+  }
+  return low;
+}
