@@ -138,6 +138,7 @@ export const EXIT_STATUS: Readonly<Record<ErrorCode, ExitStatus>> = {
   DECLINED: error,
   NOT_A_SERVICE: unreachable,
   IDENTITY_HAS_CARD: refused,
+  CARD_ID_AMBIGUOUS: usage,
 
   LOG_NOTE_MALFORMED: refused,
   LOG_SIGNATURE_INVALID: verificationFailed,

@@ -6,7 +6,7 @@
  * parsers, and the words of a value a flag cannot take. value-sources.ts layers the values.
  * Loads nothing heavy: `cards --help` reads it.
  */
-import { InvalidArgumentError, Option } from 'commander';
+import { InvalidArgumentError, Option, type Argument } from 'commander';
 import { CardsError } from '../core/errors.js';
 import { DEFAULT_DB, DEFAULT_URL } from '../server/defaults.js';
 import type { ProfileKey } from './config-file.js';
@@ -22,6 +22,23 @@ export function fromProfile(option: Option, key: ProfileKey): Option {
 /** The profile setting an option reads, if any. */
 export const profileSettingOf = (option: Option): ProfileKey | undefined =>
   PROFILE_SETTING.get(option);
+
+/** What an argument or flag marked as a card id takes: an id, or an id or a card file. */
+export type CardIdKind = 'id' | 'id-or-file';
+
+const CARD_ID = new WeakMap<Argument | Option, CardIdKind>();
+
+/**
+ * Marks an argument or flag that takes a card id: the run funnel (card-ids.ts) turns a unique
+ * prefix of at least 8 hex digits into the whole id before the command runs, as git does.
+ */
+export function cardIdInput<T extends Argument | Option>(item: T, kind: CardIdKind = 'id'): T {
+  CARD_ID.set(item, kind);
+  return item;
+}
+
+/** Whether an argument or flag takes a card id, and how. */
+export const cardIdKindOf = (item: Argument | Option): CardIdKind | undefined => CARD_ID.get(item);
 
 /** A value a flag, a variable or a profile setting cannot take, in the one wording. */
 export function invalidValue(where: string, raw: string, why: string): CardsError {
@@ -174,7 +191,7 @@ export const concurrencyFlag = (): Option =>
 export const buildFlags = (): Option[] => [
   new Option('--key <file>', 'owner private key (default: the keystore key of the identity)'),
   new Option('--new-key', 'make and store a key when the keystore has none for the identity'),
-  new Option('--previous <card-id>', 'the card this one replaces (previous_card_id)'),
+  cardIdInput(new Option('--previous <card-id>', 'the card this one replaces (previous_card_id)')),
   new Option('--signer <name=keyfile>', 'another signer and its private key; repeatable').argParser(
     repeatable,
   ),

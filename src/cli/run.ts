@@ -44,7 +44,9 @@ async function execute(
   refuseEmptyFlags(options);
   let result: unknown;
   try {
-    result = await declaration.run?.(ctx, options, command.processedArgs as string[], command);
+    const { wholeCardIds } = await import('./card-ids.js');
+    const args = await wholeCardIds(ctx, command, options);
+    result = await declaration.run?.(ctx, options, args, command);
   } catch (err) {
     throw withHint(err, declaration.hints?.[(err as CardsError).code]);
   }

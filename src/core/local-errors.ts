@@ -37,6 +37,7 @@ export const LOCAL_ERRORS = {
   DECLINED: l(90018, 'Not confirmed; nothing was changed.'),
   NOT_A_SERVICE: l(90019, 'The URL does not answer as a Cards service.'),
   IDENTITY_HAS_CARD: l(90020, 'The identity has a live card already.'),
+  CARD_ID_AMBIGUOUS: l(90021, 'More than one card id starts with the digits given.'),
   // The log's block: `cards monitor` found a key it was not told to expect.
   LOG_UNEXPECTED_KEY: l(
     91009,

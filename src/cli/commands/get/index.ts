@@ -1,14 +1,16 @@
 /** `cards get ID`: a card, its state and its decoded snapshot. */
 import { Argument, Option } from 'commander';
 import { declare } from '../../command.js';
-import { connectionFlags } from '../../flags.js';
+import { cardIdInput, connectionFlags } from '../../flags.js';
 import { cardLines, stateColour } from '../../text.js';
 import type { GetOptions, GetResult } from './get.js';
 
 export default declare({
   name: 'get',
   summary: 'Fetch a card: its state (active, superseded, revoked) and decoded snapshot.',
-  args: [new Argument('<id>', 'card id (64 hex characters)')],
+  args: [
+    cardIdInput(new Argument('<id>', 'card id (64 hex digits, or a unique prefix of 8 or more)')),
+  ],
   flags: [
     connectionFlags(),
     new Option('--proof', 'save the card (ID.json) and its transparency-log proof (ID.proof) here'),

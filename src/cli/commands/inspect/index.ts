@@ -2,7 +2,7 @@
 import { Argument, Option } from 'commander';
 import { EXIT } from '../../exit-status.js';
 import { declare } from '../../command.js';
-import { connectionFlags, repeatable, serviceKeyFlag } from '../../flags.js';
+import { cardIdInput, connectionFlags, repeatable, serviceKeyFlag } from '../../flags.js';
 import { when } from '../../text.js';
 import type { InspectOptions, InspectResult } from './inspect.js';
 
@@ -10,7 +10,12 @@ export default declare({
   name: 'inspect',
   summary:
     'Decode and verify a card offline: fields, id, signatures, limits. Exit 5 if anything fails.',
-  args: [new Argument('[input]', 'card JSON file, - for stdin (default), or a CARD_ID to fetch')],
+  args: [
+    cardIdInput(
+      new Argument('[input]', 'card JSON file, - for stdin (default), or a CARD_ID to fetch'),
+      'id-or-file',
+    ),
+  ],
   flags: [
     connectionFlags(),
     serviceKeyFlag(),

@@ -1,13 +1,15 @@
 /** `cards revoke ID`: revoke a card by id, or with a revoking card. */
 import { Argument, Option } from 'commander';
 import { declare } from '../../command.js';
-import { connectionFlags, createdAtFlag } from '../../flags.js';
+import { cardIdInput, connectionFlags, createdAtFlag } from '../../flags.js';
 import type { RevokeOptions, RevokeResult } from './revoke.js';
 
 export default declare({
   name: 'revoke',
   summary: 'Revoke a card by id, or send a revoking card with --with-card.',
-  args: [new Argument('<id>', 'card id to revoke')],
+  args: [
+    cardIdInput(new Argument('<id>', 'card id to revoke (or a unique prefix of 8+ hex digits)')),
+  ],
   flags: [
     connectionFlags(),
     new Option('--yes', 'do not ask for confirmation (required without a terminal)'),

@@ -1,7 +1,7 @@
 /** `cards rotate`: an identity's live card replaced by one for a new key. */
 import { Option } from 'commander';
 import { declare } from '../../command.js';
-import { connectionFlags } from '../../flags.js';
+import { cardIdInput, connectionFlags } from '../../flags.js';
 import { cardLines } from '../../text.js';
 import type { RotateOptions, RotateResult } from './rotate.js';
 
@@ -10,7 +10,9 @@ export default declare({
   summary: "Replace an identity's live card with one for a new key; swap the key once accepted.",
   flags: [
     connectionFlags(),
-    new Option('--previous <card-id>', 'the live card to replace, when the identity has several'),
+    cardIdInput(
+      new Option('--previous <card-id>', 'the live card to replace, when the identity has several'),
+    ),
     new Option('--prune', "remove the identity's key backups of earlier rotations"),
   ],
   help: `Finds the live card (search), makes a new key, publishes the replacement (previous_card_id =

@@ -1,14 +1,17 @@
 /** `cards verify`: a card in the service's transparency log, the log never forked. */
 import { Argument, Option } from 'commander';
 import { declare } from '../../command.js';
-import { connectionFlags, logKeyFlag, repeatable } from '../../flags.js';
+import { cardIdInput, connectionFlags, logKeyFlag, repeatable } from '../../flags.js';
 import type { VerifyOptions, VerifyResult } from './verify.js';
 
 export default declare({
   name: 'verify',
   summary: "Check that a card is in the service's transparency log, and that the log never forked.",
   args: [
-    new Argument('<card>', 'a card id, or a card JSON file (its proof beside it: FILE.proof)'),
+    cardIdInput(
+      new Argument('<card>', 'a card id, or a card JSON file (its proof beside it: FILE.proof)'),
+      'id-or-file',
+    ),
   ],
   flags: [
     connectionFlags(),
