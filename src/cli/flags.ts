@@ -11,16 +11,30 @@ import { CardsError } from '../core/errors.js';
 import { DEFAULT_DB, DEFAULT_URL } from '../server/defaults.js';
 import type { ProfileKey } from './config-file.js';
 
-const PROFILE_SETTING = new WeakMap<Option, ProfileKey>();
+/** The profile setting an option reads, and how its value follows from the setting's. */
+export interface ProfileSetting {
+  readonly key: ProfileKey;
+  /** The option's raw value from the setting's; undefined: the setting gives it none. */
+  readonly derive?: (value: string) => string | undefined;
+}
 
-/** Marks an option whose value a config profile may give (its setting `key`). */
-export function fromProfile(option: Option, key: ProfileKey): Option {
-  PROFILE_SETTING.set(option, key);
+const PROFILE_SETTING = new WeakMap<Option, ProfileSetting>();
+
+/**
+ * Marks an option whose value a config profile may give: its setting `key`, as it is or
+ * through `derive` (serve's --host and --port from the profile's url).
+ */
+export function fromProfile(
+  option: Option,
+  key: ProfileKey,
+  derive?: ProfileSetting['derive'],
+): Option {
+  PROFILE_SETTING.set(option, { key, ...(derive && { derive }) });
   return option;
 }
 
 /** The profile setting an option reads, if any. */
-export const profileSettingOf = (option: Option): ProfileKey | undefined =>
+export const profileSettingOf = (option: Option): ProfileSetting | undefined =>
   PROFILE_SETTING.get(option);
 
 /** What an argument or flag marked as a card id takes: an id, or an id or a card file. */

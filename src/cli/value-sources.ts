@@ -103,11 +103,12 @@ function layer(
     return;
   }
   const setting = profileSettingOf(option);
-  const value = setting === undefined ? undefined : profile()?.[setting];
+  const stored = setting === undefined ? undefined : profile()?.[setting.key];
+  const value = stored === undefined || !setting?.derive ? stored : setting.derive(stored);
   if (setting !== undefined && value !== undefined) {
     command.setOptionValueWithSource(
       key,
-      parse(option, value, `the profile's ${setting}`),
+      parse(option, value, `the profile's ${setting.key}`),
       'config',
     );
     return;

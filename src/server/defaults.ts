@@ -18,6 +18,26 @@ export const DEFAULT_HOST = '127.0.0.1';
 export const DEFAULT_PORT = 8080;
 /** Where a client finds a local `cards serve` started with no flags. */
 export const DEFAULT_URL = `http://${DEFAULT_HOST}:${DEFAULT_PORT}`;
+/** The host listens on loopback addresses only (127.0.0.0/8, ::1, localhost). */
+export const isLoopbackHost = (host: string): boolean =>
+  /^127(?:\.\d{1,3}){3}$/.test(host) || ['::1', '[::1]', 'localhost'].includes(host.toLowerCase());
+
+/**
+ * Where a server listens to be reached at `url` (a profile's), when that is a loopback http URL
+ * (`http://127.0.0.1:9090`, `http://localhost:9090`, `http://[::1]:9090`); undefined otherwise.
+ */
+export function loopbackAddress(url: string): { host: string; port: number } | undefined {
+  let parsed: URL;
+  try {
+    parsed = new URL(url);
+  } catch {
+    return undefined;
+  }
+  const host = parsed.hostname.replace(/^\[|\]$/g, '');
+  if (parsed.protocol !== 'http:' || !isLoopbackHost(host)) return undefined;
+  return { host, port: parsed.port === '' ? 80 : Number(parsed.port) };
+}
+
 /** The JSON store file, relative to the working folder. */
 export const DEFAULT_DB = './cards.json';
 /** Open connections served at once; one above gets 503. */

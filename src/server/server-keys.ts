@@ -147,6 +147,4 @@ async function resolveAdminToken(
   return { token: value, created, from };
 }
 
-/** The host listens on loopback addresses only (127.0.0.0/8, ::1, localhost). */
-export const isLoopbackHost = (host: string): boolean =>
-  /^127(?:\.\d{1,3}){3}$/.test(host) || ['::1', '[::1]', 'localhost'].includes(host.toLowerCase());
+export { isLoopbackHost } from './defaults.js';

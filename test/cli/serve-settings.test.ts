@@ -5,6 +5,8 @@
  */
 import assert from 'node:assert/strict';
 import { mkdirSync, writeFileSync } from 'node:fs';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { after, describe, test } from 'node:test';
 import { said, sandbox } from './harness.js';
@@ -140,6 +142,66 @@ describe('cards config: serve settings', () => {
       assert.match(server.stdout(), /^profile: virgil /m);
     } finally {
       await server.dispose();
+    }
+  });
+});
+
+describe("cards serve listens on the profile's loopback url", () => {
+  /** A port nothing listens on now. */
+  const freePort = async (): Promise<number> => {
+    const probe = createServer();
+    await new Promise<void>((resolve) => probe.listen(0, '127.0.0.1', resolve));
+    const { port } = probe.address() as AddressInfo;
+    await new Promise((resolve) => probe.close(resolve));
+    return port;
+  };
+
+  test('init --url, then serve and get with no flags meet; --port and non-loopback URLs do not move it', async () => {
+    const box = sandbox();
+    const servers: Awaited<ReturnType<typeof startServer>>[] = [];
+    try {
+      const port = await freePort();
+      const env = { CARDS_CONFIG: join(box.dir, 'config.json') };
+      const url = `http://localhost:${port}`;
+      const init = await box.cards(['init', '--url', url, '--yes'], { env });
+      assert.equal(init.status, 0, said(init));
+      const shown = await box.cards(['config', '--json'], { env });
+      const serve = shown.json<{ serve: Record<string, { value: unknown; source: string }> }>()
+        .serve;
+      assert.deepEqual(serve.port, { value: port, source: 'config' });
+      assert.deepEqual(serve.host, { value: 'localhost', source: 'config' });
+      // Empty CARDS_PORT and CARDS_HOST are unset, and keep the helper from adding flags.
+      const server = await startServer({
+        dir: box.dir,
+        env: { ...env, CARDS_PORT: '', CARDS_HOST: '' },
+        args: ['--quiet'],
+      });
+      servers.push(server);
+      assert.equal(new URL(server.url).port, String(port));
+      const made = await box.cards(['create', '--identity', 'pat', '--new-key', '--json'], { env });
+      assert.equal(made.status, 0, said(made));
+      const got = await box.cards(['get', made.json<{ id: string }>().id, '--json'], { env });
+      assert.equal(got.status, 0, said(got));
+      // An explicit flag wins over the profile.
+      const flagged = await startServer({
+        dir: box.dir,
+        env: { ...env, CARDS_HOST: '' },
+        args: ['--quiet', '--port', '0', '--db', join(box.dir, 'other.json')],
+      });
+      servers.push(flagged);
+      assert.notEqual(new URL(flagged.url).port, String(port));
+      // A profile URL that is not loopback http says nothing of where to listen.
+      for (const remote of ['https://cards.example.com:9443', 'http://10.1.2.3:9000']) {
+        const set = await box.cards(['config', 'set', 'url', remote], { env });
+        assert.equal(set.status, 0, said(set));
+        const other = await box.cards(['config', '--json'], { env });
+        const defaults = other.json<{ serve: Record<string, { source: string }> }>().serve;
+        assert.equal(defaults.port?.source, 'default', remote);
+        assert.equal(defaults.host?.source, 'default', remote);
+      }
+    } finally {
+      await Promise.all(servers.map((server) => server.dispose()));
+      box.cleanup();
     }
   });
 });

@@ -17,20 +17,38 @@ import {
   DEFAULT_PYTHIA_VERSIONS,
   DEFAULT_REQUEST_TIMEOUT_SECONDS,
   DEFAULT_STATEMENT_TIMEOUT_MS,
+  loopbackAddress,
 } from '../../../server/defaults.js';
 import { declare } from '../../command.js';
-import { compatFlag, dbFlag, integer, repeatable, storeFlag } from '../../flags.js';
+import { compatFlag, dbFlag, fromProfile, integer, repeatable, storeFlag } from '../../flags.js';
 import type { ServeFlags } from './settings.js';
 
 export default declare({
   name: 'serve',
   summary: 'Serve the Cards API from a JSON-file store, for local use.',
   flags: [
-    new Option('--host <host>', 'address to listen on').env('CARDS_HOST').default(DEFAULT_HOST),
-    new Option('--port <port>', 'port to listen on; 0 picks a free one')
-      .env('CARDS_PORT')
-      .default(DEFAULT_PORT)
-      .argParser(integer(0, 65535)),
+    // The profile's url, when it is a loopback http URL: `cards init` and `cards serve` agree.
+    fromProfile(
+      new Option('--host <host>', "address to listen on (default: the profile's loopback url's)")
+        .env('CARDS_HOST')
+        .default(DEFAULT_HOST),
+      'url',
+      (url) => loopbackAddress(url)?.host,
+    ),
+    fromProfile(
+      new Option(
+        '--port <port>',
+        "port to listen on, 0 picks a free one (default: the profile's loopback url's)",
+      )
+        .env('CARDS_PORT')
+        .default(DEFAULT_PORT)
+        .argParser(integer(0, 65535)),
+      'url',
+      (url) => {
+        const address = loopbackAddress(url);
+        return address && String(address.port);
+      },
+    ),
     dbFlag(),
     storeFlag(),
     new Option(
