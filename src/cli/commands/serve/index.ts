@@ -29,7 +29,10 @@ export default declare({
   flags: [
     // The profile's url, when it is a loopback http URL: `cards init` and `cards serve` agree.
     fromProfile(
-      new Option('--host <host>', "address to listen on (default: the profile's loopback url's)")
+      new Option(
+        '--host <host>',
+        "address to listen on; a profile's loopback http url gives it too",
+      )
         .env('CARDS_HOST')
         .default(DEFAULT_HOST),
       'url',
@@ -38,7 +41,7 @@ export default declare({
     fromProfile(
       new Option(
         '--port <port>',
-        "port to listen on, 0 picks a free one (default: the profile's loopback url's)",
+        "port to listen on, 0 picks a free one; a profile's loopback http url gives it too",
       )
         .env('CARDS_PORT')
         .default(DEFAULT_PORT)
