@@ -10,7 +10,7 @@ import { CardsError } from '../core/errors.js';
 import { adminTokenPath } from '../server/file-home.js';
 import type { CommandContext } from './context.js';
 import { ownsStore } from './local-server.js';
-import { resolveSettings, type ConnectionFlags, type Settings } from './settings.js';
+import { resolveServer, type ConnectionFlags } from './settings.js';
 
 export interface AdminFlags extends ConnectionFlags {
   adminToken?: string;
@@ -20,7 +20,7 @@ export interface AdminFlags extends ConnectionFlags {
 function adminToken(
   ctx: CommandContext,
   flags: AdminFlags,
-  settings: Settings,
+  settings: ReturnType<typeof resolveServer>,
 ): { token: string; from: string } | undefined {
   if (flags.adminToken) {
     const from = {
@@ -43,7 +43,7 @@ function adminToken(
 }
 
 export function adminClient(ctx: CommandContext, flags: AdminFlags): AdminClient {
-  const settings = resolveSettings(ctx, flags);
+  const settings = resolveServer(ctx, flags);
   const found = adminToken(ctx, flags, settings);
   return new AdminClient({
     url: settings.url.value,

@@ -151,16 +151,20 @@ export const adminTokenFlag = (): Option =>
     'adminToken',
   );
 
+/** Where the service is. */
+const urlFlag = (): Option =>
+  fromProfile(
+    new Option('--url <url>', 'the service base URL').env('CARDS_URL').default(DEFAULT_URL),
+    'url',
+  );
+
 /**
  * What every command that talks to a service takes (settings.ts reads them); `identity` says
  * what --identity is for this command (tokens for reads are minted for it too).
  */
 export const connectionFlags = (identity?: string): Option[] => [
   identityFlag(identity),
-  fromProfile(
-    new Option('--url <url>', 'the service base URL').env('CARDS_URL').default(DEFAULT_URL),
-    'url',
-  ),
+  urlFlag(),
   new Option('--token <jwt>', 'an access token to send as is').env('CARDS_TOKEN'),
   new Option('--timeout <seconds>', 'give up on a request after this long in all')
     .env('CARDS_TIMEOUT')
@@ -183,12 +187,15 @@ export const connectionFlags = (identity?: string): Option[] => [
   compatFlag(),
 ];
 
-/** The admin commands' flags: a connection and the admin token. */
-/** The admin commands' flags; `{ identity: false }` leaves out --identity (a filter's name there). */
-export const adminFlags = (options: { identity?: false } = {}): Option[] => [
-  ...connectionFlags().filter((flag) => options.identity !== false || flag.long !== '--identity'),
-  adminTokenFlag(),
-];
+/**
+ * The admin commands' flags: where the server is (--url; --db's store tells a local server and
+ * holds its admin token file) and the admin token. The admin API takes no card token, so none
+ * of a card connection's credentials, identity, wire words or deadline.
+ */
+export const adminFlags = (): Option[] => [...serverFlags(), adminTokenFlag()];
+
+/** Where a server is, and nothing more: --url, and --db's store that tells a local server. */
+export const serverFlags = (): Option[] => [urlFlag(), dbFlag()];
 
 export const createdAtFlag = (what = 'created_at, UNIX seconds (default: now)'): Option =>
   new Option('--created-at <seconds>', what).argParser(integer(1, Number.MAX_SAFE_INTEGER));

@@ -78,13 +78,25 @@ function required<K extends 'url' | 'db' | 'timeout' | 'compat'>(
   throw new CardsError('INTERNAL', `--${key} has no value: its declaration sets a default.`);
 }
 
-export function resolveSettings(ctx: CommandContext, flags: ConnectionFlags): Settings {
+/**
+ * Where the server is: --url, else (given nowhere) the server holding --db's store where one
+ * runs, else the default; and --db, whose store's files go only to that server. All an admin
+ * command needs.
+ */
+export function resolveServer(
+  ctx: CommandContext,
+  flags: ConnectionFlags,
+): { url: Setting<string>; db: Setting<string> } {
   const given = required(flags, 'url');
   const db = required(flags, 'db');
-  // No URL given anywhere: the server holding the local store, where one runs, else the default.
   const found = given.source === 'default' ? ownerUrl(db.value, ctx.cwd) : undefined;
   const url = { ...given, value: found ?? withScheme(given.value) };
   validateUrl(url);
+  return { url, db };
+}
+
+export function resolveSettings(ctx: CommandContext, flags: ConnectionFlags): Settings {
+  const { url, db } = resolveServer(ctx, flags);
   const compat = required(flags, 'compat') as Setting<ProfileName>;
   return {
     url,

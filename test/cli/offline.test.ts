@@ -181,7 +181,7 @@ describe('offline commands', { concurrency: true }, () => {
       'carol',
       '--new-key',
       '--previous',
-      'abc',
+      'not-an-id',
     ]);
     assert.equal(prev.status, 4, said(prev));
     assert.match(prev.stderr, /PREVIOUS_ID_INVALID \(40014\)/);
@@ -299,6 +299,41 @@ describe('offline commands', { concurrency: true }, () => {
       assert.equal(help.status, 0, said(help));
       assert.match(help.stdout, /Examples:\n {2}\$ cards /, command);
     }
+  });
+
+  test("admin commands' --help lists the flags they use, none of a card connection's", async () => {
+    for (const command of [
+      ['list'],
+      ['history'],
+      ['reset'],
+      ['status'],
+      ['open'],
+      ['requests'],
+      ['faults', 'add'],
+      ['faults', 'list'],
+      ['faults', 'clear'],
+      ['snapshot', 'save'],
+      ['snapshot', 'restore'],
+      ['export'],
+      ['import'],
+    ]) {
+      const help = await box.cards([...command, '--help']);
+      assert.equal(help.status, 0, said(help));
+      const flags = [...help.stdout.matchAll(/^ {2}(?:-\w, )?(--[\w-]+)/gm)].map((m) => m[1]);
+      for (const used of ['--url', '--db'])
+        assert.ok(flags.includes(used), `${command.join(' ')} lists ${used}`);
+      if (command[0] !== 'open')
+        assert.ok(flags.includes('--admin-token'), `${command.join(' ')} lists --admin-token`);
+      for (const ignored of ['--token', '--app-key', '--app-config', '--timeout', '--compat'])
+        assert.ok(!flags.includes(ignored), `${command.join(' ')} does not list ${ignored}`);
+      // requests and faults add have an --identity of their own: a filter.
+      if (!['requests', 'faults'].includes(command[0] as string))
+        assert.ok(!flags.includes('--identity'), `${command.join(' ')} does not list --identity`);
+    }
+    // log audit reads cards through the card routes too: it takes a card connection as well.
+    const audit = await box.cards(['log', 'audit', '--help']);
+    for (const used of ['--url', '--token', '--app-key', '--admin-token'])
+      assert.match(audit.stdout, new RegExp(`^ {2}${used} `, 'm'), `log audit lists ${used}`);
   });
 
   test('a file-system refusal exits 1 with the path, not a stack trace', async () => {

@@ -16,7 +16,7 @@ import {
   type ListResult,
 } from '../../admin-access.js';
 import type { CommandContext } from '../../context.js';
-import { resolveSettings } from '../../settings.js';
+import { resolveServer } from '../../settings.js';
 
 export async function listCards(
   ctx: CommandContext,
@@ -69,5 +69,5 @@ export async function reset(
   const log = info.log
     ? { origin: info.log.origin, vkey: info.log.vkey, path: info.log.path }
     : null;
-  return { ...result, url: resolveSettings(ctx, flags).url.value, log };
+  return { ...result, url: resolveServer(ctx, flags).url.value, log };
 }

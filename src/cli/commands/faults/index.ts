@@ -48,7 +48,7 @@ export default [
     name: 'faults add',
     summary: 'Make a running server fail on purpose: an error, a delay or a dropped connection.',
     flags: [
-      adminFlags({ identity: false }),
+      adminFlags(),
       new Option('--route <name>', 'route name (createCard, getCard, …; a unique prefix)'),
       new Option('--method <method>', 'HTTP method'),
       new Option('--identity <id>', 'only requests whose token is for this identity'),

@@ -2,7 +2,7 @@
 import { Option } from 'commander';
 import { EXIT } from '../../exit-status.js';
 import { declare } from '../../command.js';
-import { adminFlags, concurrencyFlag, logKeyFlag } from '../../flags.js';
+import { adminTokenFlag, concurrencyFlag, connectionFlags, logKeyFlag } from '../../flags.js';
 import { plural } from '../../text.js';
 import type { LogAuditOptions, LogAuditResult } from './audit.js';
 
@@ -13,7 +13,9 @@ export default [
     summary:
       'Recompute the log from its entries; check it against the checkpoint and the registry.',
     flags: [
-      adminFlags(),
+      // Cards are fetched from the card routes (a card connection) and listed by the admin API.
+      connectionFlags(),
+      adminTokenFlag(),
       logKeyFlag("verify the log's checkpoint with this key"),
       new Option(
         '--no-cards',

@@ -34,7 +34,7 @@ export default declare({
   name: 'requests',
   summary: 'The requests a server served (its request journal): filter, follow, or expect.',
   flags: [
-    adminFlags({ identity: false }),
+    adminFlags(),
     new Option('--limit <n>', 'how many, newest first (default 100; with --follow 10 to begin)'),
     new Option(
       '--route <name>',

@@ -17,7 +17,7 @@ import { CardsError } from '../../../core/errors.js';
 import { replaceFileSync } from '../../../io/fs-durable.js';
 import { adminClient, type AdminFlags } from '../../admin-access.js';
 import type { CommandContext } from '../../context.js';
-import { resolveSettings } from '../../settings.js';
+import { resolveServer } from '../../settings.js';
 
 export interface SnapshotInfo {
   name: string;
@@ -57,7 +57,7 @@ export async function saveSnapshot(
     file,
     cards: linesIn(text),
     saved: statSync(file).mtime.toISOString(),
-    url: resolveSettings(ctx, flags).url.value,
+    url: resolveServer(ctx, flags).url.value,
   };
 }
 
@@ -86,7 +86,7 @@ export async function restoreSnapshot(
       type: 'application/x-ndjson',
     },
   );
-  return { name, url: resolveSettings(ctx, flags).url.value, cards: answer.cards };
+  return { name, url: resolveServer(ctx, flags).url.value, cards: answer.cards };
 }
 
 export function listSnapshots(ctx: CommandContext): { snapshots: SnapshotInfo[] } {

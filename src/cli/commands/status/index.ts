@@ -2,7 +2,7 @@
 import { declare } from '../../command.js';
 import type { AdminFlags } from '../../admin-access.js';
 import type { ConnectionFlags } from '../../settings.js';
-import { adminFlags, connectionFlags } from '../../flags.js';
+import { adminFlags, serverFlags } from '../../flags.js';
 import { plural } from '../../text.js';
 import type { OpenResult, StatusResult } from './status.js';
 
@@ -27,7 +27,7 @@ export default [
   declare({
     name: 'open',
     summary: "Print the address of a server's page, and open it in a browser on a desktop.",
-    flags: [connectionFlags()],
+    flags: [serverFlags()],
     examples: ['cards open', 'cards open --url http://127.0.0.1:8080'],
     run: async (ctx, options: ConnectionFlags) => (await import('./status.js')).open(ctx, options),
     text: (r: OpenResult, s) =>

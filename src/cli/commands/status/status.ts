@@ -7,7 +7,7 @@
 import { spawn } from 'node:child_process';
 import { adminClient, type AdminFlags } from '../../admin-access.js';
 import type { CommandContext } from '../../context.js';
-import { resolveSettings, type ConnectionFlags } from '../../settings.js';
+import { resolveServer, type ConnectionFlags } from '../../settings.js';
 
 /** The admin API's `/_cards/info` (docs/http.md). */
 interface Info {
@@ -24,7 +24,7 @@ export interface StatusResult extends Info {
 }
 
 export async function status(ctx: CommandContext, flags: AdminFlags): Promise<StatusResult> {
-  const url = resolveSettings(ctx, flags).url.value;
+  const url = resolveServer(ctx, flags).url.value;
   const info = await adminClient(ctx, flags).json<Info>('GET', 'adminInfo');
   return {
     url,
@@ -51,7 +51,7 @@ function opener(ctx: CommandContext): string | null {
 }
 
 export function open(ctx: CommandContext, flags: ConnectionFlags): OpenResult {
-  const url = `${resolveSettings(ctx, flags).url.value}/`;
+  const url = `${resolveServer(ctx, flags).url.value}/`;
   const program = opener(ctx);
   if (program !== null) {
     // Detached and unwaited: the browser outlives this command. A desktop without the program
