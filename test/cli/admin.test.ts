@@ -97,6 +97,8 @@ describe(`admin commands against cards serve${onPostgres ? ' on PostgreSQL' : ''
     assert.equal(exported.json<{ cards: number }>().cards, 3);
     const refused = await box.cards(['reset']);
     assert.equal(refused.status, 2, said(refused));
+    const before = await box.cards(['key', 'log']);
+    assert.equal(before.status, 0, said(before));
     const reset = await box.cards(['reset', '--yes', '--json']);
     assert.deepEqual(reset.json<{ cards: number }>().cards, 0);
     // The new log a reset began, and the key clients trust for it.
@@ -111,6 +113,15 @@ describe(`admin commands against cards serve${onPostgres ? ' on PostgreSQL' : ''
       path: `/log/reset-${log.origin.split('/reset-')[1]}/`,
     });
     assert.ok(log.vkey.startsWith(`${log.origin}+`), log.vkey);
+    // cards key log prints the new log's key at once: what verify and monitor trust next.
+    const logKey = await box.cards(['key', 'log']);
+    assert.equal(logKey.status, 0, said(logKey));
+    assert.equal(logKey.stdout.trim(), log.vkey);
+    assert.notEqual(before.stdout.trim(), log.vkey, 'the log key changed with the reset');
+    const text = await box.cards(['reset', '--yes']);
+    assert.match(text.stdout, /^log key: \S+\/reset-\d+\+/m);
+    const json = await box.cards(['key', 'log', '--json']);
+    assert.equal(json.json<{ vkey: string }>().vkey, text.stdout.match(/^log key: (\S+)$/m)?.[1]);
     const imported = await box.cards(['import', out, '--json']);
     assert.equal(imported.json<{ imported: number }>().imported, 3, said(imported));
     const again = await box.cards(['export']);

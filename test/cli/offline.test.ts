@@ -307,6 +307,7 @@ describe('offline commands', { concurrency: true }, () => {
       ['history'],
       ['reset'],
       ['status'],
+      ['key', 'log'],
       ['open'],
       ['requests'],
       ['faults', 'add'],

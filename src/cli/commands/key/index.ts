@@ -1,14 +1,22 @@
-/** `cards key public|service|list|prune`: the public half of a key, a store's service key, the keystore. */
+/**
+ * `cards key public|service|log|list|prune`: the public half of a key, a store's service key, a
+ * server's log key, the keystore.
+ */
 import { Argument, Option } from 'commander';
 import { declare } from '../../command.js';
-import { dbFlag, identityFlag } from '../../flags.js';
+import type { AdminFlags } from '../../admin-access.js';
+import { adminFlags, dbFlag, identityFlag } from '../../flags.js';
+import type { LogKeyResult } from './log-key.js';
 import type { KeyListResult, KeyPruneResult, KeyPublicResult, KeyServiceOptions } from './key.js';
 
 const key = () => import('./key.js');
 const publicKey = (r: KeyPublicResult) => r.publicKey;
 
 export default [
-  declare({ name: 'key', summary: 'Keys: the public half of a key, the keystore.' }),
+  declare({
+    name: 'key',
+    summary: "Keys: the public half of a key, a server's service and log keys, the keystore.",
+  }),
   declare({
     name: 'key public',
     summary: 'Print the public key (base64 DER SPKI) of a private key file or keystore key.',
@@ -31,6 +39,19 @@ on first start. \`cards inspect\` uses it by itself when --db names the store.`,
     ],
     run: async (ctx, options: KeyServiceOptions) => (await key()).keyService(ctx, options),
     text: publicKey,
+  }),
+  declare({
+    name: 'key log',
+    summary: "Print the verifier key of a server's transparency log (for verify and monitor).",
+    flags: [adminFlags()],
+    help: `The key of the log the server keeps now, from its admin API: after \`cards reset\` the log
+begins anew (origin …/reset-N) under a key of its own, and this prints it at once.`,
+    examples: [
+      'export CARDS_LOG_KEY="$(cards key log)"',
+      'cards config set logKey "$(cards key log)"',
+    ],
+    run: async (ctx, options: AdminFlags) => (await import('./log-key.js')).logKey(ctx, options),
+    text: (r: LogKeyResult) => r.vkey,
   }),
   declare({
     name: 'key list',
