@@ -31,6 +31,10 @@ export const PROFILE_KEYS = [
   'logKey',
 ] as const;
 export type ProfileKey = (typeof PROFILE_KEYS)[number];
+/** The settings by their flags' names (`app-key`), as `cards config set` takes them too. */
+export const SETTING_NAMES = PROFILE_KEYS.map((key) =>
+  key.replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`),
+).join(', ');
 export type ProfileSettings = Partial<Record<ProfileKey, string>>;
 
 export interface ConfigFile {

@@ -50,6 +50,12 @@ export const stateColour = (state: string, s: Style): string =>
 export const plural = (n: number, one: string, many = `${one}s`): string =>
   `${n} ${n === 1 ? one : many}`;
 
-/** A profile's settings, one a line. */
+/** Profile settings a terminal never shows: the admin token opens the whole registry. */
+const SECRET_SETTINGS = new Set(['adminToken']);
+
+/** A profile's settings, one a line; a secret's value left out. */
 export const settingLines = (settings: object): string[] =>
-  Object.entries(settings).map(([k, v]) => `  ${k.padEnd(11)} ${String(v)}`);
+  Object.entries(settings).map(
+    ([k, v]) =>
+      `  ${k.padEnd(11)} ${SECRET_SETTINGS.has(k) ? '(set; a secret, not shown)' : String(v)}`,
+  );

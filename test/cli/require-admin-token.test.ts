@@ -5,8 +5,9 @@
  */
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { test } from 'node:test';
-import { said } from './harness.js';
+import { said, sandbox } from './harness.js';
 import { serverInSandbox } from './server-sandbox.js';
 
 test('--require-admin-token closes the loopback exemption of the admin API and the page', async () => {
@@ -33,5 +34,42 @@ test('--require-admin-token closes the loopback exemption of the admin API and t
     assert.equal((await fetch(`${plain.url}/_cards/info`)).status, 200, 'open without the flag');
   } finally {
     await Promise.all([plain.dispose(), plainBox.cleanup()]);
+  }
+});
+
+test('the admin token from `cards init --admin-token` and `cards config set adminToken`', async () => {
+  const { server, box } = await serverInSandbox({ args: ['--require-admin-token'] });
+  // Another folder: no store beside it, so no token file; only the profile gives a token.
+  const elsewhere = sandbox();
+  try {
+    const token = readFileSync(server.paths.adminToken, 'utf8').trim();
+    const env = { CARDS_CONFIG: join(elsewhere.dir, 'config.json') };
+    const none = await elsewhere.cards(['list', '--url', server.url]);
+    assert.equal(none.status, 7, said(none));
+    const init = await elsewhere.cards(
+      ['init', '--url', server.url, '--admin-token', token, '--yes'],
+      { env },
+    );
+    assert.equal(init.status, 0, said(init));
+    assert.ok(!init.stdout.includes(token), 'the token is not printed');
+    assert.match(init.stdout, /adminToken +\(set; a secret, not shown\)/);
+    const listed = await elsewhere.cards(['list', '--json'], { env });
+    assert.equal(listed.status, 0, said(listed));
+    for (const [key, value, status] of [
+      ['adminToken', 'not-the-token', 7],
+      ['admin-token', token, 0],
+    ] as const) {
+      const set = await elsewhere.cards(['config', 'set', key, value], { env });
+      assert.equal(set.status, 0, said(set));
+      assert.ok(!set.stdout.includes(value), 'config set does not print the token');
+      const after = await elsewhere.cards(['list'], { env });
+      assert.equal(after.status, status, said(after));
+      if (status === 7) assert.match(after.stderr, /the profile's adminToken/);
+    }
+    const unknown = await elsewhere.cards(['config', 'set', 'adminTokens', 'x'], { env });
+    assert.equal(unknown.status, 2, said(unknown));
+    assert.match(unknown.stderr, /settings: url, .*admin-token, log-key/);
+  } finally {
+    await Promise.all([server.dispose(), box.cleanup(), elsewhere.cleanup()]);
   }
 });

@@ -131,3 +131,24 @@ test('the README points to the error table', () => {
   const readme = readFileSync(new URL('../../../README.md', import.meta.url), 'utf8');
   assert.match(readme, /\]\(docs\/errors\.md(#[a-z-]+)?\)/);
 });
+
+test('docs/serve.md and docs/scaling.md give the exit status of a bad PostgreSQL configuration the table gives', () => {
+  const codes = [
+    'STORE_URL_INVALID',
+    'STORE_AUTH_FAILED',
+    'STORE_DATABASE_UNKNOWN',
+    'STORE_UNREACHABLE',
+  ] as const;
+  const status = EXIT_STATUS.STORE_URL_INVALID;
+  for (const code of codes) assert.equal(EXIT_STATUS[code], status, code);
+  for (const name of ['serve.md', 'scaling.md']) {
+    const doc = readFileSync(new URL(`../../../docs/${name}`, import.meta.url), 'utf8');
+    const said = [...doc.matchAll(/exit status (\d+)/g)].filter((m) =>
+      /password|STORE_URL_INVALID|PostgreSQL|database/i.test(
+        doc.slice(Math.max(0, (m.index ?? 0) - 200), (m.index ?? 0) + 200),
+      ),
+    );
+    assert.ok(said.length > 0, `${name} says how start-up ends on a bad PostgreSQL URL`);
+    for (const m of said) assert.equal(Number(m[1]), status, `${name}: "${m[0]}"`);
+  }
+});

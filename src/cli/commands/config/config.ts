@@ -11,6 +11,7 @@ import {
   openConfig,
   profileKeyOf,
   profileValue,
+  SETTING_NAMES,
   unknownProfile,
   type ProfileSettings,
 } from '../../config-file.js';
@@ -132,7 +133,7 @@ export function configSet(ctx: CommandContext, options: ConfigSetOptions): Confi
   const key = profileKeyOf(options.key);
   if (key === undefined)
     throw new CardsError('USAGE', `"${options.key}" is not a setting.`, {
-      hint: `settings: url, identity, compat, db, app-key, app-config, service-key, admin-token`,
+      hint: `settings: ${SETTING_NAMES}`,
     });
   if (options.value === '')
     throw new CardsError('USAGE', `The value for ${options.key} is empty.`, {

@@ -46,7 +46,7 @@ export default [
     args: [
       new Argument(
         '<key>',
-        'url, identity, compat, db, app-key, app-config, service-key or admin-token',
+        'url, identity, compat, db, app-key, app-config, service-key, admin-token or log-key',
       ),
       new Argument('<value>', 'its value (file paths are stored absolute)'),
     ],

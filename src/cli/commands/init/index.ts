@@ -15,6 +15,7 @@ export default declare({
     new Option('--app-config <file>', 'vendor app credentials JSON'),
     new Option('--db <file>', 'store of a local `cards serve`'),
     new Option('--service-key <key>', "the service's public key, for `cards inspect`"),
+    new Option('--admin-token <token>', "the server's admin token, for the admin commands"),
     new Option('--default', 'make this the default profile'),
     new Option('--force', 'replace the profile if it exists'),
     new Option('--yes', 'ask nothing; take the flags as they are'),

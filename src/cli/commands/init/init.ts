@@ -24,6 +24,7 @@ export interface InitOptions {
   appConfig?: string;
   db?: string;
   serviceKey?: string;
+  adminToken?: string;
   default?: boolean;
   force?: boolean;
   yes?: boolean;
@@ -97,6 +98,7 @@ export async function init(ctx: CommandContext, options: InitOptions): Promise<I
   set('appConfig', options.appConfig);
   set('db', given.db);
   set('serviceKey', options.serviceKey);
+  set('adminToken', options.adminToken);
   const replaced = config.profiles[name] !== undefined;
   if (replaced && options.force !== true) {
     if (
