@@ -268,7 +268,7 @@ export function buildOpenApi(profile: WireProfile, routes: readonly RouteSpec[] 
     },
     tags: [
       { name: 'cards', description: 'The Cards API (spec section 4).' },
-      { name: 'e3kit', description: "e3kit's Keyknox v1, Keyknox v2 and Pythia (docs/e3kit.md)." },
+      { name: 'e3kit', description: "e3kit's Keyknox v1, Keyknox v2 and Pythia." },
       { name: 'admin', description: 'See and manage the registry.' },
       { name: 'page', description: 'The page and this document.' },
       { name: 'log', description: 'The transparency log (C2SP tlog-tiles), public.' },
