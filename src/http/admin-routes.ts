@@ -180,6 +180,7 @@ export const adminRoutes =
         return json(reply, {
           imported: result.imported,
           skipped: result.skipped,
+          keyknox: result.keyknox,
           cards: await deps.registry.count(),
         });
       },
