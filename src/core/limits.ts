@@ -16,6 +16,11 @@ export const LIMITS = {
   bodyMax: 64 * 1024,
   /** One line of an import (a stored card record: a card's body and the service's signature). */
   importLineMax: 128 * 1024,
+  /**
+   * One Keyknox line of an import (a v1 blob, or a v2 entry with every reader's copy: pushes of
+   * up to 1 MiB each, kept per reader): read whole, so bounded, far above e3kit's entries.
+   */
+  keyknoxLineMax: 32 * 1024 * 1024,
   /** The admin API's pages (cards, identities): rows by default, and at most. */
   adminPageDefault: 100,
   adminPageMax: 1000,

@@ -191,6 +191,7 @@ export const adminRoutes =
         return json(reply, {
           imported: result.imported,
           skipped: result.skipped,
+          keyknox: result.keyknox,
           cards: await deps.registry.count(),
         });
       },
@@ -212,7 +213,7 @@ export const adminRoutes =
       metrics: async (_request, reply) =>
         reply
           .type('text/plain; version=0.0.4; charset=utf-8')
-          .send(await deps.metrics.render(deps.registry.store)),
+          .send(await deps.metrics.render(deps.registry.store, (await deps.pythia)?.counts)),
       page: async (_request, reply) => servePageFile(reply, 'index.html'),
       pageAsset: async (request, reply) =>
         servePageAsset(reply, (request.params as { '*': string })['*']),

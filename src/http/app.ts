@@ -56,8 +56,11 @@ export interface AppOptions {
   readonly log?: CardLog;
   /** Fault rules in force from the start (`cards serve --faults FILE`); more by the admin API. */
   readonly faults?: readonly FaultRule[];
-  /** The engine's Keyknox entries (src/store/keyknox.ts), emptied with the cards by the reset. */
-  readonly keyknox?: { reset(): Promise<void> };
+  /**
+   * The engine's Keyknox entries (src/store/keyknox.ts): carried by export and import, emptied
+   * with the cards by the reset.
+   */
+  readonly keyknox?: ConstructorParameters<typeof Admin>[2];
   /** Keyknox v1 and v2 and Pythia (e3kit-routes.ts); absent: not served. */
   readonly e3kit?: Omit<E3kitRoutesDeps, 'profile' | 'auth'>;
 }

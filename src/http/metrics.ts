@@ -1,7 +1,7 @@
 /**
  * Metrics in the Prometheus text format (version 0.0.4) for GET /metrics: requests
- * by route and status, a latency histogram by route, store write latency, and cards by state
- * (counted when scraped, a store page at a time). Recording a request is a Map hit and a few
+ * by route and status, a latency histogram by route, store write latency, cards by state
+ * (counted when scraped, a store page at a time) and Pythia's counts when it is served. Recording a request is a Map hit and a few
  * additions.
  */
 import { droppedOutputWrites } from '../io/standard-streams.js';
@@ -64,7 +64,11 @@ export class Metrics {
     this.#writes.observe(ms / 1000);
   }
 
-  async render(store: CardStore): Promise<string> {
+  /** `pythia`: Pythia's counts (registry/pythia.ts), when e3kit's routes are served. */
+  async render(
+    store: CardStore,
+    pythia?: { brainkeys: number; passwords: number; throttled: number },
+  ): Promise<string> {
     const lines: string[] = [
       '# HELP cards_http_requests_total Requests served, by route name and HTTP status.',
       '# TYPE cards_http_requests_total counter',
@@ -97,6 +101,16 @@ export class Metrics {
     );
     const states = await countStates(store);
     for (const state of CARD_STATES) lines.push(`cards_cards{state="${state}"} ${states[state]}`);
+    if (pythia)
+      lines.push(
+        '# HELP cards_pythia_requests_total Pythia requests answered, by route (brainkey, password).',
+        '# TYPE cards_pythia_requests_total counter',
+        `cards_pythia_requests_total{route="brainkey"} ${pythia.brainkeys}`,
+        `cards_pythia_requests_total{route="password"} ${pythia.passwords}`,
+        '# HELP cards_pythia_throttled_total Brainkey requests refused by the throttle (60007).',
+        '# TYPE cards_pythia_throttled_total counter',
+        `cards_pythia_throttled_total ${pythia.throttled}`,
+      );
     return `${lines.join('\n')}\n`;
   }
 }

@@ -119,7 +119,13 @@ export const SCHEMAS: Record<string, Schema> = {
       }),
     },
   }),
-  ImportResult: object({ imported: int, skipped: int, cards: int }),
+  ImportResult: object({
+    imported: int,
+    skipped: int,
+    /** e3kit's Keyknox blobs and entries of the dump: stored, and found stored identically. */
+    keyknox: object({ imported: int, skipped: int }),
+    cards: int,
+  }),
   ResetRequest: object({ confirm: { const: 'reset' } }),
   ResetResult: object({ cards: int }),
   FaultRule: object(faultRule, Object.keys(faultRule)),

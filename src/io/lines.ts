@@ -19,14 +19,16 @@ export class LineTooLongError extends Error {
 
 export async function* boundedLines(
   source: AsyncIterable<Uint8Array | string>,
-  maxChars: number,
+  maxChars: number | ((head: string) => number),
 ): AsyncGenerator<string> {
+  const boundOf = typeof maxChars === 'number' ? () => maxChars : maxChars;
   const decoder = new StringDecoder('utf8');
   let rest = '';
   let number = 0;
   const line = (text: string): string => {
     number++;
-    if (text.length > maxChars) throw new LineTooLongError(number, maxChars);
+    const bound = boundOf(text);
+    if (text.length > bound) throw new LineTooLongError(number, bound);
     return text.endsWith('\r') ? text.slice(0, -1) : text;
   };
   for await (const chunk of source) {
@@ -37,15 +39,20 @@ export async function* boundedLines(
       start = nl + 1;
     }
     rest = rest.slice(start);
-    if (rest.length > maxChars) throw new LineTooLongError(number + 1, maxChars);
+    const bound = boundOf(rest);
+    if (rest.length > bound) throw new LineTooLongError(number + 1, bound);
   }
   rest += decoder.end();
   if (rest !== '') yield line(rest);
 }
 
+/** How a Keyknox line of a dump begins (keyknox-record.ts): it gets the Keyknox bound. */
+const KEYKNOX_LINE_HEAD = /^\{"keyknox[12]":/;
+
 /**
  * The lines of a card dump (what `GET /_cards/export` and `cards export` write), one bounded by
- * LIMITS.importLineMax, the largest card record plus slack: a longer line is
+ * LIMITS.importLineMax, the largest card record plus slack (a Keyknox line by
+ * LIMITS.keyknoxLineMax): a longer line is
  * IMPORT_LINE_TOO_LONG (413) naming it, the lines before it passed on. Every import path reads
  * a dump through this, so a server and a local import refuse the same file alike.
  */
@@ -54,7 +61,9 @@ export async function* dumpLines(
   hint: string,
 ): AsyncGenerator<string> {
   try {
-    yield* boundedLines(source, LIMITS.importLineMax);
+    yield* boundedLines(source, (head) =>
+      KEYKNOX_LINE_HEAD.test(head) ? LIMITS.keyknoxLineMax : LIMITS.importLineMax,
+    );
   } catch (err) {
     if (!(err instanceof LineTooLongError)) throw err;
     throw new CardsError(

@@ -10,6 +10,7 @@ import { isPortableText } from '../core/encoding.js';
 import { CardsError, isCardsError } from '../core/errors.js';
 import { readStoredCard, serializeCard } from '../store/record.js';
 import type { KeyknoxStore } from '../store/keyknox.js';
+import { exportKeyknox, KeyknoxImport } from './keyknox-transfer.js';
 import type { CardEntry, CardStore, IdentitySummary, StoredCard } from '../store/store.js';
 import { cardDefect } from './card-defect.js';
 import type { CardLog } from './card-log.js';
@@ -47,6 +48,8 @@ export interface ImportResult {
   readonly imported: number;
   /** Cards of the dump stored already, identically (an import with append run again). */
   readonly skipped: number;
+  /** e3kit's Keyknox blobs and entries stored, and (append) found stored identically. */
+  readonly keyknox: { readonly imported: number; readonly skipped: number };
 }
 
 /** Cards per store page when exporting. */
@@ -89,7 +92,7 @@ function createdAt(contentSnapshot: string): number | null {
 export class Admin {
   readonly #store: CardStore;
   readonly #log: CardLog | undefined;
-  readonly #keyknox: Pick<KeyknoxStore, 'reset'> | undefined;
+  readonly #keyknox: KeyknoxStore | undefined;
   /**
    * History JSON by identity, UTF-8 encoded once (an answer is then sent as it is), each with
    * the store's revision it was made from.
@@ -104,7 +107,7 @@ export class Admin {
    * `log`: the registry's transparency log, begun anew on reset (never rewound); `keyknox`:
    * e3kit's Keyknox entries, emptied with the cards on reset.
    */
-  constructor(store: CardStore, log?: CardLog, keyknox?: Pick<KeyknoxStore, 'reset'>) {
+  constructor(store: CardStore, log?: CardLog, keyknox?: KeyknoxStore) {
     this.#store = store;
     this.#log = log;
     this.#keyknox = keyknox;
@@ -197,8 +200,12 @@ export class Admin {
     return kept?.revision === revision ? kept.json : undefined;
   }
 
-  /** Every card as an NDJSON line, in insertion order, a store page at a time. */
+  /**
+   * e3kit's Keyknox blobs and entries (keyknox-transfer.ts), then every card, as NDJSON lines,
+   * the cards in insertion order, a store page at a time.
+   */
   async *export(): AsyncGenerator<string> {
+    if (this.#keyknox) yield* exportKeyknox(this.#keyknox);
     let cursor: number | undefined;
     for (;;) {
       const entries = await this.#store.listCards(cursor, EXPORT_PAGE);
@@ -215,7 +222,8 @@ export class Admin {
    * through the store's atomic insert, so the chain rules hold; a refused line stops the
    * import with its line number and how many cards it stored (they stay; an import with
    * `append` skips the cards stored already, identically, so a rerun completes it). Refused on a non-empty registry
-   * unless `append`.
+   * unless `append`. Keyknox lines are checked as read and stored together before the first
+   * card (and those after the cards at the end): keyknox-transfer.ts.
    */
   async import(
     lines: AsyncIterable<string>,
@@ -233,6 +241,8 @@ export class Admin {
     let imported = 0;
     let skipped = 0;
     let number = 0;
+    const keyknox = new KeyknoxImport(this.#keyknox);
+    let cardsBegun = false;
     let window: Promise<unknown>[] = [];
     let pending = new Set<string>();
     /** Waits for every insert in flight; the first refusal, if any, with what was stored. */
@@ -255,7 +265,12 @@ export class Admin {
       for await (const line of source) {
         number++;
         if (line.trim() === '') continue;
+        if (keyknox.take(line, number)) continue;
         const card = parseImportLine(line, number);
+        if (!cardsBegun) {
+          cardsBegun = true;
+          await keyknox.store(append);
+        }
         // A card naming a card still being written waits for it (the store links committed cards).
         if (
           window.length >= IMPORT_WINDOW ||
@@ -279,11 +294,16 @@ export class Admin {
         pending.add(card.id);
       }
       await drain();
+      await keyknox.store(append);
     } catch (err) {
       await drain().catch(() => undefined);
       throw counted(err);
     }
-    return { imported, skipped };
+    return {
+      imported,
+      skipped,
+      keyknox: { imported: keyknox.imported, skipped: keyknox.skipped },
+    };
   }
 
   /** Whether `card` is stored already, byte for byte (a rerun of an import skips it). */

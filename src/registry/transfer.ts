@@ -14,17 +14,23 @@
 import { CardsError } from '../core/errors.js';
 import { readStoredCard, serializeCard } from '../store/record.js';
 import { ImportError, type Engine } from '../store/engine.js';
-import type { CardStore, StoredCard } from '../store/store.js';
+import type { StoredCard } from '../store/store.js';
 import { parseStoredLine } from '../store/stored-line.js';
 import { cardDefect } from './card-defect.js';
+import { exportKeyknox, KeyknoxImport } from './keyknox-transfer.js';
 
 const PAGE = 1000;
 
-/** Writes every card of `store`, one line each, in insertion order; resolves with the count. */
+/**
+ * Writes e3kit's Keyknox entries (keyknox-transfer.ts), then every card of the engine, one line
+ * each, in insertion order; resolves with the count of cards.
+ */
 export async function exportCards(
-  store: CardStore,
+  engine: Pick<Engine, 'cards' | 'keyknox'>,
   write: (chunk: string) => Promise<void>,
 ): Promise<number> {
+  for await (const chunk of exportKeyknox(engine.keyknox)) await write(chunk);
+  const store = engine.cards;
   let from = 0;
   for (;;) {
     const page = await store.scan(from, PAGE);
@@ -58,7 +64,9 @@ export interface ImportOptions {
 
 /**
  * Stores the dump's cards in order, each checked first (verifiedCard); resolves with how many.
- * Into an empty store they go by the engine's bulk import; with `append`, one at a time.
+ * Into an empty store they go by the engine's bulk import; with `append`, one at a time. Its
+ * Keyknox lines are checked as read and stored together before the first card, those after
+ * the cards at the end (keyknox-transfer.ts).
  */
 export async function importCards(
   engine: Engine,
@@ -76,12 +84,18 @@ export async function importCards(
       `The store ${store.location} holds ${existing} cards already; import into an empty store, or pass --append to add the cards one by one with the registry's rules.`,
     );
   let n = 0;
+  let physical = 0;
+  const keyknox = new KeyknoxImport(engine.keyknox);
   async function* cards(): AsyncGenerator<StoredCard> {
     for await (const line of { [Symbol.asyncIterator]: () => iterator }) {
+      physical++;
       if (line.trim() === '') continue;
+      if (keyknox.take(line, physical)) continue;
+      if (n === 0) await keyknox.store(options.append === true);
       n++;
       yield verifiedCard(line, `line ${n} of the dump`);
     }
+    await keyknox.store(options.append === true);
   }
   const named = (err: unknown, line: number, card: StoredCard): never => {
     if (err instanceof CardsError)

@@ -1,7 +1,7 @@
 /**
  * A server's dump (`cards serve --import FILE`, `--export-on-exit FILE`): everything it needs to
- * come back as it was. One JSON line of header, then one stored card record per line, as GET
- * /_cards/export writes them. The header carries the keys the cards and the log were signed
+ * come back as it was. One JSON line of header, then what GET /_cards/export writes: e3kit's
+ * Keyknox entries and one stored card record per line. The header carries the keys the cards and the log were signed
  * with (the service key, the app key tokens are checked against, the log key), so the dump says
  * it holds private keys and is written with mode 0600, whole or not at all. The log itself is
  * not copied: importing the cards in order under the same log key rebuilds the same tree
@@ -14,7 +14,6 @@ import { dumpLines } from '../io/lines.js';
 import type { PrivateKey } from '../crypto/keys.js';
 import { Admin } from '../registry/admin.js';
 import type { CardLog } from '../registry/card-log.js';
-import type { CardStore } from '../registry/registry.js';
 import type { Engine, SecretName } from '../store/engine.js';
 
 export const DUMP_FORMAT = 'cards-dump';
@@ -77,7 +76,7 @@ export async function writeDump(
   let cards = 0;
   for await (const chunk of records) {
     parts.push(chunk);
-    for (const char of chunk) if (char === '\n') cards++;
+    for (const line of chunk.split('\n')) if (line !== '' && !line.startsWith('{"keyknox')) cards++;
   }
   replaceFileSync(file, parts.join(''), 0o600);
   return cards;
@@ -110,20 +109,26 @@ export async function adoptDumpSecrets(
   return records;
 }
 
-/** The dump's cards into the engine, in order, through the admin import (the log follows). */
+/**
+ * The dump's cards (and Keyknox entries) into the engine, in order, through the admin import
+ * (the log follows).
+ */
 export async function importDumpCards(
   records: AsyncIterable<string>,
-  store: CardStore,
+  engine: Pick<Engine, 'cards' | 'keyknox'>,
   log: CardLog | undefined,
 ): Promise<number> {
-  return (await new Admin(store, log).import(records, false)).imported;
+  return (await new Admin(engine.cards, log, engine.keyknox).import(records, false)).imported;
 }
 
-/** Writes the server's dump: its keys and every card (`--export-on-exit`, on SIGINT/SIGTERM). */
+/**
+ * Writes the server's dump: its keys, its Keyknox entries and every card (`--export-on-exit`,
+ * on SIGINT/SIGTERM); resolves with the count of lines after the header.
+ */
 export function exportDump(
   file: string,
   keys: Partial<Record<DumpSecret, PrivateKey | undefined>>,
-  store: CardStore,
+  engine: Pick<Engine, 'cards' | 'keyknox'>,
   log: CardLog | undefined,
 ): Promise<number> {
   const secrets: DumpHeader['secrets'] = {};
@@ -131,5 +136,5 @@ export function exportDump(
     const key = keys[name];
     if (key) secrets[name] = key.toPem();
   }
-  return writeDump(file, secrets, new Admin(store, log).export());
+  return writeDump(file, secrets, new Admin(engine.cards, log, engine.keyknox).export());
 }

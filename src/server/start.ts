@@ -198,7 +198,7 @@ export async function startServing(
       // The headers' time is the HTTP layer's default, at most the whole request's.
       limits: { maxConnections: options.maxConnections, requestTimeoutMs: timeoutMs },
     });
-    if (dumped) await importDumpCards(dumped, engine.cards, cardLog);
+    if (dumped) await importDumpCards(dumped, engine, cardLog);
     if (prepare) await prepare(registry);
     await listen(app, options);
     pythiaStart.begin();
@@ -234,7 +234,7 @@ export async function startServing(
         logger.flush();
         if (options.exportOnExit) {
           const keys = { 'service-key': serviceKey, 'app-key': secrets.appKey, 'log-key': logKey };
-          const cards = await exportDump(options.exportOnExit, keys, engine.cards, cardLog);
+          const cards = await exportDump(options.exportOnExit, keys, engine, cardLog);
           logger.warn(
             `exported ${cards} cards and the keys to ${options.exportOnExit} (mode 0600: it holds private keys)`,
           );

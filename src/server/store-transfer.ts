@@ -37,7 +37,7 @@ export function exportStore(
   onWarning: (message: string) => void,
 ): Promise<Transferred> {
   return withEngine(target, onWarning, async (engine) => ({
-    cards: await exportCards(engine.cards, write),
+    cards: await exportCards(engine, write),
     store: engine.description,
   }));
 }

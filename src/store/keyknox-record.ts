@@ -17,6 +17,7 @@ import { isObject } from '../core/json.js';
 import type {
   KeyknoxCopy,
   KeyknoxReader,
+  KeyknoxRecord,
   KeyknoxV1Address,
   KeyknoxV1Record,
   KeyknoxV2Address,
@@ -24,13 +25,7 @@ import type {
 } from './keyknox.js';
 
 export type KeyknoxLine =
-  | {
-      readonly kind: 'keyknox1';
-      readonly address: KeyknoxV1Address;
-      readonly record: KeyknoxV1Record;
-    }
-  | { readonly kind: 'keyknox2'; readonly entry: KeyknoxV2Entry }
-  | { readonly kind: 'keyknox2del'; readonly address: KeyknoxV2Address };
+  KeyknoxRecord | { readonly kind: 'keyknox2del'; readonly address: KeyknoxV2Address };
 
 const b64 = encodeBase64;
 

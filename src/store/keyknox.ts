@@ -74,6 +74,15 @@ export interface KeyknoxV2Filter {
   readonly path?: string;
 }
 
+/** One stored blob or entry, as an export carries it. */
+export type KeyknoxRecord =
+  | {
+      readonly kind: 'keyknox1';
+      readonly address: KeyknoxV1Address;
+      readonly record: KeyknoxV1Record;
+    }
+  | { readonly kind: 'keyknox2'; readonly entry: KeyknoxV2Entry };
+
 export interface KeyknoxStore {
   v1Get(address: KeyknoxV1Address): Promise<KeyknoxV1Record | undefined>;
   /** Stores `next` if the stored revision is `expected` (0: none stored); `false` if it moved. */
@@ -85,6 +94,11 @@ export interface KeyknoxStore {
   v2Delete(address: KeyknoxV2Address, expected: number): Promise<boolean>;
   /** Summaries of the matching entries, ordered by root, path, then key (code units). */
   v2List(filter: KeyknoxV2Filter): Promise<KeyknoxV2Summary[]>;
+  /**
+   * Every blob, then every entry, of every app (`cards export`): whole records, as the
+   * `keyknox1`/`keyknox2` lines of keyknox-record.ts write them.
+   */
+  records(): AsyncIterable<KeyknoxRecord>;
   /** Empties every blob and entry (`cards reset`), durably. */
   reset(): Promise<void>;
 }

@@ -422,7 +422,12 @@ describe('export, import, reset', () => {
       ...ndjson,
       body: exported.body,
     });
-    assert.deepEqual(completed.json(), { imported: 1, skipped: 3, cards: 4 });
+    assert.deepEqual(completed.json(), {
+      imported: 1,
+      skipped: 3,
+      keyknox: { imported: 0, skipped: 0 },
+      cards: 4,
+    });
     assert.equal((await h.call('GET', '/_cards/export')).body, exported.body);
 
     // Appending a card whose id is stored with other bytes: the store's own rule refuses it.

@@ -869,6 +869,19 @@ describe("e3kit's routes: answers, refusals that change nothing", () => {
     }>();
     assert.equal(Buffer.from(answer.transformed_password, 'base64').byteLength, 384);
     assert.ok(answer.proof.value_c && answer.proof.value_u);
+    // The counts in /metrics are /_cards/info's: 3 brainkeys and 1 password answered, 1 throttled.
+    const admin = { headers: { authorization: `Bearer ${ADMIN_TOKEN}` } };
+    const info = (await h.call('GET', '/_cards/info', admin)).json<{
+      pythia: { brainkeys: number; passwords: number; throttled: number };
+    }>();
+    assert.deepEqual(
+      { ...info.pythia, proof_keys: undefined, update_tokens: undefined },
+      { proof_keys: undefined, update_tokens: undefined, brainkeys: 3, passwords: 1, throttled: 1 },
+    );
+    const metrics = (await h.call('GET', '/metrics', admin)).body;
+    assert.match(metrics, /^cards_pythia_requests_total\{route="brainkey"\} 3$/m);
+    assert.match(metrics, /^cards_pythia_requests_total\{route="password"\} 1$/m);
+    assert.match(metrics, /^cards_pythia_throttled_total 1$/m);
   });
 
   test('body limits: Keyknox 1 MiB, Pythia 4 KiB, each named in its refusal', async () => {

@@ -21,6 +21,12 @@ const entry = (key: string, revision: number, root = 'r', path = 'p'): KeyknoxV2
   revision,
 });
 
+async function collect<T>(items: AsyncIterable<T>): Promise<T[]> {
+  const out: T[] = [];
+  for await (const item of items) out.push(item);
+  return out;
+}
+
 export function describeKeyknoxContract(factory: EngineFactory): void {
   describe(`Keyknox contract: ${factory.name}`, () => {
     const fresh = async (): Promise<{ engine: Engine; place: string }> => {
@@ -136,6 +142,48 @@ export function describeKeyknoxContract(factory: EngineFactory): void {
       assert.equal(after?.copies.length, 1);
       assert.deepEqual(after?.readers, [{ identity: 'carol', copy: 0 }]);
       assert.equal(after?.hash, hash);
+    });
+
+    test('records: every blob, then every entry, of every app and owner, whole', async (t) => {
+      const { engine } = await fresh();
+      t.after(() => engine.close());
+      const store = engine.keyknox;
+      assert.deepEqual(await collect(store.records()), []);
+      const blob = { meta: utf8('m'), value: utf8('v'), version: 2, hash: 'h', revision: 3 };
+      const blobs = ['', 'a', 'b'].flatMap((app) =>
+        ['', 'x'].map((identity) => ({ app, identity })),
+      );
+      for (const a of blobs) assert.equal(await store.v1Put(a, blob, 0), true);
+      // More than one page of PostgreSQL's keyset paging (200 a page).
+      const keys = Array.from({ length: 230 }, (_, i) => `k${String(i).padStart(3, '0')}`);
+      for (const key of keys) assert.equal(await store.v2Put(entry(key, 1), 0), true);
+      const other = { ...entry('z', 4), address: { ...entry('z', 4).address, app: 'other' } };
+      assert.equal(await store.v2Put(other, 0), true);
+      const all = await collect(store.records());
+      const v1 = all.filter((r) => r.kind === 'keyknox1');
+      const v2 = all.flatMap((r) => (r.kind === 'keyknox2' ? [r.entry] : []));
+      assert.deepEqual(all.slice(0, v1.length), v1, 'blobs first');
+      assert.deepEqual(
+        v1.map((r) => JSON.stringify(r.address)).sort(),
+        blobs.map((a) => JSON.stringify(a)).sort(),
+      );
+      for (const r of v1) assert.deepEqual(r.record, blob);
+      assert.equal(v2.length, keys.length + 1);
+      assert.deepEqual(
+        v2
+          .filter((e) => e.address.app === 'app')
+          .map((e) => e.address.key)
+          .sort(),
+        keys,
+      );
+      assert.deepEqual(
+        v2.find((e) => e.address.app === 'other'),
+        other,
+      );
+      assert.deepEqual(
+        v2.find((e) => e.address.key === 'k007'),
+        entry('k007', 1),
+      );
     });
 
     test('reset empties every blob and entry, durably; writes go on after it', async () => {

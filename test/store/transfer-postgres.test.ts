@@ -17,6 +17,8 @@ import { runServeToExit } from '../helpers/server.js';
 import { freshStoreUrl, sql, testPostgres } from '../helpers/postgres.js';
 import { makeCard } from '../http/card-kit.js';
 import { SCHEMA_VERSION } from '../../src/store/postgres/sql.js';
+import { openEngine } from '../../src/server/open-engine.js';
+import { utf8 } from '../../src/core/encoding.js';
 
 const box = sandbox();
 after(() => box.cleanup());
@@ -82,6 +84,60 @@ describe('export and import between JSON and PostgreSQL', () => {
     assert.equal(appended.status, 0, appended.stderr);
     const rows = await sql<{ n: string }>(url, 'SELECT count(*) AS n FROM cards');
     assert.equal(Number(rows[0]?.n), ids.length + extra.stdout.trimEnd().split('\n').length);
+  });
+
+  test('cards export/import --store carry Keyknox entries: JSON → PostgreSQL → JSON', async () => {
+    const source = join(box.dir, 'keyknox.json');
+    await makeJsonStore(source, 2);
+    const engine = await openEngine(source);
+    const blob = {
+      meta: utf8('m'),
+      value: utf8('backup'),
+      version: 3,
+      hash: 'aGFzaA==',
+      revision: 4,
+    };
+    assert.ok(await engine.keyknox.v1Put({ app: 'app', identity: 'alice' }, blob, 0));
+    const entry = {
+      address: { app: 'app', owner: 'alice', root: 'e3kit', path: 'backup', key: 'laptop' },
+      copies: [{ meta: utf8('m'), value: utf8('key') }],
+      readers: [{ identity: 'alice', copy: 0 }],
+      hash: 'aGFzaDI=',
+      revision: 2,
+    };
+    assert.ok(await engine.keyknox.v2Put(entry, 0));
+    await engine.close();
+    const dump = await box.cards(['export', '--store', source]);
+    assert.equal(dump.status, 0, dump.stderr);
+    assert.match(dump.stdout, /^\{"keyknox1":.*\n\{"keyknox2":/);
+    const url = await freshStoreUrl();
+    const into = await box.cards(['import', '--store', url], { input: dump.stdout });
+    assert.equal(into.status, 0, into.stderr);
+    const again = await box.cards(['export', '--store', url]);
+    assert.equal(again.stdout, dump.stdout, 'the same dump from PostgreSQL');
+    const target = join(box.dir, 'keyknox-back.json');
+    assert.equal(
+      (await box.cards(['import', '--store', target], { input: again.stdout })).status,
+      0,
+    );
+    const back = await openEngine(target);
+    try {
+      assert.deepEqual(await back.keyknox.v1Get({ app: 'app', identity: 'alice' }), blob);
+      assert.deepEqual(await back.keyknox.v2Get(entry.address), entry);
+    } finally {
+      await back.close();
+    }
+    // A bad Keyknox line: refused with its code, nothing stored.
+    const bad = dump.stdout.replace('"revision":4', '"revision":-1');
+    const empty = await freshStoreUrl();
+    const refused = await box.cards(['import', '--store', empty], { input: bad });
+    assert.equal(refused.status, 4, refused.stderr);
+    assert.match(refused.stderr, /IMPORT_INVALID/);
+    const rows = await sql<{ n: string }>(
+      empty,
+      'SELECT (SELECT count(*) FROM cards) + (SELECT count(*) FROM cards_keyknox_v1) + (SELECT count(*) FROM cards_keyknox_v2) AS n',
+    );
+    assert.equal(Number(rows[0]?.n), 0);
   });
 
   test('import verifies each card: a wrong id or a bad self signature stores nothing', async () => {

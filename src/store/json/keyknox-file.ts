@@ -28,6 +28,7 @@ import type {
   KeyknoxV2Entry,
   KeyknoxV2Filter,
   KeyknoxV2Summary,
+  KeyknoxRecord,
 } from '../keyknox.js';
 import {
   keyknox1Line,
@@ -158,6 +159,12 @@ export class KeyknoxFile implements KeyknoxStore {
   async v2List(filter: KeyknoxV2Filter): Promise<KeyknoxV2Summary[]> {
     await Promise.all([...this.#pending.values()].map((p) => p.queued.done.catch(() => undefined)));
     return this.#held.v2List(filter);
+  }
+
+  /** Every record, once the writes queued before the call are on disk. */
+  async *records(): AsyncGenerator<KeyknoxRecord> {
+    await Promise.all([...this.#pending.values()].map((p) => p.queued.done.catch(() => undefined)));
+    yield* this.#held.records();
   }
 
   get counts(): { readonly v1: number; readonly v2: number } {

@@ -12,6 +12,7 @@ import type {
   KeyknoxV2Entry,
   KeyknoxV2Filter,
   KeyknoxV2Summary,
+  KeyknoxRecord,
 } from '../keyknox.js';
 import type { KeyknoxLine } from '../keyknox-record.js';
 
@@ -95,10 +96,14 @@ export class MemoryKeyknoxStore implements KeyknoxStore {
   }
 
   /** Every record held, as lines (snapshots, export). */
-  *lines(): Generator<KeyknoxLine> {
+  *lines(): Generator<KeyknoxRecord> {
     for (const { address, record } of this.#v1.values())
       yield { kind: 'keyknox1', address, record };
     for (const entry of this.#v2.values()) yield { kind: 'keyknox2', entry };
+  }
+
+  async *records(): AsyncGenerator<KeyknoxRecord> {
+    for (const line of this.lines()) yield structuredClone(line);
   }
 
   get counts(): { readonly v1: number; readonly v2: number } {

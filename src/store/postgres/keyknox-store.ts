@@ -11,6 +11,7 @@ import { decodeStoredBase64, encodeBase64 } from '../../core/encoding.js';
 import type { Database } from './database.js';
 import { unavailable } from './errors.js';
 import type {
+  KeyknoxRecord,
   KeyknoxStore,
   KeyknoxV1Address,
   KeyknoxV1Record,
@@ -43,6 +44,18 @@ const V2_LIST = `SELECT root, path, key, readers, revision FROM cards_keyknox_v2
     AND ($4::text IS NULL OR path = $4)
   ORDER BY root COLLATE "C", path COLLATE "C", key COLLATE "C"`;
 
+/** Every blob and entry, a page at a time in primary-key order (keyset paging). */
+const V1_ALL = `SELECT app, identity, meta, value, version, hash, revision FROM cards_keyknox_v1
+  WHERE $4 OR (app COLLATE "C", identity COLLATE "C") > ($1, $2)
+  ORDER BY app COLLATE "C", identity COLLATE "C" LIMIT $3`;
+const V2_ALL = `SELECT app, owner, root, path, key, copies, readers, hash, revision FROM cards_keyknox_v2
+  WHERE $7 OR (app COLLATE "C", owner COLLATE "C", root COLLATE "C", path COLLATE "C",
+    key COLLATE "C") > ($1, $2, $3, $4, $5)
+  ORDER BY app COLLATE "C", owner COLLATE "C", root COLLATE "C", path COLLATE "C", key COLLATE "C"
+  LIMIT $6`;
+/** Records per page of records(). */
+const PAGE = 200;
+
 interface V1Row {
   meta: Buffer;
   value: Buffer;
@@ -69,6 +82,22 @@ const buffer = (b: Uint8Array): Buffer => Buffer.from(b.buffer, b.byteOffset, b.
 const fromBase64 = (text: string): Uint8Array => decodeStoredBase64(text) ?? new Uint8Array(0);
 const v2Key = (a: KeyknoxV2Address): string[] => [a.app, a.owner, a.root, a.path, a.key];
 
+const v1Record = (row: V1Row): KeyknoxV1Record => ({
+  meta: bytes(row.meta),
+  value: bytes(row.value),
+  version: row.version,
+  hash: row.hash,
+  revision: Number(row.revision),
+});
+
+const v2Entry = (address: KeyknoxV2Address, row: V2Row): KeyknoxV2Entry => ({
+  address: { ...address },
+  copies: row.copies.map((c) => ({ meta: fromBase64(c.meta), value: fromBase64(c.value) })),
+  readers: row.readers.map((r) => ({ identity: r.identity, copy: r.copy })),
+  hash: row.hash,
+  revision: Number(row.revision),
+});
+
 export class PostgresKeyknoxStore implements KeyknoxStore {
   readonly #db: Database;
 
@@ -78,14 +107,7 @@ export class PostgresKeyknoxStore implements KeyknoxStore {
 
   async v1Get(address: KeyknoxV1Address): Promise<KeyknoxV1Record | undefined> {
     const [row] = await this.#db.rows<V1Row>(V1_GET, [address.app, address.identity]);
-    if (!row) return undefined;
-    return {
-      meta: bytes(row.meta),
-      value: bytes(row.value),
-      version: row.version,
-      hash: row.hash,
-      revision: Number(row.revision),
-    };
+    return row && v1Record(row);
   }
 
   v1Put(address: KeyknoxV1Address, next: KeyknoxV1Record, expected: number): Promise<boolean> {
@@ -105,14 +127,7 @@ export class PostgresKeyknoxStore implements KeyknoxStore {
 
   async v2Get(address: KeyknoxV2Address): Promise<KeyknoxV2Entry | undefined> {
     const [row] = await this.#db.rows<V2Row>(V2_GET, v2Key(address));
-    if (!row) return undefined;
-    return {
-      address: { ...address },
-      copies: row.copies.map((c) => ({ meta: fromBase64(c.meta), value: fromBase64(c.value) })),
-      readers: row.readers.map((r) => ({ identity: r.identity, copy: r.copy })),
-      hash: row.hash,
-      revision: Number(row.revision),
-    };
+    return row && v2Entry(address, row);
   }
 
   v2Put(next: KeyknoxV2Entry, expected: number): Promise<boolean> {
@@ -152,6 +167,39 @@ export class PostgresKeyknoxStore implements KeyknoxStore {
       readers: row.readers.map((r) => r.identity),
       revision: Number(row.revision),
     }));
+  }
+
+  async *records(): AsyncGenerator<KeyknoxRecord> {
+    for (let after: string[] | undefined; ;) {
+      const rows = await this.#db.rows<V1Row & KeyknoxV1Address>(V1_ALL, [
+        ...(after ?? ['', '']),
+        PAGE,
+        after === undefined,
+      ]);
+      for (const row of rows)
+        yield {
+          kind: 'keyknox1',
+          address: { app: row.app, identity: row.identity },
+          record: v1Record(row),
+        };
+      const last = rows.at(-1);
+      if (!last || rows.length < PAGE) break;
+      after = [last.app, last.identity];
+    }
+    for (let after: string[] | undefined; ;) {
+      const rows = await this.#db.rows<V2Row & KeyknoxV2Address>(V2_ALL, [
+        ...(after ?? ['', '', '', '', '']),
+        PAGE,
+        after === undefined,
+      ]);
+      for (const row of rows) {
+        const { app, owner, root, path, key } = row;
+        yield { kind: 'keyknox2', entry: v2Entry({ app, owner, root, path, key }, row) };
+      }
+      const last = rows.at(-1);
+      if (!last || rows.length < PAGE) break;
+      after = v2Key(last);
+    }
   }
 
   async reset(): Promise<void> {

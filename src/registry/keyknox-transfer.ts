@@ -1,0 +1,116 @@
+/**
+ * e3kit's Keyknox entries in a dump (`cards export`/`import`, GET/POST /_cards/export|import,
+ * `serve --export-on-exit`/`--import`): one `keyknox1` or `keyknox2` line per blob or entry
+ * (store/keyknox-record.ts: owner, root/path/key, readers and their copies, the bytes as base64,
+ * version, hash and revision kept as they are, so a client's hash is still current after the
+ * move), written before the cards. A dump without such lines imports as it always did.
+ *
+ * Import reads every Keyknox line before storing any, so a refused line (not a record this
+ * `cards` reads, a deletion line, an entry stored differently already) stores no Keyknox entry,
+ * and, the lines being ahead of the cards in an export, no card either. Each record goes in
+ * through the store's compare-and-swap from revision 0 (nothing stored there); with `append`,
+ * one stored identically already is skipped.
+ */
+import { CardsError } from '../core/errors.js';
+import type { KeyknoxRecord, KeyknoxStore } from '../store/keyknox.js';
+import {
+  isKeyknoxLine,
+  keyknox1Line,
+  keyknox2Line,
+  readKeyknoxLine,
+} from '../store/keyknox-record.js';
+
+/** Lines per chunk of an export. */
+const CHUNK = 100;
+
+/** How a line of a dump that is a Keyknox record begins (before any other check). */
+const KEYKNOX_HEAD = /^\s*\{\s*"keyknox/;
+
+export const keyknoxText = (r: KeyknoxRecord): string =>
+  r.kind === 'keyknox1' ? keyknox1Line(r.address, r.record) : keyknox2Line(r.entry);
+
+/** Every blob and entry as dump lines, a chunk of lines at a time. */
+export async function* exportKeyknox(store: KeyknoxStore): AsyncGenerator<string> {
+  let chunk: string[] = [];
+  for await (const record of store.records()) {
+    chunk.push(`${keyknoxText(record)}\n`);
+    if (chunk.length >= CHUNK) {
+      yield chunk.join('');
+      chunk = [];
+    }
+  }
+  if (chunk.length > 0) yield chunk.join('');
+}
+
+const invalid = (number: number, why: string): CardsError =>
+  new CardsError('IMPORT_INVALID', `Import line ${number} ${why}.`, {
+    hint: 'Import what `cards export` or GET /_cards/export wrote, one record per line.',
+  });
+
+/** The Keyknox lines of one import: taken while reading, stored together once all are read. */
+export class KeyknoxImport {
+  readonly #store: KeyknoxStore | undefined;
+  #held: { record: KeyknoxRecord; number: number }[] = [];
+  imported = 0;
+  skipped = 0;
+
+  /** `store` undefined: a registry without e3kit's routes, which refuses Keyknox lines. */
+  constructor(store: KeyknoxStore | undefined) {
+    this.#store = store;
+  }
+
+  /** Whether line `number` is a Keyknox line (then checked and held; IMPORT_INVALID if bad). */
+  take(line: string, number: number): boolean {
+    if (!KEYKNOX_HEAD.test(line)) return false;
+    let value: unknown;
+    try {
+      value = JSON.parse(line);
+    } catch {
+      throw invalid(number, 'is not valid JSON');
+    }
+    if (!isKeyknoxLine(value)) return false;
+    if (this.#store === undefined)
+      throw invalid(number, 'is a Keyknox entry, and this registry keeps none');
+    let record;
+    try {
+      record = readKeyknoxLine(value, 'it');
+    } catch (err) {
+      throw invalid(number, `is not a Keyknox record this cards reads: ${(err as Error).message}`);
+    }
+    if (record.kind === 'keyknox2del') throw invalid(number, 'deletes a Keyknox entry');
+    this.#held.push({ record, number });
+    return true;
+  }
+
+  /** Stores what was taken since the last call, in order; a conflict refuses the rest. */
+  async store(append: boolean): Promise<void> {
+    const held = this.#held;
+    this.#held = [];
+    const store = this.#store;
+    if (!store) return;
+    for (const { record, number } of held) {
+      const landed =
+        record.kind === 'keyknox1'
+          ? await store.v1Put(record.address, record.record, 0)
+          : await store.v2Put(record.entry, 0);
+      if (landed) {
+        this.imported++;
+        continue;
+      }
+      if (append && (await this.#storedAlready(store, record))) {
+        this.skipped++;
+        continue;
+      }
+      throw invalid(number, 'names a Keyknox entry the registry holds already, stored otherwise');
+    }
+  }
+
+  async #storedAlready(store: KeyknoxStore, record: KeyknoxRecord): Promise<boolean> {
+    if (record.kind === 'keyknox1') {
+      const stored = await store.v1Get(record.address);
+      return stored !== undefined && keyknox1Line(record.address, stored) === keyknoxText(record);
+    }
+    const stored = await store.v2Get(record.entry.address);
+    return stored !== undefined && keyknox2Line(stored) === keyknoxText(record);
+  }
+}

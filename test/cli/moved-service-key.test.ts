@@ -1,0 +1,72 @@
+/**
+ * A registry moved by export → import keeps verifying when its service key moves with it
+ * (docs/serve.md, "Moving a registry and its service key"): the cards carry the service
+ * signature of the server they come from, so the server they move to serves with that key
+ * (`--service-key FILE`, on any engine), and `cards inspect` of a moved card against it checks
+ * out; a server with a key of its own does not verify them (why the key must move).
+ */
+import assert from 'node:assert/strict';
+import { after, describe, test } from 'node:test';
+import { postCard } from '../helpers/post-card.js';
+import { freshStoreUrl } from '../helpers/postgres.js';
+import { removeTempDirs, startServer, type TestServer } from '../helpers/server.js';
+import { makeCard } from '../http/card-kit.js';
+import { said, sandbox } from './harness.js';
+
+const box = sandbox();
+after(() => box.cleanup());
+after(removeTempDirs);
+
+const ARGS = ['--quiet', '--no-log'];
+
+async function move(from: TestServer, to: TestServer): Promise<void> {
+  const dump = await (await fetch(`${from.url}/_cards/export`)).text();
+  const into = await fetch(`${to.url}/_cards/import`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/x-ndjson' },
+    body: dump,
+  });
+  assert.equal(into.status, 200, await into.text());
+}
+
+const inspect = async (server: TestServer, id: string) =>
+  box.cards([
+    'inspect',
+    id,
+    '--url',
+    server.url,
+    '--token',
+    await server.token('alice'),
+    '--service-key',
+    server.serviceKey,
+    '--json',
+  ]);
+
+describe('a moved registry and its service key', () => {
+  test('JSON → PostgreSQL with the key moved: inspect checks out; without it: refused', async (t) => {
+    const source = await startServer({ args: ARGS });
+    t.after(() => source.dispose());
+    const card = makeCard('alice');
+    await postCard(source, 'alice', card.raw);
+    const moved = await startServer({
+      store: await freshStoreUrl(),
+      args: [...ARGS, '--service-key', source.paths.serviceKey],
+    });
+    t.after(() => moved.dispose());
+    assert.equal(moved.serviceKey, source.serviceKey);
+    await move(source, moved);
+    const checked = await inspect(moved, card.id);
+    assert.equal(checked.status, 0, said(checked));
+    const report = checked.json<{ ok: boolean; service: { checked: boolean } }>();
+    assert.equal(report.ok, true);
+    assert.equal(report.service.checked, true);
+
+    const elsewhere = await startServer({ store: await freshStoreUrl(), args: ARGS });
+    t.after(() => elsewhere.dispose());
+    assert.notEqual(elsewhere.serviceKey, source.serviceKey);
+    await move(source, elsewhere);
+    const refused = await inspect(elsewhere, card.id);
+    assert.notEqual(refused.status, 0, said(refused));
+    assert.equal(refused.json<{ ok: boolean }>().ok, false);
+  });
+});
