@@ -11,6 +11,7 @@ import { CardsError, isCardsError } from '../core/errors.js';
 import { readStoredCard, serializeCard } from '../store/record.js';
 import type { KeyknoxStore } from '../store/keyknox.js';
 import { exportKeyknox, KeyknoxImport } from './keyknox-transfer.js';
+import { checkedDump, parseImportLine, toLines } from './import-lines.js';
 import type { CardEntry, CardStore, IdentitySummary, StoredCard } from '../store/store.js';
 import { cardDefect } from './card-defect.js';
 import type { CardLog } from './card-log.js';
@@ -236,8 +237,42 @@ export class Admin {
     // (PostgreSQL) let the whole body arrive and close meanwhile: the import waited forever.
     const reader = lines[Symbol.asyncIterator]();
     const source: AsyncIterable<string> = { [Symbol.asyncIterator]: () => reader };
-    if (replace) await this.reset({ confirm: 'reset' });
-    else if (!append && (await this.#store.count()) > 0) throw new CardsError('IMPORT_NOT_EMPTY');
+    if (replace) return this.#replace(source);
+    if (!append && (await this.#store.count()) > 0) throw new CardsError('IMPORT_NOT_EMPTY');
+    return this.#insertAll(source, append, false);
+  }
+
+  /**
+   * A snapshot's restore as one operation: every line is checked, chain rules included, before
+   * anything is emptied, so a dump refused at any line changes nothing; a store write that
+   * fails part-way empties the registry again and puts back what it held (cards and Keyknox;
+   * the log, never rewound, begins anew).
+   */
+  async #replace(lines: AsyncIterable<string>): Promise<ImportResult> {
+    const dump = await checkedDump(lines, this.#keyknox);
+    const previous: string[] = [];
+    for await (const page of this.export()) previous.push(page);
+    await this.reset({ confirm: 'reset' });
+    try {
+      return await this.#insertAll(dump, false, true);
+    } catch (err) {
+      const undone = await this.reset({ confirm: 'reset' })
+        .then(() => this.#insertAll(toLines(previous), false, true))
+        .then(
+          () => 'the registry holds what it held before; the log began anew',
+          (again: unknown) => `putting the previous registry back failed too: ${String(again)}`,
+        );
+      if (!isCardsError(err)) throw err;
+      throw new CardsError(err.code, `The restore failed: ${err.message} (${undone}).`);
+    }
+  }
+
+  async #insertAll(
+    source: AsyncIterable<string> | Iterable<string>,
+    append: boolean,
+    /** A failure is undone by the caller: the message says nothing of cards that stay. */
+    undone: boolean,
+  ): Promise<ImportResult> {
     let imported = 0;
     let skipped = 0;
     let number = 0;
@@ -254,6 +289,10 @@ export class Admin {
       if (refused) throw refused.reason;
     };
     const counted = (err: unknown): CardsError => {
+      if (undone)
+        return isCardsError(err)
+          ? err
+          : new CardsError('STORE_UNAVAILABLE', undefined, { cause: err });
       const done = `${imported} cards stored${append ? `, ${skipped} already there` : ''}`;
       const next = 'they stay; fix the line and import the whole dump again with append=true';
       if (!isCardsError(err)) return new CardsError('STORE_UNAVAILABLE', undefined, { cause: err });
@@ -320,35 +359,4 @@ export class Admin {
     else await store.reset();
     await this.#keyknox?.reset();
   }
-}
-
-/** One NDJSON line → a stored card whose derived fields agree with its snapshot. */
-export function parseImportLine(line: string, number: number): StoredCard {
-  const bad = (why: string): CardsError =>
-    new CardsError('IMPORT_INVALID', `Import line ${number} ${why}.`, {
-      hint: 'Import what `cards export` or GET /_cards/export wrote, one record per line.',
-    });
-  let value: unknown;
-  try {
-    value = JSON.parse(line);
-  } catch {
-    throw bad('is not valid JSON');
-  }
-  let card: StoredCard;
-  try {
-    card = readStoredCard(value, 'it');
-  } catch (err) {
-    throw bad(isCardsError(err) ? err.message.replace(/^The store cannot be read: it /, '') : '');
-  }
-  const defect = cardDefect(card);
-  if (defect) throw bad(`(card ${card.id}): ${defect.replace(/[.]$/, '')}`);
-  // Keep only the record's own fields (a line may carry unknown keys).
-  return {
-    id: card.id,
-    identity: card.identity,
-    ...(card.previous_card_id !== undefined && { previous_card_id: card.previous_card_id }),
-    ...(card.revoking === true && { revoking: true as const }),
-    content_snapshot: card.content_snapshot,
-    signatures: card.signatures,
-  };
 }

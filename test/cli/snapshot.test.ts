@@ -2,10 +2,10 @@
  * `cards snapshot save|restore|list` against a real `cards serve` (port 0) and the real CLI:
  * a saved registry comes back exactly (same ids, same order, same states) after more cards and
  * a revocation, in one admin request; restore needs --yes; names are checked; a snapshot is
- * not overwritten without --force.
+ * not overwritten without --force; a snapshot refused in its middle changes nothing (cards, log).
  */
 import assert from 'node:assert/strict';
-import { statSync } from 'node:fs';
+import { readFileSync, statSync, writeFileSync } from 'node:fs';
 import { after, before, describe, test } from 'node:test';
 import { said, type Sandbox } from './harness.js';
 import { serverInSandbox, type SandboxServer } from './server-sandbox.js';
@@ -60,6 +60,30 @@ describe('cards snapshot', () => {
     assert.ok(!routes.includes('adminReset'), routes.join());
   });
 
+  test('a snapshot made invalid in its middle: refused, the registry exactly as it was', async () => {
+    for (const identity of ['dave', 'erin'])
+      assert.equal((await box.cards(['create', '--identity', identity, '--new-key'])).status, 0);
+    const save = await box.cards(['snapshot', 'save', 'broken']);
+    assert.equal(save.status, 0, said(save));
+    const file = `${box.home}/snapshots/broken.ndjson`;
+    const lines = readFileSync(file, 'utf8').trimEnd().split('\n');
+    assert.equal(lines.length, 4);
+    lines[2] = (lines[2] as string).slice(0, 40);
+    writeFileSync(file, `${lines.join('\n')}\n`);
+    assert.equal((await box.cards(['create', '--identity', 'frank', '--new-key'])).status, 0);
+    const checkpoint = async (): Promise<string> =>
+      (await (await fetch(`${server.url}/log/checkpoint`)).text()).split('\n\n')[0] as string;
+    const cards = await listed();
+    const log = await checkpoint();
+
+    const refused = await box.cards(['snapshot', 'restore', 'broken', '--yes']);
+    assert.equal(refused.status, 4, said(refused));
+    assert.match(refused.stderr, /IMPORT_INVALID .*line 3 .*unchanged/);
+    assert.deepEqual(await listed(), cards);
+    assert.equal(cards.length, 5);
+    assert.equal(await checkpoint(), log);
+  });
+
   test('list, names, --force', async () => {
     const again = await box.cards(['snapshot', 'save', 'two']);
     assert.equal(again.status, 2, said(again));
@@ -72,8 +96,9 @@ describe('cards snapshot', () => {
         .json<{ snapshots: { name: string; cards: number }[] }>()
         .snapshots.map((s) => [s.name, s.cards]),
       [
-        ['empty-ish', 2],
-        ['two', 2],
+        ['broken', 4],
+        ['empty-ish', 5],
+        ['two', 5],
       ],
     );
     const bad = await box.cards(['snapshot', 'save', '../escape']);
