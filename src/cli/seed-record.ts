@@ -4,12 +4,15 @@
  * nothing new: when every card the file names is on the service already, the rerun says so and
  * prints the recorded summary; when only some are (a run stopped part-way, a file grown since),
  * it refuses rather than start a second chain for an identity, and `--reset` starts over.
+ * `cards serve --seed` keeps one for its store the same way.
  */
 import { createHash } from 'node:crypto';
 import { mkdirSync, readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
+import { CardsError, isCardsError } from '../core/errors.js';
 import { replaceFileSync } from '../io/fs-durable.js';
-import type { SeededCard } from './seeding.js';
+import type { planSeed } from './seed-plan.js';
+import { limiter, type SeededCard, type SeedResult } from './seeding.js';
 
 export interface SeedRecord {
   readonly url: string;
@@ -46,4 +49,65 @@ export function seedRecord(home: string, url: string, file: string, text: string
     },
     remove: () => rmSync(path, { force: true }),
   };
+}
+
+/** Where the recorded cards are looked for: a service, or a starting server's own registry. */
+export interface SeedTarget {
+  /** Names it in the summary and the refusal. */
+  readonly url: string;
+  /** Whether the card is there; CARD_NOT_FOUND answers false (notFound). */
+  has(card: SeededCard): Promise<boolean>;
+  /** How to start over, for the refusal of a partly seeded target. */
+  readonly hint: string;
+}
+
+/** A lookup's refusal as absence: CARD_NOT_FOUND is false, anything else fails the run. */
+export const notFound = (err: unknown): false => {
+  if (isCardsError(err) && err.code === 'CARD_NOT_FOUND') return false;
+  throw err;
+};
+
+/**
+ * The recorded summary when every card of the plan is on the target already; undefined when
+ * none is (nothing recorded, or the target was emptied since); a refusal when only some are.
+ */
+export async function alreadySeeded(
+  record: SeedRecord | undefined,
+  plan: ReturnType<typeof planSeed>,
+  target: SeedTarget,
+): Promise<SeedResult | undefined> {
+  if (!record) return undefined;
+  const limit = limiter(16);
+  const recorded = Object.values(record.cards);
+  const present = await Promise.all(recorded.map((card) => limit(() => target.has(card))));
+  const there = present.filter(Boolean).length;
+  if (there === 0) return undefined;
+  if (there === recorded.length && plan.cards.every((card) => record.cards[card.name]))
+    return {
+      url: target.url,
+      created: 0,
+      alreadySeeded: true,
+      revoked: 0,
+      elapsedMs: 0,
+      cards: Object.fromEntries(
+        plan.cards.map((card) => [card.name, record.cards[card.name] as SeededCard]),
+      ),
+      identities: Object.fromEntries(
+        [...plan.identities].map(([ref, entry]) => [ref, { ...entry, keyFile: null }]),
+      ),
+      signers: {},
+    };
+  throw new CardsError(
+    'USAGE',
+    `seed: ${there} of the ${plan.cards.length} cards of this file are on ${target.url} already (a run stopped part-way, or the file changed); seeding again would start second chains.`,
+    { hint: target.hint },
+  );
+}
+
+/** What a failed run created (the error's partial summary), recorded so a rerun refuses it. */
+export function recordPartial(record: SeedRecordFile, err: unknown): void {
+  const cards = isCardsError(err)
+    ? (err.partial?.cards as SeedResult['cards'] | undefined)
+    : undefined;
+  if (cards) record.write(Object.fromEntries(Object.entries(cards).filter(([, card]) => card)));
 }

@@ -167,6 +167,26 @@ describe('cards serve --memory, --seed, --json, --ready-file', { concurrency: tr
     }
   });
 
+  test('--seed again on the same store: nothing created, and it says so', async () => {
+    const dir = makeTempDir('cards-reseed-');
+    const stored = (stdout: string): number =>
+      Number(/^store: .* \((\d+) cards?\)$/m.exec(stdout)?.[1]);
+    const first = await startServer({ dir, args: ['--seed', SEED] });
+    const firstOut = first.stdout();
+    assert.equal((await first.stop()).code, 0);
+    assert.match(firstOut, /^seeded: \d+ cards/m);
+    const second = await startServer({ dir, args: ['--seed', SEED] });
+    const secondOut = second.stdout();
+    assert.equal((await second.stop()).code, 0);
+    assert.match(
+      secondOut,
+      /^already seeded: .*seed-example\.json for 8 identities is in the store; nothing created$/m,
+    );
+    assert.doesNotMatch(secondOut, /^seeded:/m);
+    assert.ok(stored(firstOut) > 10, firstOut);
+    assert.equal(stored(secondOut), stored(firstOut), secondOut);
+  });
+
   test('refusals before listening: a bad seed file, --memory with --db', async () => {
     const dir = makeTempDir('cards-refused-');
     writeFileSync(

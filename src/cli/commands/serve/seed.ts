@@ -2,12 +2,18 @@
  * `cards serve --seed FILE`: the cards of a seed file (`cards seed`'s format and runner,
  * seeding.ts) created through the server's own registry before it listens, so no client ever
  * sees a half-seeded service and no token is needed (the registry checks each card's identity
- * as the HTTP edge would, spec 5.3: the caller is the card's identity).
+ * as the HTTP edge would, spec 5.3: the caller is the card's identity). On a store that outlives
+ * the server, what was seeded is recorded as `cards seed` records it (seed-record.ts), by store:
+ * a restart with the same file creates nothing new and says so.
  */
+import { resolve } from 'node:path';
 import type { RawCard } from '../../../core/card.js';
 import type { Prepare } from '../../../server/start.js';
 import type { CommandContext } from '../../context.js';
 import { DEFAULT_CONCURRENCY } from '../../flags.js';
+import { parseJson, readInput } from '../../inputs.js';
+import { planSeed } from '../../seed-plan.js';
+import { alreadySeeded, notFound, recordPartial, seedRecord } from '../../seed-record.js';
 import { seedCards, type SeedClient, type SeedResult } from '../../seeding.js';
 
 /** The registry a starting server hands what runs before it listens (src/server/start.ts). */
@@ -26,17 +32,52 @@ function registryClient(registry: Registry, url: string): SeedClient {
   };
 }
 
-/** The seed file's cards, `signer` the service's reserved signer, at `cards seed`'s pace. */
-export function seedRegistry(
+/** A store target as a record names it: a PostgreSQL URL without its password. */
+function storeName(target: string): string {
+  try {
+    const url = new URL(target);
+    url.password = '';
+    return `store ${url.toString()}`;
+  } catch {
+    return `store ${target}`;
+  }
+}
+
+/**
+ * The seed file's cards, `signer` the service's reserved signer, at `cards seed`'s pace; `store`
+ * the store target, undefined for a memory store (every start begins empty: nothing recorded).
+ */
+export async function seedRegistry(
   ctx: CommandContext,
   registry: Registry,
   file: string,
   signer: string,
+  store: string | undefined,
 ): Promise<SeedResult> {
-  return seedCards(
-    ctx,
-    { file, concurrency: DEFAULT_CONCURRENCY },
-    registryClient(registry, 'this server'),
-    signer,
-  );
+  const client = registryClient(registry, 'this server');
+  if (store === undefined)
+    return seedCards(ctx, { file, concurrency: DEFAULT_CONCURRENCY }, client, signer);
+  const text = (await readInput(ctx, file, 'Seed file')).toString('utf8');
+  const path = file === '-' ? '-' : resolve(ctx.cwd, file);
+  const record = seedRecord(ctx.home, storeName(store), path, text);
+  const done = await alreadySeeded(record.read(), planSeed(parseJson(text, `Seed file ${file}`)), {
+    url: client.url,
+    has: (card) => registry.getCard(card.id).then(() => true, notFound),
+    hint: 'empty the store (`cards reset`), or start with a new one, and seed again',
+  });
+  if (done) return done;
+  try {
+    const result = await seedCards(
+      ctx,
+      { file, text, concurrency: DEFAULT_CONCURRENCY },
+      client,
+      signer,
+    );
+    record.write(result.cards);
+    return result;
+  } catch (err) {
+    // What a failed run created is recorded: the next start refuses rather than seed it twice.
+    recordPartial(record, err);
+    throw err;
+  }
 }

@@ -30,7 +30,13 @@ export async function serve(ctx: CommandContext, flags: ServeFlags): Promise<und
     seedFile === undefined
       ? undefined
       : async (registry) => {
-          seeded = await seedRegistry(ctx, registry, seedFile, options.profile.signer);
+          seeded = await seedRegistry(
+            ctx,
+            registry,
+            seedFile,
+            options.profile.signer,
+            options.memory ? undefined : options.store,
+          );
         },
   );
   for (const warning of unignoredKeyWarnings(running.createdKeyFiles)) logger.warn(warning);

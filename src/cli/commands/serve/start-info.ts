@@ -33,7 +33,14 @@ export interface StartInfo {
   keys: string;
   /** The admin API's token and whether the page needs it (null with --no-admin). */
   admin: { token: string; from: string; page: string; loopbackOpen: boolean } | null;
-  seeded: { file: string; created: number; revoked: number; identities: number } | null;
+  seeded: {
+    file: string;
+    created: number;
+    revoked: number;
+    identities: number;
+    /** Every card of the file was in the store already (a restart): nothing created. */
+    alreadySeeded: boolean;
+  } | null;
   /** The transparency log: origin, verifier key (C2SP vkey), entries, tiles (null: --no-log). */
   log: { origin: string; vkey: string; size: number; tiles: string } | null;
   /**
@@ -88,6 +95,7 @@ export function startInfo(
           created: seeded[1].created,
           revoked: seeded[1].revoked,
           identities: Object.keys(seeded[1].identities).length,
+          alreadySeeded: seeded[1].alreadySeeded === true,
         }
       : null,
     log: running.log
@@ -116,7 +124,9 @@ export function bannerLines(info: StartInfo, profile: WireProfile): string[] {
     `store: ${info.store} (${count(info.cards)})`,
     ...(seeded
       ? [
-          `seeded: ${count(seeded.created)} (${seeded.revoked} revoked) for ${seeded.identities} identities from ${seeded.file}`,
+          seeded.alreadySeeded
+            ? `already seeded: ${seeded.file} for ${seeded.identities} identities is in the store; nothing created`
+            : `seeded: ${count(seeded.created)} (${seeded.revoked} revoked) for ${seeded.identities} identities from ${seeded.file}`,
         ]
       : []),
     `profile: ${profile.name} (Authorization: ${profile.scheme} <token>; signer "${profile.signer}"; header ${profile.supersededHeader}; codes as ${profile.codeType}s)`,
