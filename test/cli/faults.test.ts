@@ -10,6 +10,7 @@ import assert from 'node:assert/strict';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
+import { FAULTABLE_ROUTES } from '../../src/core/fault-rule.js';
 import { mintToken } from '../../src/crypto/tokens.js';
 import { readPrivateKeyFile } from '../../src/io/key-files.js';
 import { makeCard } from '../http/card-kit.js';
@@ -217,6 +218,16 @@ describe('faults: matching, delay, drop, the file and the CLI', () => {
     assert.match(journal[0]?.fault ?? '', /drop$/);
     assert.match(journal[1]?.fault ?? '', /delay 300-400ms$/);
     await clear(server);
+  });
+
+  test('--help names every route a fault may touch; a CLI refusal of "revoke" lists both', async () => {
+    const help = await box.cards(['faults', 'add', '--help']);
+    assert.equal(help.status, 0, said(help));
+    const text = help.stdout.replace(/\s+/g, ' ');
+    for (const name of FAULTABLE_ROUTES) assert.match(text, new RegExp(`\\b${name}\\b`), name);
+    const ambiguous = await box.cards(['faults', 'add', '--route', 'revoke', '--drop']);
+    assert.notEqual(ambiguous.status, 0, said(ambiguous));
+    assert.match(ambiguous.stderr, /FAULT_INVALID.*could be revokeCard, revokeCardById/);
   });
 
   test('admin routes are never faulted; a rule without a route spares them too', async () => {

@@ -10,12 +10,17 @@ import type { FaultAddFlags, FaultsResult } from './faults.js';
 
 const faults = () => import('./faults.js');
 
-const HELP = `A rule matches requests by route name (the route table's: createCard, getCard, searchCards,
-revokeCard, revokeCardById, health, logCheckpoint, logTile, logProof; a unique prefix such as
-"create" will do; admin routes are never faulted), method and token identity, with a
-probability and a count, and answers with a row of the error table by name (the bytes the real
-refusal sends), after a delay, or drops the connection. A faulted request changes nothing and
-is marked in \`cards requests\`. See docs/test-double.md.`;
+// The faultable routes of the route table (core/fault-rule.ts FAULTABLE_ROUTES; a test holds
+// this list to it): a declaration loads nothing of the table itself.
+const HELP = `A rule matches requests by route name, one of: createCard, getCard, searchCards,
+revokeCard, revokeCardById, health, keyknoxV1Pull, keyknoxV1Push, keyknoxV1Reset,
+keyknoxV2Push, keyknoxV2Pull, keyknoxV2Keys, keyknoxV2Reset, pythiaBrainkey, pythiaPassword,
+logCheckpoint, logProof, logTile; or a prefix only one of them starts with ("create", "get",
+"search"; "revoke" is refused: it could be two). Admin and page routes are never faulted. A rule
+also matches by method and token identity, with a probability and a count, and answers with a
+row of the error table by name (the bytes the real refusal sends), after a delay, or drops the
+connection. A faulted request changes nothing and is marked in \`cards requests\`. See
+docs/test-double.md.`;
 
 const listed = (r: FaultsResult): string =>
   r.faults.length === 0
