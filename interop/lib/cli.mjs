@@ -56,3 +56,11 @@ export function runCards(args, { input, env = {}, timeoutMs = 30_000 } = {}) {
 /** Formats a CLI result for an assertion message. */
 export const describeRun = (args, r) =>
   `cards ${args.join(' ')} → exit ${r.status}\nstdout:\n${r.stdout}\nstderr:\n${r.stderr}`;
+
+/** `cards ARGS` against a loopback `cards serve` at `url` (its admin API needs no token); exit 0 asserted. */
+export async function cardsAt(url, args) {
+  const all = [...args, '--url', url, '--compat', 'virgil'];
+  const r = await runCards(all);
+  if (r.status !== 0) throw new Error(describeRun(all, r));
+  return r;
+}

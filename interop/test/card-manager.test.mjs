@@ -1,10 +1,12 @@
 // virgil-sdk 6 CardManager (the vendor's stock client) against `cards serve --compat virgil`
 // on a real loopback port: publish, get, search, rotate, revoke, and the errors the client
-// switches on (issue 5, "Proof": the CardManager bullet).
+// switches on, and the expired-token row sent by a fault (`cards faults add`) on a get, which
+// the CardManager answers by renewing its token.
 import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
 import { after, before, describe, test } from 'node:test';
 import { ModelSigner } from 'virgil-sdk';
+import { cardsAt } from '../lib/cli.mjs';
 import { startServer } from '../lib/server.mjs';
 import {
   cardCrypto,
@@ -239,6 +241,66 @@ describe('CardManager against cards serve --compat virgil', () => {
     assert.deepEqual(
       still.map((c) => c.id),
       [card.id],
+    );
+  });
+});
+
+const cards = (args) => cardsAt(server.url, args);
+
+describe('faults as virgil-sdk meets them', () => {
+  test('TOKEN_EXPIRED on the next get: CardManager renews its token once and gets the card', async () => {
+    const identity = uniqueIdentity('expiring');
+    const contexts = [];
+    const manager = makeCardManager({
+      url: server.url,
+      serviceKey: server.serviceKey,
+      getJwt: (context) => {
+        contexts.push(context);
+        return app.token(identity);
+      },
+    });
+    const keyPair = virgilCrypto.generateKeys();
+    const published = await manager.publishCard({
+      identity,
+      privateKey: keyPair.privateKey,
+      publicKey: keyPair.publicKey,
+    });
+
+    await cards([
+      'faults',
+      'add',
+      '--route',
+      'getCard',
+      '--error',
+      'TOKEN_EXPIRED',
+      '--count',
+      '1',
+    ]);
+    contexts.length = 0;
+    const card = await manager.getCard(published.id);
+    assert.equal(card.id, published.id);
+    assert.equal(card.identity, identity);
+    // The first token, then the renewed one the 401 20304 asked for.
+    assert.equal(contexts.length, 2, JSON.stringify(contexts));
+    assert.ok(!contexts[0].forceReload, JSON.stringify(contexts));
+    assert.equal(contexts[1].forceReload, true, JSON.stringify(contexts));
+
+    const journal = JSON.parse(
+      (await cards(['requests', '--route', 'getCard', '--json'])).stdout,
+    ).requests;
+    const gets = journal.filter((r) => r.path.endsWith(published.id));
+    assert.deepEqual(
+      gets.map((r) => [r.status, r.fault === undefined ? null : r.fault]).sort(),
+      [
+        [200, null],
+        [401, 'fault 1: TOKEN_EXPIRED'],
+      ],
+      JSON.stringify(journal),
+    );
+    const list = JSON.parse((await cards(['faults', 'list', '--json'])).stdout);
+    assert.deepEqual(
+      list.faults.map((f) => [f.route, f.hits, f.remaining]),
+      [['getCard', 1, 0]],
     );
   });
 });

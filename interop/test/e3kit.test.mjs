@@ -4,13 +4,15 @@
 // with a password (Pythia brainkey + Keyknox v1), restore on a new device, wrong password,
 // change of password, reset, and a group chat (tickets in Keyknox v2). The server runs with its
 // default brainkey throttle, as the cloud does: e3kit's own retry after 60007 is part of what
-// is checked. On Node 20 e3kit-node loads only without the built-in fetch: `npm test` runs this
-// under `node --no-experimental-fetch`.
+// is checked, as is its retry after a throttling fault (`cards faults add`) on the brainkey.
+// On Node 20 e3kit-node loads only without the built-in fetch: `npm test` runs this under
+// `node --no-experimental-fetch`.
 import assert from 'node:assert/strict';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
+import { cardsAt } from '../lib/cli.mjs';
 import { startServer } from '../lib/server.mjs';
 import { makeApp, makeCardManager, rejection, uniqueIdentity } from '../lib/stock.mjs';
 
@@ -221,5 +223,50 @@ describe('e3kit-node: a group chat (tickets in Keyknox v2)', () => {
     await e3[alice].deleteGroup(groupId);
     const gone = await rejection(e3[carol].loadGroup(groupId, await e3[carol].findUsers(alice)));
     assert.ok(gone, 'a deleted group cannot be loaded');
+  });
+});
+
+const cards = (args) => cardsAt(server.url, args);
+
+/** The brainkey requests the journal holds for `identity`, oldest first: [status, fault]. */
+async function brainkeys(identity) {
+  const args = ['requests', '--route', 'pythiaBrainkey', '--identity', identity, '--json'];
+  const { requests } = JSON.parse((await cards(args)).stdout);
+  return requests.map((r) => [r.status, r.fault ?? null]).reverse();
+}
+
+describe('faults as e3kit-node meets them', () => {
+  test('a throttled brainkey: backup and restore succeed after e3kit waits and retries', async () => {
+    const alice = uniqueIdentity('alice');
+    const throttle = ['faults', 'add', '--route', 'pythiaBrainkey', '--identity', alice];
+    throttle.push('--error', 'PYTHIA_THROTTLED', '--count', '1');
+    const first = await device(alice);
+    await first.register();
+
+    await cards(throttle);
+    await first.backupPrivateKey('pa$$word');
+    assert.deepEqual(await brainkeys(alice), [
+      [429, 'fault 1: PYTHIA_THROTTLED'],
+      [200, null],
+    ]);
+
+    await cards(throttle);
+    const second = await device(alice);
+    await second.restorePrivateKey('pa$$word');
+    assert.equal(await second.hasLocalPrivateKey(), true);
+    const message = await first.authEncrypt('for the new device');
+    assert.equal(await second.authDecrypt(message), 'for the new device');
+    assert.deepEqual((await brainkeys(alice)).slice(2), [
+      [429, 'fault 2: PYTHIA_THROTTLED'],
+      [200, null],
+    ]);
+    const { faults } = JSON.parse((await cards(['faults', 'list', '--json'])).stdout);
+    assert.deepEqual(
+      faults.map((f) => [f.route, f.error, f.hits, f.remaining]),
+      [
+        ['pythiaBrainkey', 'PYTHIA_THROTTLED', 1, 0],
+        ['pythiaBrainkey', 'PYTHIA_THROTTLED', 1, 0],
+      ],
+    );
   });
 });
