@@ -8,12 +8,11 @@ import { LRUCache } from 'lru-cache';
 import type { CardState } from '../core/chain.js';
 import { isPortableText } from '../core/encoding.js';
 import { CardsError, isCardsError } from '../core/errors.js';
-import { readStoredCard, serializeCard } from '../store/record.js';
+import { serializeCard } from '../store/record.js';
 import type { KeyknoxStore } from '../store/keyknox.js';
 import { exportKeyknox, KeyknoxImport } from './keyknox-transfer.js';
 import { checkedDump, parseImportLine, toLines } from './import-lines.js';
 import type { CardEntry, CardStore, IdentitySummary, StoredCard } from '../store/store.js';
-import { cardDefect } from './card-defect.js';
 import type { CardLog } from './card-log.js';
 
 /** A card as the admin API lists it (snake_case, like the wire). */
