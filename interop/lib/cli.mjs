@@ -59,7 +59,7 @@ export const describeRun = (args, r) =>
 
 /** `cards ARGS` against a loopback `cards serve` at `url` (its admin API needs no token); exit 0 asserted. */
 export async function cardsAt(url, args) {
-  const all = [...args, '--url', url, '--compat', 'virgil'];
+  const all = [...args, '--url', url];
   const r = await runCards(all);
   if (r.status !== 0) throw new Error(describeRun(all, r));
   return r;
