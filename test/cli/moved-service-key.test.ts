@@ -43,7 +43,7 @@ const inspect = async (server: TestServer, id: string) =>
   ]);
 
 describe('a moved registry and its service key', () => {
-  test('JSON → PostgreSQL with the key moved: inspect checks out; without it: refused', async (t) => {
+  test('JSON → PostgreSQL with the key moved: inspect checks out; without it: refused, saying why', async (t) => {
     const source = await startServer({ args: ARGS });
     t.after(() => source.dispose());
     const card = makeCard('alice');
@@ -67,6 +67,10 @@ describe('a moved registry and its service key', () => {
     await move(source, elsewhere);
     const refused = await inspect(elsewhere, card.id);
     assert.notEqual(refused.status, 0, said(refused));
-    assert.equal(refused.json<{ ok: boolean }>().ok, false);
+    const failed = refused.json<{ ok: boolean; service: { hint: string | null } }>();
+    assert.equal(failed.ok, false);
+    // The refusal says why and what to do: the card keeps the old registry's signature.
+    assert.match(failed.service.hint ?? '', /moved from another registry/);
+    assert.match(failed.service.hint ?? '', /cards serve --service-key FILE/);
   });
 });

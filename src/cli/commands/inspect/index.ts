@@ -85,9 +85,11 @@ without either, the report says it was NOT checked.`,
     out.push(
       row(
         'service-key',
-        r.service.checked
-          ? s.dim(`"${r.service.signer}" checked with ${r.service.keyFrom ?? 'the given key'}`)
-          : s.warn(`"${r.service.signer}" signature NOT checked: ${r.service.hint ?? ''}`),
+        !r.service.checked
+          ? s.warn(`"${r.service.signer}" signature NOT checked: ${r.service.hint ?? ''}`)
+          : r.service.hint
+            ? s.bad(r.service.hint)
+            : s.dim(`"${r.service.signer}" checked with ${r.service.keyFrom ?? 'the given key'}`),
       ),
     );
     if (r.violations.length) {

@@ -203,5 +203,12 @@ function serviceCheck(
     };
   if (keyFrom === undefined)
     return { signer, checked: false, keyFrom: null, hint: `no service key: ${SERVICE_KEY_HINT}` };
-  return { signer, checked: signature.status !== 'unchecked', keyFrom, hint: null };
+  // Cards keep the signature of the registry that stored them: one moved by export and import
+  // into a server with a key of its own fails here, card after card (docs/serve.md, "Moving a
+  // registry and its service key").
+  const hint =
+    signature.status === 'invalid'
+      ? `the service signature does not verify with ${keyFrom}: a card moved from another registry keeps that registry's signature; give its key (--service-key KEY), or start this server with it (cards serve --service-key FILE)`
+      : null;
+  return { signer, checked: signature.status !== 'unchecked', keyFrom, hint };
 }
