@@ -6,6 +6,7 @@
  * out; a server with a key of its own does not verify them (why the key must move).
  */
 import assert from 'node:assert/strict';
+import { join } from 'node:path';
 import { after, describe, test } from 'node:test';
 import { postCard } from '../helpers/post-card.js';
 import { freshStoreUrl } from '../helpers/postgres.js';
@@ -19,14 +20,16 @@ after(removeTempDirs);
 
 const ARGS = ['--quiet', '--no-log'];
 
-async function move(from: TestServer, to: TestServer): Promise<void> {
-  const dump = await (await fetch(`${from.url}/_cards/export`)).text();
-  const into = await fetch(`${to.url}/_cards/import`, {
-    method: 'POST',
-    headers: { 'content-type': 'application/x-ndjson' },
-    body: dump,
-  });
-  assert.equal(into.status, 200, await into.text());
+let dumps = 0;
+
+/** `cards export` from one server, `cards import` into the other: import's stderr. */
+async function move(from: TestServer, to: TestServer): Promise<string> {
+  const file = join(box.dir, `dump-${dumps++}.ndjson`);
+  const exported = await box.cards(['export', '--url', from.url, '--out', file]);
+  assert.equal(exported.status, 0, said(exported));
+  const imported = await box.cards(['import', file, '--url', to.url]);
+  assert.equal(imported.status, 0, said(imported));
+  return imported.stderr;
 }
 
 const inspect = async (server: TestServer, id: string) =>
@@ -54,7 +57,7 @@ describe('a moved registry and its service key', () => {
     });
     t.after(() => moved.dispose());
     assert.equal(moved.serviceKey, source.serviceKey);
-    await move(source, moved);
+    assert.doesNotMatch(await move(source, moved), /another registry/);
     const checked = await inspect(moved, card.id);
     assert.equal(checked.status, 0, said(checked));
     const report = checked.json<{ ok: boolean; service: { checked: boolean } }>();
@@ -64,7 +67,11 @@ describe('a moved registry and its service key', () => {
     const elsewhere = await startServer({ store: await freshStoreUrl(), args: ARGS });
     t.after(() => elsewhere.dispose());
     assert.notEqual(elsewhere.serviceKey, source.serviceKey);
-    await move(source, elsewhere);
+    // The import says at once that the cards were signed with another registry's key.
+    assert.match(
+      await move(source, elsewhere),
+      /warning: these cards carry the service signature of another registry/,
+    );
     const refused = await inspect(elsewhere, card.id);
     assert.notEqual(refused.status, 0, said(refused));
     const failed = refused.json<{ ok: boolean; service: { hint: string | null } }>();

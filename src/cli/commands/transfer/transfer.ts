@@ -19,6 +19,7 @@ import { adminClient, type AdminFlags } from '../../admin-access.js';
 import type { CommandContext, OutStream } from '../../context.js';
 import { setting } from '../../settings.js';
 import { plural } from '../../text.js';
+import { signedElsewhere, watchFirstCard } from './moved-cards.js';
 
 export interface TransferOptions extends AdminFlags {
   /** A PostgreSQL URL or a JSON store file (--store, CARDS_STORE). */
@@ -158,16 +159,15 @@ export async function importCommand(
   const input = path === undefined ? Readable.from(ctx.stdin) : createReadStream(path);
   let result: ImportResult;
   if (throughServer(ctx, options)) {
-    const answer = await adminClient(ctx, options).json<Required<Omit<ImportResult, 'into'>>>(
-      'POST',
-      'adminImport',
-      {
-        query: { append: options.append ? 'true' : undefined },
-        body: Readable.toWeb(input) as ReadableStream<Uint8Array>,
-        type: 'application/x-ndjson',
-      },
-    );
+    const client = adminClient(ctx, options);
+    const firstCard = watchFirstCard(input);
+    const answer = await client.json<Required<Omit<ImportResult, 'into'>>>('POST', 'adminImport', {
+      query: { append: options.append ? 'true' : undefined },
+      body: Readable.toWeb(input) as ReadableStream<Uint8Array>,
+      type: 'application/x-ndjson',
+    });
     result = { ...answer, into: String(options.url) };
+    await warnSignedElsewhere(ctx, client, firstCard());
   } else {
     // Lines are read from when the import starts reading them: a line read before is lost.
     const lines = {
@@ -188,6 +188,23 @@ export async function importCommand(
     `imported ${plural(result.imported, 'card')} into ${result.into}${skipped}${holds}\n`,
   );
   return result;
+}
+
+/** Says when the cards came from a registry whose service key the server does not hold. */
+async function warnSignedElsewhere(
+  ctx: CommandContext,
+  client: ReturnType<typeof adminClient>,
+  line: string | undefined,
+): Promise<void> {
+  if (line === undefined) return;
+  const info = await client
+    .json<{ signer?: string; service_key?: string }>('GET', 'adminInfo')
+    .catch(() => undefined);
+  if (!info?.signer || !info.service_key) return;
+  if (!(await signedElsewhere(line, info.signer, info.service_key))) return;
+  warn(ctx)(
+    `these cards carry the service signature of another registry; nobody can verify it with this server's key, so \`cards inspect\` and stock clients will refuse it. Start this server with that registry's key (cards serve --service-key FILE; see docs/serve.md, "Moving a registry and its service key").`,
+  );
 }
 
 export async function migrateCommand(
