@@ -1,4 +1,4 @@
-/** Reads files from the repository's fixtures/ folder (never from ../shared). */
+/** Reads files from the repository's fixtures/ folder (never from outside the repository). */
 import { readFileSync } from 'node:fs';
 
 const root = new URL('../../../fixtures/', import.meta.url);
