@@ -39,7 +39,7 @@ export async function serve(ctx: CommandContext, flags: ServeFlags): Promise<und
           );
         },
   );
-  for (const warning of unignoredKeyWarnings(running.createdKeyFiles)) logger.warn(warning);
+  for (const warning of await unignoredKeyWarnings(running.createdKeyFiles)) logger.warn(warning);
   const { profile } = options;
   const out = (line: string): unknown => ctx.stdout.write(`${line}\n`);
   // A script's one line (and the ready file) waits for Pythia's keys; the banner does not.
