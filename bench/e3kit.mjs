@@ -1,12 +1,14 @@
 // e3kit's backend over HTTP, `cards serve` on a JSON store (brainkey throttle off):
-// - Keyknox v1 and v2: pull + push pairs per second, 16 clients each with its own identity (each
-//   push names the hash its pull got, as e3kit does; every push is on disk before its answer);
+// - Keyknox v1 and v2: pulls per second, then pushes per second, 16 clients each with its own
+//   identity (each push names the hash the one before it got, as e3kit does; every push is on
+//   disk before its answer);
 // - brainkeys per second over HTTP against the pairing's own cost measured in this run on this
 //   thread (the limit: threads / one transform's time);
 // - card get p99, alone and while 16 clients keep the Pythia pool busy with brainkeys.
 // `npm run build && node bench/e3kit.mjs [--seconds N]`; not part of `npm test`.
 import { parseArgs } from 'node:util';
 import { readFileSync } from 'node:fs';
+import { Agent, request } from 'node:http';
 import { brainkeyTweak, derivePythiaKeys, transformBrainkey } from '../dist/src/crypto/pythia.js';
 import { parsePrivateKey } from '../dist/src/crypto/keys.js';
 import { mintToken } from '../dist/src/crypto/tokens.js';
@@ -16,7 +18,7 @@ import { linkSelf } from './lib/link-self.mjs';
 
 linkSelf(); // lib/cards.mjs imports the project by its package name
 const { makeCard } = await import('./lib/cards.mjs');
-const { startCards } = await import('./lib/servers.mjs');
+const { cpuMsOf, startCards } = await import('./lib/servers.mjs');
 const { removeTempDirs, tempDir } = await import('./lib/stores.mjs');
 
 const { values } = parseArgs({ options: { seconds: { type: 'string', default: '5' } } });
@@ -70,33 +72,62 @@ const ready = await (async () => {
 })();
 if (!ready) throw new Error('Pythia did not become ready');
 
-async function call(method, path, auth, body, headers = {}) {
-  const response = await fetch(`${server.url}${path}`, {
-    method,
-    headers: {
-      authorization: `Virgil ${auth}`,
-      ...(body !== undefined && { 'content-type': 'application/json' }),
-      ...headers,
-    },
-    ...(body !== undefined && { body: JSON.stringify(body) }),
+// node:http on kept-alive sockets: a small part of fetch's cost per request, so on two cores
+// the figure is the server's rather than the load generator's.
+const agent = new Agent({ keepAlive: true, maxSockets: CLIENTS });
+const { hostname, port } = new URL(server.url);
+
+function call(method, path, auth, body, headers = {}) {
+  const payload = body === undefined ? undefined : JSON.stringify(body);
+  return new Promise((resolve, reject) => {
+    const req = request(
+      {
+        agent,
+        hostname,
+        port,
+        method,
+        path,
+        headers: {
+          authorization: `Virgil ${auth}`,
+          ...(payload !== undefined && { 'content-type': 'application/json' }),
+          ...headers,
+        },
+      },
+      (res) => {
+        const chunks = [];
+        res.on('data', (chunk) => chunks.push(chunk));
+        res.on('end', () => {
+          const text = Buffer.concat(chunks).toString('utf8');
+          if (res.statusCode !== 200 && res.statusCode !== 201)
+            reject(new Error(`${method} ${path}: ${res.statusCode} ${text}`));
+          else resolve({ hash: res.headers['virgil-keyknox-hash'], text });
+        });
+      },
+    );
+    req.on('error', reject);
+    req.end(payload);
   });
-  const text = await response.text();
-  if (response.status !== 200 && response.status !== 201)
-    throw new Error(`${method} ${path}: ${response.status} ${text}`);
-  return { hash: response.headers.get('virgil-keyknox-hash'), text };
 }
 
-/** Runs `step` in CLIENTS loops for the bench's seconds; steps per second. */
-async function rate(step, clients = CLIENTS) {
+/**
+ * Runs `step(auth, state)` in one loop per client for the bench's seconds; steps per second.
+ * `clients`: a count (each gets a new identity's token) or the clients' states (with `auth`).
+ */
+async function rate(step, clients = CLIENTS, forSeconds = seconds) {
+  const states = Array.isArray(clients)
+    ? clients
+    : await Promise.all(
+        Array.from({ length: clients }, async (_, c) => ({
+          auth: await token(`client-${c}-${Math.random()}`),
+        })),
+      );
   let done = 0;
-  const end = performance.now() + seconds * 1000;
   const start = performance.now();
+  const end = start + forSeconds * 1000;
   await Promise.all(
-    Array.from({ length: clients }, async (_, c) => {
-      const auth = await token(`client-${c}-${Math.random()}`);
-      const state = {};
+    states.map(async (state) => {
       while (performance.now() < end) {
-        await step(auth, state);
+        await step(state.auth, state);
         done++;
       }
     }),
@@ -104,32 +135,54 @@ async function rate(step, clients = CLIENTS) {
   return (done * 1000) / (performance.now() - start);
 }
 
+// Keyknox: each client first pushes once, then pulls in a loop (pulls/s), then pushes in a
+// loop, each push naming the hash the one before it got back, as e3kit does (pushes/s).
 const value = Buffer.alloc(1024, 7).toString('base64');
-const v1 = await rate(async (auth) => {
-  const pulled = await call('GET', '/keyknox/v1', auth);
-  await call(
+const at = { root: 'group-sessions', path: 'bench', key: '1' };
+const v1Push = (auth, state) =>
+  call(
     'PUT',
     '/keyknox/v1',
     auth,
     { meta: value, value },
-    {
-      'virgil-keyknox-previous-hash': pulled.hash,
-    },
-  );
-});
-const at = { root: 'group-sessions', path: 'bench', key: '1' };
-const v2 = await rate(async (auth) => {
-  const pulled = await call('POST', '/keyknox/v2/pull', auth, at);
-  await call(
+    state.hash === undefined ? {} : { 'virgil-keyknox-previous-hash': state.hash },
+  ).then((r) => (state.hash = r.hash));
+const v2Push = (auth, state) =>
+  call(
     'POST',
     '/keyknox/v2/push',
     auth,
     { ...at, identities: [], meta: value, value },
-    {
-      'virgil-keyknox-previous-hash': pulled.hash,
-    },
+    state.hash === undefined ? {} : { 'virgil-keyknox-previous-hash': state.hash },
+  ).then((r) => (state.hash = r.hash));
+const v1 = await keyknoxRates(v1Push, (auth) => call('GET', '/keyknox/v1', auth));
+const v2 = await keyknoxRates(v2Push, (auth) => call('POST', '/keyknox/v2/pull', auth, at));
+
+/** Pulls/s then pushes/s, CLIENTS identities each with one stored blob or entry. */
+async function keyknoxRates(push, pull) {
+  const clients = await Promise.all(
+    Array.from({ length: CLIENTS }, async (_, c) => {
+      const state = { auth: await token(`keyknox-${c}-${Math.random()}`) };
+      await push(state.auth, state);
+      return state;
+    }),
   );
-});
+  // Unmeasured, so the first figure does not carry the JIT's warm-up.
+  await rate((_, state) => pull(state.auth), clients, 1);
+  return {
+    pulls: await measured(() => rate((_, state) => pull(state.auth), clients)),
+    pushes: await measured(() => rate((_, state) => push(state.auth, state), clients)),
+  };
+}
+
+/** `run`'s rate and the server's CPU time (every thread) per step, in µs. */
+async function measured(run) {
+  const cpuBefore = cpuMsOf(server.proc.pid);
+  const started = performance.now();
+  const perSecond = await run();
+  const steps = (perSecond * (performance.now() - started)) / 1000;
+  return { perSecond, cpuMicros: ((cpuMsOf(server.proc.pid) - cpuBefore) * 1000) / steps };
+}
 
 // Card gets: one card, its id fetched by 4 clients, alone and beside brainkeys.
 const owner = await token('card-owner');
@@ -158,12 +211,21 @@ const busy = rate(async (auth) => {
 });
 const beside = await getP99(seconds * 1000);
 const brainkeyRate = await busy;
+agent.destroy();
 await server.stop();
 removeTempDirs();
 
 const rows = [
-  ['Keyknox v1 pull + push (JSON, 1 KiB)', `${v1.toFixed(0)}/s`, `${CLIENTS} clients`],
-  ['Keyknox v2 pull + push (JSON, 1 KiB)', `${v2.toFixed(0)}/s`, `${CLIENTS} clients`],
+  ...[
+    ['v1 pulls', v1.pulls],
+    ['v1 pushes', v1.pushes],
+    ['v2 pulls', v2.pulls],
+    ['v2 pushes', v2.pushes],
+  ].map(([what, m]) => [
+    `Keyknox ${what} (JSON, 1 KiB)`,
+    `${m.perSecond.toFixed(0)}/s`,
+    `server CPU ${m.cpuMicros.toFixed(0)} µs each`,
+  ]),
   [
     'brainkeys over HTTP',
     `${brainkeyRate.toFixed(1)}/s`,
