@@ -9,6 +9,8 @@
 //                against B_ROOT's when set
 //   --ab         only the JSON engine's start-up and create into 100,000 cards (ab-create.mjs;
 //                --quick 20,000), this build against B_ROOT's when set
+//   --e3kit      only e3kit's backend: Keyknox pulls and pushes, brainkeys, gets beside them
+//                (e3kit.mjs; 5 s runs, --quick 2 s)
 //   --http       only the request path's ratios (http-ab.mjs; B_ROOT=<a built checkout> adds the
 //                A/B rows of get, search and history against that build)
 // BENCH_CARDS_BIN=/other/checkout/bin/cards.js measures another build's server and CLI.
@@ -27,6 +29,7 @@ const { values } = parseArgs({
     startup: { type: 'boolean', default: false },
     ab: { type: 'boolean', default: false },
     http: { type: 'boolean', default: false },
+    e3kit: { type: 'boolean', default: false },
   },
 });
 
@@ -63,6 +66,13 @@ const PARTS = {
     format: 'formatCreateAb',
     quick: { storeSize: 20_000, rounds: 3, seconds: 1 },
     full: { storeSize: 100_000, rounds: 5, seconds: 3 },
+  },
+  e3kit: {
+    module: './e3kit.mjs',
+    run: 'runE3kitBench',
+    format: 'formatE3kit',
+    quick: { seconds: 2 },
+    full: { seconds: 5 },
   },
   http: {
     module: './http-ab.mjs',
@@ -138,6 +148,10 @@ console.log(`\n${formatPostgres(result.postgres)}`);
 const log = await logRows();
 result.log = log.rows;
 console.log(`\n${log.text}`);
+// e3kit's backend (same run).
+const { formatE3kit, runE3kitBench } = await import('./e3kit.mjs');
+result.e3kit = await runE3kitBench({ seconds: values.quick ? 2 : 5 });
+console.log(`\n${formatE3kit(result.e3kit)}`);
 // The request path's ratios (same run), where wrk is installed.
 const { hasWrk } = await import('./lib/load.mjs');
 if (hasWrk()) {
