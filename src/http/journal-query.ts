@@ -13,7 +13,7 @@ type Query = Readonly<Record<string, string | undefined>>;
 
 /** The filters' parameters, for the route's schema: name → [description, pattern]. */
 export const JOURNAL_FILTERS = {
-  route: ["a route's name (createCard) or a unique prefix (create)", '^[A-Za-z]{1,64}$'],
+  route: ["a route's name (createCard) or a unique prefix (create)", '^[A-Za-z0-9]{1,64}$'],
   status: ['an HTTP status (201) or its class (4xx)', '^([0-5]\\d\\d|[1-5]xx)$'],
   identity: ['an identity', undefined],
   since: [

@@ -78,6 +78,9 @@ describe('cards requests: filters, --follow, --expect', () => {
       ['searchCards', 'searchCards', 'createCard', 'adminFaultsAdd'],
     );
     assert.deepEqual(await entries('--since', '2099-01-01T00:00:00Z'), []);
+    // route names with digits (e3kit's Keyknox routes) are names too
+    assert.deepEqual(await entries('--route', 'keyknoxV1Pull'), []);
+    assert.deepEqual(await entries('--route', 'keyknoxV1Res'), []);
     assert.equal((await entries('--since', '1h')).length, 6);
     const text = await box.cards(['requests', '--route', 'create', '--status', '500']);
     assert.match(
