@@ -1,7 +1,9 @@
 // Runs every interop/test/**/*.test.mjs with node:test and fails when any test fails or when
-// no test ran at all. Start it with `node --no-experimental-fetch` (npm test does): the flag
-// reaches each test file's process, and e3kit-node loads on Node 20 only without fetch.
-// Usage: node --no-experimental-fetch run-tests.mjs [filter-substring...]
+// no test ran at all. e3kit-node loads on Node 20 only without the built-in fetch, and
+// playwright-core (which drives Chromium for the files named *browser*) only with it: the
+// files run in two groups, the first with `--no-experimental-fetch` in NODE_OPTIONS, which
+// each test file's process inherits, the browser files after it without.
+// Usage: node run-tests.mjs [filter-substring...]
 import { readdirSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import { run } from 'node:test';
@@ -21,10 +23,18 @@ if (files.length === 0) {
   console.error(`no test files found under ${root}`);
   process.exit(1);
 }
-if (typeof globalThis.fetch === 'function') {
-  console.error('run with `node --no-experimental-fetch` (e3kit-node needs it on Node 20)');
+if (process.execArgv.includes('--no-experimental-fetch')) {
+  console.error('run without --no-experimental-fetch: the browser tests need fetch');
   process.exit(1);
 }
+const nodeOptions = process.env.NODE_OPTIONS ?? '';
+const groups = [
+  {
+    files: files.filter((file) => !/browser/.test(relative(root, file))),
+    nodeOptions: `${nodeOptions} --no-experimental-fetch`.trim(),
+  },
+  { files: files.filter((file) => /browser/.test(relative(root, file))), nodeOptions },
+].filter((group) => group.files.length > 0);
 
 // Two passes: the servers on JSON store files, then on a throwaway PostgreSQL (issue 14: the
 // stock clients cannot tell the engines apart). PostgreSQL comes from CARDS_TEST_DATABASE_URL
@@ -53,17 +63,20 @@ let failed = 0;
 for (const engine of engines) {
   Object.assign(process.env, engine.env); // each test file's process inherits it
   console.log(`\n# interop against cards serve on the ${engine.name}`);
-  const stream = run({ files, concurrency: true, timeout: 120_000 });
-  stream.on('test:pass', (event) => {
-    if (event.details?.type !== 'suite') passed++;
-  });
-  stream.on('test:fail', (event) => {
-    if (event.details?.type !== 'suite') failed++;
-  });
-  await new Promise((resolve) => {
-    stream.compose(spec).pipe(process.stdout);
-    stream.on('close', resolve);
-  });
+  for (const group of groups) {
+    process.env.NODE_OPTIONS = group.nodeOptions; // read by each test file's process as it starts
+    const stream = run({ files: group.files, concurrency: true, timeout: 120_000 });
+    stream.on('test:pass', (event) => {
+      if (event.details?.type !== 'suite') passed++;
+    });
+    stream.on('test:fail', (event) => {
+      if (event.details?.type !== 'suite') failed++;
+    });
+    await new Promise((resolve) => {
+      stream.compose(spec).pipe(process.stdout);
+      stream.on('close', resolve);
+    });
+  }
 }
 postgres?.destroy?.();
 console.log(
