@@ -1,14 +1,24 @@
 // A loopback pass-through proxy that records every request it forwards (method, path,
-// Authorization header, status), so a test can count exactly what a stock client sent.
+// Authorization header, status, the request's headers and the answer's as the server sent
+// them), so a test can count exactly what a stock client sent. `answerHeaders` may rewrite
+// the headers of what it passes back (a test of what a client does without one of them).
 import { createServer, request } from 'node:http';
 
-/** @param {string} target base URL of the real server, e.g. http://127.0.0.1:1234 */
-export async function startRecordingProxy(target) {
+/**
+ * @param {string} target base URL of the real server, e.g. http://127.0.0.1:1234
+ * @param {{ answerHeaders?: (headers: import('node:http').IncomingHttpHeaders) => import('node:http').IncomingHttpHeaders }} [options]
+ */
+export async function startRecordingProxy(target, { answerHeaders = (headers) => headers } = {}) {
   const upstream = new URL(target);
-  /** @type {{ method: string, path: string, authorization?: string, status?: number }[]} */
+  /** @type {{ method: string, path: string, authorization?: string, headers: object, status?: number, answer?: object }[]} */
   const requests = [];
   const server = createServer((req, res) => {
-    const entry = { method: req.method, path: req.url, authorization: req.headers.authorization };
+    const entry = {
+      method: req.method,
+      path: req.url,
+      authorization: req.headers.authorization,
+      headers: req.headers,
+    };
     requests.push(entry);
     const headers = { ...req.headers, host: upstream.host };
     const out = request(
@@ -21,7 +31,8 @@ export async function startRecordingProxy(target) {
       },
       (answer) => {
         entry.status = answer.statusCode;
-        res.writeHead(answer.statusCode ?? 502, answer.headers);
+        entry.answer = answer.headers;
+        res.writeHead(answer.statusCode ?? 502, answerHeaders({ ...answer.headers }));
         answer.pipe(res);
       },
     );
