@@ -30,7 +30,7 @@ import { adminRoutes, type AdminDeps } from './admin-routes.js';
 import type { Authenticator } from './auth.js';
 import { cardRoutes } from './card-routes.js';
 import { e3kitRoutes, type E3kitRoutesDeps } from './e3kit-routes.js';
-import { corsAtPath, corsOptions } from './cors.js';
+import { corsAnswerHeaders, corsAtPath, corsOptions } from './cors.js';
 import { errorBody, JSON_TYPE } from './error-reply.js';
 import { faultHook, FaultSet } from './faults.js';
 import { logRoutes } from './log-routes.js';
@@ -143,6 +143,9 @@ export async function createApp(options: AppOptions): Promise<FastifyInstance> {
         return true;
       }),
     onServed: admin && recorder(admin.journal, admin.metrics),
+    corsHeaders:
+      corsOn &&
+      ((url) => (corsAtPath(served, pathOf(url)) ? corsAnswerHeaders(profile) : undefined)),
   });
   // Faults on purpose: one hook for every route, after its guard, before its handler.
   app.addHook('preHandler', faultHook({ faults, refuse, drop }));

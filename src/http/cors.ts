@@ -34,6 +34,19 @@ export const corsOptions = (profile: WireProfile) => ({
   maxAge: 600,
 });
 
+/**
+ * The headers @fastify/cors puts on an answer that is not a preflight, for an answer sent before
+ * its hook runs (stack.ts): the Fetch standard's CORS check reads Access-Control-Allow-Origin on
+ * every answer to another origin, refusals included.
+ */
+export const corsAnswerHeaders = (profile: WireProfile): Readonly<Record<string, string>> => {
+  const { origin, exposedHeaders } = corsOptions(profile);
+  return {
+    'access-control-allow-origin': origin,
+    'access-control-expose-headers': exposedHeaders.join(', '),
+  };
+};
+
 /** Whether a route of `routes` at a request path has CORS (for OPTIONS in its Allow). */
 export const corsAtPath = (routes: readonly RouteSpec[], path: string): boolean =>
   routes.some(

@@ -64,6 +64,12 @@ export interface StackOptions {
   readonly options?: ((request: FastifyRequest, reply: FastifyReply) => boolean) | false;
   /** Every request answered, after its request line, with the request's headers. */
   readonly onServed?: ((served: Served, headers: IncomingHttpHeaders) => void) | undefined;
+  /**
+   * The CORS headers of an answer to this request's path (none for a path without CORS), for
+   * the refusals sent before the CORS plugin's own hook runs (SERVER_BUSY), so a page of another
+   * origin reads them as it reads any other answer of the route.
+   */
+  readonly corsHeaders?: ((url: string) => Readonly<Record<string, string>> | undefined) | false;
 }
 
 /** RFC 9112 section 3.2: an HTTP/1.1 request without Host is a 400. */
@@ -191,6 +197,8 @@ export function createStack(options: StackOptions): {
   app.addHook('onRequest', (request, reply, done) => {
     if (over.has(request.raw.socket)) {
       reply.header('connection', 'close');
+      const cors = options.corsHeaders && options.corsHeaders(request.url);
+      if (cors) reply.headers(cors);
       refuse(reply, new CardsError('SERVER_BUSY'));
     } else if (missingHost(request.raw)) {
       reply.header('connection', 'close');

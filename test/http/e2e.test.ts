@@ -361,10 +361,24 @@ describe('connection-level errors', () => {
     const { hostname, port } = new URL(server.url);
     const idle = [connect(Number(port), hostname), connect(Number(port), hostname)];
     await Promise.all(idle.map((s) => new Promise((resolve) => s.on('connect', resolve))));
-    const busy = await rawExchange(server.url, 'GET /health HTTP/1.1\r\nHost: x\r\n\r\n');
+    const busy = await rawExchange(
+      server.url,
+      'GET /health HTTP/1.1\r\nHost: x\r\nOrigin: http://app.example\r\n\r\n',
+    );
     assert.match(busy, /^HTTP\/1\.1 503 /);
     assert.match(busy, /connection: close/i);
     assert.equal(wireCodeOf(busy), 'SERVER_BUSY');
+    // a page of another origin reads the refusal as any answer of a CORS route (Fetch standard,
+    // CORS check): the headers the CORS plugin sends, though its hook never ran
+    assert.match(busy, /^access-control-allow-origin: \*\r$/im);
+    assert.match(busy, /^access-control-expose-headers: .+\r$/im);
+    // a route without CORS (the OpenAPI document) gets none
+    const plain = await rawExchange(
+      server.url,
+      'GET /openapi.json HTTP/1.1\r\nHost: x\r\nOrigin: http://app.example\r\n\r\n',
+    );
+    assert.equal(wireCodeOf(plain), 'SERVER_BUSY');
+    assert.doesNotMatch(plain, /access-control-/i);
     for (const s of idle) s.destroy();
     await new Promise((resolve) => setTimeout(resolve, 100));
     assert.equal((await fetch(`${server.url}/health`)).status, 200);
