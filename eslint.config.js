@@ -12,6 +12,6 @@ export default tseslint.config(
       '@typescript-eslint/no-unused-vars': ['error', { argsIgnorePattern: '^_' }],
     },
   },
-  // The page's scripts run in the browser (issue 15).
+  // The page's scripts run in the browser.
   { files: ['src/http/page/**/*.js'], languageOptions: { globals: globals.browser } },
 );

@@ -36,8 +36,8 @@ const groups = [
   { files: files.filter((file) => /browser/.test(relative(root, file))), nodeOptions },
 ].filter((group) => group.files.length > 0);
 
-// Two passes: the servers on JSON store files, then on a throwaway PostgreSQL (issue 14: the
-// stock clients cannot tell the engines apart). PostgreSQL comes from CARDS_TEST_DATABASE_URL
+// Two passes: the servers on JSON store files, then on a throwaway PostgreSQL (the stock
+// clients must not tell the engines apart). PostgreSQL comes from CARDS_TEST_DATABASE_URL
 // or the machine's binaries (the project's test helper); without it the second pass is
 // skipped with a line saying so, and under CI=true that fails the run.
 const engines = [{ name: 'JSON store', env: {} }];

@@ -1,6 +1,6 @@
-// The project's own CLI and the stock client agree on what a valid card is (issue 5, "Proof":
+// The project's own CLI and the stock client agree on what a valid card is:
 // a card made by the stock client verifies with `cards inspect`; a card made by
-// `cards build` is accepted by the server and verified by the stock client), and the CLI's
+// `cards build` is accepted by the server and verified by the stock client; and the CLI's
 // stock-format tokens (`cards jwt --compat virgil --app-config FILE`) work for both.
 import assert from 'node:assert/strict';
 import { readFileSync, writeFileSync } from 'node:fs';

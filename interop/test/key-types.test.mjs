@@ -1,4 +1,4 @@
-// Cards of every key type the stock crypto library can sign with (issue 13), published,
+// Cards of every key type the stock crypto library can sign with, published,
 // fetched, searched, rotated and revoked by the stock CardManager against
 // `cards serve --compat virgil`, and e3kit-node with a non-default keyPairType. The server
 // verifies each self signature (crypto/card-key.ts); a tampered one is refused with 40021.

@@ -1,7 +1,7 @@
 // The stock client's tokens (VEDS512, made by virgil-sdk's JwtGenerator) against
 // `cards serve --compat virgil --jwt-key …`: expiry and the client's one transparent retry
 // (retryOnUnauthorized, status 401 + numeric code 20304 only), and the optional
-// --app-id / --app-key-id checks (issue 5, "Proof" and "Tokens").
+// --app-id / --app-key-id checks.
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { startRecordingProxy } from '../lib/proxy.mjs';
@@ -125,7 +125,7 @@ describe('stock tokens', () => {
 
   test('a token 1 s past its exp: 401 20304 (JSON number); CardManager retries exactly once with a fresh token', async () => {
     const identity = uniqueIdentity('just-expired');
-    // 20-minute lifetime issued 1201 s ago: exp was 1 s ago. No leeway on exp (issue 13).
+    // 20-minute lifetime issued 1201 s ago: exp was 1 s ago. No leeway on exp.
     const justExpired = () => app.token(identity, { issuedAt: nowSeconds() - 1201 });
     const strict = recordedManager(() => justExpired(), { retryOnUnauthorized: false });
     assertHttpError(await rejection(strict.manager.searchCards(identity)), 401, 20304);
