@@ -4,6 +4,7 @@
  */
 import { createHash, randomBytes } from 'node:crypto';
 import { CardsError } from '../core/errors.js';
+import type { KeyknoxDates } from '../store/keyknox.js';
 
 /**
  * The hash of a state with nothing stored: what a pull of an absent entry answers, and a
@@ -30,6 +31,17 @@ export function checkPrevious(
   const conflict = previous === undefined ? current.occupied : previous !== current.hash;
   if (conflict) throw new CardsError('KEYKNOX_CONFLICT');
 }
+
+/**
+ * The dates of a write at `now` over `current` (undefined: nothing stored, so created now). A
+ * record imported without dates keeps its creation unknown rather than dated by this write.
+ */
+export const datesAfter = (current: KeyknoxDates | undefined, now: number): KeyknoxDates => ({
+  ...(current === undefined
+    ? { created: now }
+    : current.created !== undefined && { created: current.created }),
+  updated: now,
+});
 
 /** How often a write is decided again after another write moved the entry under it. */
 const CAS_ATTEMPTS = 16;

@@ -1,12 +1,14 @@
 /**
  * Keyknox v1: one encrypted blob per (app, identity) — e3kit's password-protected private-key
  * backup. Pull, push with the previous hash, reset; versions "n.0"; the hash of every answer.
- * The server stores `meta`/`value` as sent and never decrypts them.
+ * The server stores `meta`/`value` as sent and never decrypts them. Each write dates the blob
+ * (store/keyknox.ts `KeyknoxDates`): created at its first push, updated at every push and reset.
  */
 import type { KeyknoxCopy, KeyknoxStore, KeyknoxV1Address } from '../store/keyknox.js';
 import {
   ABSENT_HASH,
   checkPrevious,
+  datesAfter,
   newHash,
   untilWritten,
   versionString,
@@ -26,9 +28,12 @@ const NOTHING: KeyknoxV1Answer = { meta: EMPTY, value: EMPTY, version: '1.0', ha
 
 export class KeyknoxV1 {
   readonly #store: KeyknoxStore;
+  readonly #clock: () => number;
 
-  constructor(store: KeyknoxStore) {
+  /** `clock`: ms since the epoch, for the blob's dates. */
+  constructor(store: KeyknoxStore, clock: () => number = Date.now) {
     this.#store = store;
+    this.#clock = clock;
   }
 
   async pull(address: KeyknoxV1Address): Promise<KeyknoxV1Answer> {
@@ -66,6 +71,7 @@ export class KeyknoxV1 {
         version: current === undefined ? 1 : current.version + 1,
         hash: newHash(),
         revision: (current?.revision ?? 0) + 1,
+        ...datesAfter(current, this.#clock()),
       };
       if (!(await this.#store.v1Put(address, next, current?.revision ?? 0))) return undefined;
       return {
@@ -88,6 +94,7 @@ export class KeyknoxV1 {
         version: current.version + 1,
         hash: newHash(),
         revision: current.revision + 1,
+        ...datesAfter(current, this.#clock()),
       };
       if (!(await this.#store.v1Put(address, next, current.revision))) return undefined;
       return { meta: EMPTY, value: EMPTY, version: versionString(next.version), hash: next.hash };

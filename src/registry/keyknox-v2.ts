@@ -5,7 +5,9 @@
  * pull or keys request names whose entries to read. A push adds readers, never removes one, and
  * each reader keeps the copy of the last push that named it (the owner re-encrypts a ticket for
  * new members only; the members already there must still decrypt theirs). A caller who may not
- * read an entry is answered as if it were absent; never its content.
+ * read an entry is answered as if it were absent; never its content. Each write dates the entry
+ * (store/keyknox.ts `KeyknoxDates`): created at the push that stores it where none is, updated at
+ * every push and reader removed.
  */
 import { CardsError } from '../core/errors.js';
 import type {
@@ -15,7 +17,7 @@ import type {
   KeyknoxV2Address,
   KeyknoxV2Entry,
 } from '../store/keyknox.js';
-import { ABSENT_HASH, checkPrevious, newHash, untilWritten } from './keyknox-common.js';
+import { ABSENT_HASH, checkPrevious, datesAfter, newHash, untilWritten } from './keyknox-common.js';
 import {
   KEYKNOX_READERS_MAX,
   type V2Keys,
@@ -89,9 +91,12 @@ function compact(copies: readonly KeyknoxCopy[], readers: readonly KeyknoxReader
 
 export class KeyknoxV2 {
   readonly #store: KeyknoxStore;
+  readonly #clock: () => number;
 
-  constructor(store: KeyknoxStore) {
+  /** `clock`: ms since the epoch, for the entries' dates. */
+  constructor(store: KeyknoxStore, clock: () => number = Date.now) {
     this.#store = store;
+    this.#clock = clock;
   }
 
   async pull(app: string, caller: string, request: V2Pull): Promise<KeyknoxV2Answer> {
@@ -150,6 +155,7 @@ export class KeyknoxV2 {
         ...compact([copy, ...(current?.copies ?? [])], readers),
         hash: newHash(),
         revision: (current?.revision ?? 0) + 1,
+        ...datesAfter(current, this.#clock()),
       };
       if (!(await this.#store.v2Put(next, current?.revision ?? 0))) return undefined;
       return view(next, caller);
@@ -193,6 +199,7 @@ export class KeyknoxV2 {
             current.readers.filter((r) => r.identity !== reader),
           ),
           revision: current.revision + 1,
+          ...datesAfter(current, this.#clock()),
         };
         return (await this.#store.v2Put(next, current.revision)) ? view(next, caller) : undefined;
       });

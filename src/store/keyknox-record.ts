@@ -3,10 +3,16 @@
  * file and what `cards export` writes beside the cards. Bytes are base64; hash, version and
  * revision are kept as they are, so a moved registry still accepts the hash a client holds.
  *
- * - `{"keyknox1": {app, identity, meta, value, version, hash, revision}}`: a v1 blob;
+ * - `{"keyknox1": {app, identity, meta, value, version, hash, revision, created, updated}}`: a
+ *   v1 blob;
  * - `{"keyknox2": {app, owner, root, path, key, copies: [{meta, value}], readers: [{identity,
- *   copy}], hash, revision}}`: a v2 entry;
+ *   copy}], hash, revision, created, updated}}`: a v2 entry;
  * - `{"keyknox2del": {app, owner, root, path, key}}`: a v2 entry deleted (the file only).
+ *
+ * `created` and `updated` (ms since the epoch, keyknox.ts `KeyknoxDates`) are written when the
+ * record has them. A line without them is what a dump written before records had dates holds: it
+ * is read as a record without dates, and written back without them, so a rerun import of that
+ * dump still finds it stored identically.
  *
  * Reading checks every field's type and range and throws a `CardsError` naming the line's
  * place and what is wrong; it never returns a half-read record.
@@ -16,6 +22,7 @@ import { CardsError } from '../core/errors.js';
 import { isObject } from '../core/json.js';
 import type {
   KeyknoxCopy,
+  KeyknoxDates,
   KeyknoxReader,
   KeyknoxRecord,
   KeyknoxV1Address,
@@ -29,6 +36,12 @@ export type KeyknoxLine =
 
 const b64 = encodeBase64;
 
+/** The dates a record has, for its line (none for a record read from a line without them). */
+const datesOf = (r: KeyknoxDates): KeyknoxDates => ({
+  ...(r.created !== undefined && { created: r.created }),
+  ...(r.updated !== undefined && { updated: r.updated }),
+});
+
 export function keyknox1Line(address: KeyknoxV1Address, r: KeyknoxV1Record): string {
   return JSON.stringify({
     keyknox1: {
@@ -39,6 +52,7 @@ export function keyknox1Line(address: KeyknoxV1Address, r: KeyknoxV1Record): str
       version: r.version,
       hash: r.hash,
       revision: r.revision,
+      ...datesOf(r),
     },
   });
 }
@@ -51,6 +65,7 @@ export function keyknox2Line(e: KeyknoxV2Entry): string {
       readers: e.readers.map((r) => ({ identity: r.identity, copy: r.copy })),
       hash: e.hash,
       revision: e.revision,
+      ...datesOf(e),
     },
   });
 }
@@ -82,6 +97,12 @@ export function readKeyknoxLine(value: unknown, where: string): KeyknoxLine {
       ? (v as number)
       : bad(`"${name}" is not an integer from ${min}`);
   };
+  // Optional: a dump line written before records had dates carries none.
+  const dates = (o: Record<string, unknown>): KeyknoxDates => {
+    const at = (name: string): number | undefined =>
+      o[name] === undefined ? undefined : count(o, name, 0);
+    return datesOf({ created: at('created'), updated: at('updated') });
+  };
   const v2Address = (o: Record<string, unknown>): KeyknoxV2Address => ({
     app: text(o, 'app'),
     owner: text(o, 'owner'),
@@ -105,6 +126,7 @@ export function readKeyknoxLine(value: unknown, where: string): KeyknoxLine {
         version: count(v1, 'version', 1),
         hash: text(v1, 'hash'),
         revision: count(v1, 'revision', 1),
+        ...dates(v1),
       },
     };
   const del = body('keyknox2del');
@@ -134,6 +156,7 @@ export function readKeyknoxLine(value: unknown, where: string): KeyknoxLine {
       readers,
       hash: text(v2, 'hash'),
       revision: count(v2, 'revision', 1),
+      ...dates(v2),
     },
   };
 }

@@ -9,13 +9,23 @@
  * lands, the other gets `false` and is decided again by the rules on what is now stored.
  */
 
+/**
+ * When a blob or entry was first stored and last written (a push, a reset, a reader removed),
+ * ms since the epoch, as the rules' clock said: kept by every engine, never on the wire.
+ * Absent from a record a dump line carries without them (keyknox-record.ts).
+ */
+export interface KeyknoxDates {
+  readonly created?: number;
+  readonly updated?: number;
+}
+
 /** Keyknox v1: one blob per (app, identity). */
 export interface KeyknoxV1Address {
   readonly app: string;
   readonly identity: string;
 }
 
-export interface KeyknoxV1Record {
+export interface KeyknoxV1Record extends KeyknoxDates {
   /** Empty after a reset (the client decrypts the empty pair as "no entries"). */
   readonly meta: Uint8Array;
   readonly value: Uint8Array;
@@ -48,7 +58,7 @@ export interface KeyknoxReader {
   readonly copy: number;
 }
 
-export interface KeyknoxV2Entry {
+export interface KeyknoxV2Entry extends KeyknoxDates {
   readonly address: KeyknoxV2Address;
   /** `copies[0]` is the last push (the owner's copy); older ones only while a reader has one. */
   readonly copies: readonly KeyknoxCopy[];

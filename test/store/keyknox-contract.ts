@@ -2,8 +2,8 @@
  * The Keyknox storage contract (src/store/keyknox.ts), written once and run against each engine
  * (memory.test.ts, json.test.ts, postgres.test.ts): compare-and-swap on the revision (of racing
  * writes from one revision exactly one lands), copies in and out, listing by owner, root and
- * path in code-point order, bytes kept exactly, and what survives close and reopen on a durable
- * engine.
+ * path in code-point order, bytes and dates kept exactly, and what survives close and reopen on a
+ * durable engine.
  */
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
@@ -210,7 +210,15 @@ export function describeKeyknoxContract(factory: EngineFactory): void {
       const { engine, place } = await fresh();
       const every = new Uint8Array(256).map((_, i) => i);
       const a = { app: 'app', identity: 'ünïcode ✓' };
-      const record = { meta: every, value: every.slice(1), version: 3, hash: 'h=', revision: 1 };
+      const record = {
+        meta: every,
+        value: every.slice(1),
+        version: 3,
+        hash: 'h=',
+        revision: 1,
+        created: 1_764_000_000_123,
+        updated: 1_764_000_100_456,
+      };
       assert.equal(await engine.keyknox.v1Put(a, record, 0), true);
       const e: KeyknoxV2Entry = {
         address: { app: 'app', owner: 'alice', root: 'e3kit', path: 'backup', key: 'k/ü' },
@@ -224,8 +232,15 @@ export function describeKeyknoxContract(factory: EngineFactory): void {
         ],
         hash: 'x',
         revision: 1,
+        created: 1,
+        updated: 1_764_000_200_789,
       };
       assert.equal(await engine.keyknox.v2Put(e, 0), true);
+      // A record without dates (a dump line written before records had them) stays without.
+      const undated = { app: 'app', identity: 'undated' };
+      const withoutCreated = { ...record, created: undefined };
+      delete withoutCreated.created;
+      assert.equal(await engine.keyknox.v1Put(undated, withoutCreated, 0), true);
       assert.equal(await engine.keyknox.v2Put({ ...entry('gone', 1) }, 0), true);
       assert.equal(await engine.keyknox.v2Delete(entry('gone', 1).address, 1), true);
       await engine.close();
@@ -237,6 +252,7 @@ export function describeKeyknoxContract(factory: EngineFactory): void {
         }
         assert.deepEqual(await again.keyknox.v1Get(a), record);
         assert.deepEqual(await again.keyknox.v2Get(e.address), e);
+        assert.deepEqual(await again.keyknox.v1Get(undated), withoutCreated);
         assert.equal(await again.keyknox.v2Get(entry('gone', 1).address), undefined);
         assert.equal(await again.keyknox.v1Put(a, { ...record, revision: 2 }, 1), true);
       } finally {

@@ -5,12 +5,14 @@
  * row count says whether it landed. No transaction spans a read and a write, and none is
  * needed: of several servers' writes from one revision exactly one matches the row, and the
  * others are decided again by the rules (src/registry/keyknox-common.ts `untilWritten`).
- * `meta`/`value` are bytea (v1) or base64 in jsonb (v2 copies), stored as sent.
+ * `meta`/`value` are bytea (v1) or base64 in jsonb (v2 copies), stored as sent. The dates
+ * (migration 6) are timestamptz, written from and read back to ms since the epoch exactly.
  */
 import { decodeStoredBase64, encodeBase64 } from '../../core/encoding.js';
 import type { Database } from './database.js';
 import { unavailable } from './errors.js';
 import type {
+  KeyknoxDates,
   KeyknoxRecord,
   KeyknoxStore,
   KeyknoxV1Address,
@@ -21,22 +23,29 @@ import type {
   KeyknoxV2Summary,
 } from '../keyknox.js';
 
-const V1_GET = `SELECT meta, value, version, hash, revision FROM cards_keyknox_v1
+/** The dates as ms since the epoch (null where none), in a record's `created`/`updated`. */
+const DATES = `(extract(epoch FROM created_at) * 1000)::bigint AS created,
+  (extract(epoch FROM updated_at) * 1000)::bigint AS updated`;
+
+const V1_GET = `SELECT meta, value, version, hash, revision, ${DATES} FROM cards_keyknox_v1
   WHERE app = $1 AND identity = $2`;
-const V1_INSERT = `INSERT INTO cards_keyknox_v1 (app, identity, meta, value, version, hash, revision)
-  VALUES ($1, $2, $3, $4, $5, $6, $7) ON CONFLICT DO NOTHING`;
+const V1_INSERT = `INSERT INTO cards_keyknox_v1
+  (app, identity, meta, value, version, hash, revision, created_at, updated_at)
+  VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9) ON CONFLICT DO NOTHING`;
 const V1_UPDATE = `UPDATE cards_keyknox_v1
-  SET meta = $3, value = $4, version = $5, hash = $6, revision = $7, updated_at = now()
-  WHERE app = $1 AND identity = $2 AND revision = $8`;
+  SET meta = $3, value = $4, version = $5, hash = $6, revision = $7, created_at = $8,
+    updated_at = $9
+  WHERE app = $1 AND identity = $2 AND revision = $10`;
 
 const V2_WHERE = `app = $1 AND owner = $2 AND root = $3 AND path = $4 AND key = $5`;
-const V2_GET = `SELECT copies, readers, hash, revision FROM cards_keyknox_v2 WHERE ${V2_WHERE}`;
+const V2_GET = `SELECT copies, readers, hash, revision, ${DATES} FROM cards_keyknox_v2
+  WHERE ${V2_WHERE}`;
 const V2_INSERT = `INSERT INTO cards_keyknox_v2
-  (app, owner, root, path, key, copies, readers, hash, revision)
-  VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9) ON CONFLICT DO NOTHING`;
+  (app, owner, root, path, key, copies, readers, hash, revision, created_at, updated_at)
+  VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11) ON CONFLICT DO NOTHING`;
 const V2_UPDATE = `UPDATE cards_keyknox_v2
-  SET copies = $6, readers = $7, hash = $8, revision = $9, updated_at = now()
-  WHERE ${V2_WHERE} AND revision = $10`;
+  SET copies = $6, readers = $7, hash = $8, revision = $9, created_at = $10, updated_at = $11
+  WHERE ${V2_WHERE} AND revision = $12`;
 const V2_DELETE = `DELETE FROM cards_keyknox_v2 WHERE ${V2_WHERE} AND revision = $6`;
 /** $3 root and $4 path: null matches any. Code-point order, as every engine lists. */
 const V2_LIST = `SELECT root, path, key, readers, revision FROM cards_keyknox_v2
@@ -45,10 +54,12 @@ const V2_LIST = `SELECT root, path, key, readers, revision FROM cards_keyknox_v2
   ORDER BY root COLLATE "C", path COLLATE "C", key COLLATE "C"`;
 
 /** Every blob and entry, a page at a time in primary-key order (keyset paging). */
-const V1_ALL = `SELECT app, identity, meta, value, version, hash, revision FROM cards_keyknox_v1
+const V1_ALL = `SELECT app, identity, meta, value, version, hash, revision, ${DATES}
+  FROM cards_keyknox_v1
   WHERE $4 OR (app COLLATE "C", identity COLLATE "C") > ($1, $2)
   ORDER BY app COLLATE "C", identity COLLATE "C" LIMIT $3`;
-const V2_ALL = `SELECT app, owner, root, path, key, copies, readers, hash, revision FROM cards_keyknox_v2
+const V2_ALL = `SELECT app, owner, root, path, key, copies, readers, hash, revision, ${DATES}
+  FROM cards_keyknox_v2
   WHERE $7 OR (app COLLATE "C", owner COLLATE "C", root COLLATE "C", path COLLATE "C",
     key COLLATE "C") > ($1, $2, $3, $4, $5)
   ORDER BY app COLLATE "C", owner COLLATE "C", root COLLATE "C", path COLLATE "C", key COLLATE "C"
@@ -56,14 +67,19 @@ const V2_ALL = `SELECT app, owner, root, path, key, copies, readers, hash, revis
 /** Records per page of records(). */
 const PAGE = 200;
 
-interface V1Row {
+/** bigint columns come as text; null where the row has no such date. */
+interface DateColumns {
+  created: string | null;
+  updated: string | null;
+}
+interface V1Row extends DateColumns {
   meta: Buffer;
   value: Buffer;
   version: number;
   hash: string;
   revision: string;
 }
-interface V2Row {
+interface V2Row extends DateColumns {
   copies: { meta: string; value: string }[];
   readers: { identity: string; copy: number }[];
   hash: string;
@@ -82,12 +98,25 @@ const buffer = (b: Uint8Array): Buffer => Buffer.from(b.buffer, b.byteOffset, b.
 const fromBase64 = (text: string): Uint8Array => decodeStoredBase64(text) ?? new Uint8Array(0);
 const v2Key = (a: KeyknoxV2Address): string[] => [a.app, a.owner, a.root, a.path, a.key];
 
+const datesOf = (row: DateColumns): KeyknoxDates => ({
+  ...(row.created !== null && { created: Number(row.created) }),
+  ...(row.updated !== null && { updated: Number(row.updated) }),
+});
+/** A date as a timestamptz parameter: ISO 8601 keeps its milliseconds exactly. */
+const timestamp = (ms: number | undefined): string | null =>
+  ms === undefined ? null : new Date(ms).toISOString();
+const dateValues = (r: KeyknoxDates): (string | null)[] => [
+  timestamp(r.created),
+  timestamp(r.updated),
+];
+
 const v1Record = (row: V1Row): KeyknoxV1Record => ({
   meta: bytes(row.meta),
   value: bytes(row.value),
   version: row.version,
   hash: row.hash,
   revision: Number(row.revision),
+  ...datesOf(row),
 });
 
 const v2Entry = (address: KeyknoxV2Address, row: V2Row): KeyknoxV2Entry => ({
@@ -96,6 +125,7 @@ const v2Entry = (address: KeyknoxV2Address, row: V2Row): KeyknoxV2Entry => ({
   readers: row.readers.map((r) => ({ identity: r.identity, copy: r.copy })),
   hash: row.hash,
   revision: Number(row.revision),
+  ...datesOf(row),
 });
 
 export class PostgresKeyknoxStore implements KeyknoxStore {
@@ -119,6 +149,7 @@ export class PostgresKeyknoxStore implements KeyknoxStore {
       next.version,
       next.hash,
       next.revision,
+      ...dateValues(next),
     ];
     return expected === 0
       ? this.#landed(V1_INSERT, values)
@@ -139,6 +170,7 @@ export class PostgresKeyknoxStore implements KeyknoxStore {
       JSON.stringify(next.readers.map((r) => ({ identity: r.identity, copy: r.copy }))),
       next.hash,
       next.revision,
+      ...dateValues(next),
     ];
     return expected === 0
       ? this.#landed(V2_INSERT, values)

@@ -27,6 +27,10 @@
  * - cards_keyknox_v1, cards_keyknox_v2 (migration 5): e3kit's Keyknox blobs and entries
  *   (keyknox-store.ts). Every write is one statement conditioned on the revision it replaces,
  *   so of several servers' racing writes from one state exactly one lands.
+ *   Migration 6: `created_at` beside `updated_at`, both the dates the rules set (store/keyknox.ts
+ *   `KeyknoxDates`), null where a record has none (a row stored before migration 6 keeps the
+ *   `updated_at` its last write set and has no `created_at`); and indexes in code-point order on
+ *   each table's key, the ranges of the admin listing's pages.
  * - cards_migrations: the migrations applied; its unique id is what lets several servers start
  *   at once (the second one's INSERT waits for the first one's transaction, then fails and
  *   finds the migration done).
@@ -117,6 +121,19 @@ export const MIGRATIONS: readonly Migration[] = [
         updated_at timestamptz NOT NULL DEFAULT now(),
         PRIMARY KEY (app, owner, root, path, key)
       )`,
+    ],
+  },
+  {
+    id: 6,
+    name: 'Keyknox dates and code-point order',
+    statements: [
+      `ALTER TABLE cards_keyknox_v1 ADD COLUMN created_at timestamptz,
+        ALTER COLUMN updated_at DROP NOT NULL, ALTER COLUMN updated_at DROP DEFAULT`,
+      `ALTER TABLE cards_keyknox_v2 ADD COLUMN created_at timestamptz,
+        ALTER COLUMN updated_at DROP NOT NULL, ALTER COLUMN updated_at DROP DEFAULT`,
+      `CREATE INDEX cards_keyknox_v1_c ON cards_keyknox_v1 (app COLLATE "C", identity COLLATE "C")`,
+      `CREATE INDEX cards_keyknox_v2_c ON cards_keyknox_v2
+        (app COLLATE "C", owner COLLATE "C", root COLLATE "C", path COLLATE "C", key COLLATE "C")`,
     ],
   },
 ];
