@@ -222,6 +222,16 @@ export const ROUTES = [
     summary: "An identity's whole history: every chain, every card, states and dates.",
   },
   {
+    name: 'adminKeyknox',
+    method: 'GET',
+    path: '/_cards/keyknox',
+    tag: 'admin',
+    prefixed: false,
+    auth: 'admin',
+    summary:
+      "e3kit's Keyknox blobs and entries: owner, place, readers, size, version, hash and dates, never their content; cursor-paginated.",
+  },
+  {
     name: 'adminExport',
     method: 'GET',
     path: '/_cards/export',

@@ -160,6 +160,14 @@ export const adminRoutes =
           next_cursor: page.next,
         });
       },
+      adminKeyknox: async (request, reply) => {
+        const { cursor, limit } = request.query as Query;
+        const page = await admin.keyknox(
+          cursor === undefined || cursor === '' ? undefined : cursor,
+          limitOf(limit),
+        );
+        return json(reply, { keyknox: page.items, next_cursor: page.next });
+      },
       adminIdentity: async (request, reply) => {
         const segment = (request.params as { identity: string }).identity;
         const identity = identityOfSegment(segment, (request.query as Query).form);
@@ -248,6 +256,10 @@ export const adminRoutes =
           limit: limit(LIMIT_MAX),
         }),
         adminIdentity: query({ form: param(JSON_FORM, `^${JSON_FORM}$`) }),
+        adminKeyknox: query({
+          cursor: param('the next_cursor of a previous page', '^[A-Za-z0-9_-]*$'),
+          limit: limit(LIMIT_MAX),
+        }),
         adminRequests: query({
           limit: limit(deps.journal.size),
           ...Object.fromEntries(

@@ -101,6 +101,24 @@ export const SCHEMAS: Record<string, Schema> = {
     identities: { type: 'array', items: ref('IdentitySummary') },
     next_cursor: nullable(str),
   }),
+  KeyknoxRow: object({
+    api: { enum: ['v1', 'v2'] },
+    app: str,
+    owner: str,
+    root: nullable(str),
+    path: nullable(str),
+    key: nullable(str),
+    readers: { type: 'array', items: str },
+    size: int,
+    version: nullable({ type: 'string', pattern: '^[1-9][0-9]*\\.0$' }),
+    hash: str,
+    created: nullable({ type: 'string', format: 'date-time' }),
+    updated: nullable({ type: 'string', format: 'date-time' }),
+  }),
+  KeyknoxPage: object({
+    keyknox: { type: 'array', items: ref('KeyknoxRow') },
+    next_cursor: nullable(str),
+  }),
   IdentityHistory: object({
     identity: str,
     chains: {
@@ -308,6 +326,7 @@ export const ROUTE_ERRORS: Record<RouteName, readonly WireCode[]> = {
   adminCards: [...ADMIN_AUTH, 'QUERY_INVALID'],
   adminIdentities: [...ADMIN_AUTH, 'QUERY_INVALID'],
   adminIdentity: [...ADMIN_AUTH, 'QUERY_INVALID', 'IDENTITY_NOT_FOUND'],
+  adminKeyknox: [...ADMIN_AUTH, 'QUERY_INVALID', ...STORE_READ],
   adminExport: ADMIN_AUTH,
   adminImport: [
     ...ADMIN_AUTH,

@@ -52,6 +52,7 @@ const SUCCESS: Record<RouteName, Success> = {
   adminCards: json(ref('CardPage'), 'A page of cards in insertion order.'),
   adminIdentities: json(ref('IdentityPage'), 'A page of identities in order.'),
   adminIdentity: json(ref('IdentityHistory'), 'Every chain of the identity, oldest first.'),
+  adminKeyknox: json(ref('KeyknoxPage'), 'A page of Keyknox blobs, then entries, in order.'),
   adminExport: text('application/x-ndjson', 'One stored card record per line.'),
   adminImport: json(ref('ImportResult'), 'How many records were stored.'),
   adminReset: json(ref('ResetResult'), 'The registry is empty.'),
@@ -141,6 +142,7 @@ const QUERY: Partial<Record<RouteName, Schema[]>> = {
     query('cursor', 'next_cursor of the previous page.'),
     query('prefix', 'Only identities starting with this.'),
   ],
+  adminKeyknox: [limit, query('cursor', 'next_cursor of the previous page.')],
   adminIdentity: [
     query(
       'form',

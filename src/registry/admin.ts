@@ -1,6 +1,6 @@
 /**
- * The admin API's queries and actions over the store contract: pages of cards and
- * identities, an identity's history with dates, export and import as NDJSON (one stored card
+ * The admin API's queries and actions over the store contract: pages of cards, identities and
+ * Keyknox entries, an identity's history with dates, export and import as NDJSON (one stored card
  * record per line, exactly as record.ts `serializeCard` writes it: the format of `cards
  * export`), and reset. Knows nothing of HTTP. Every query costs its page, never the store.
  */
@@ -10,6 +10,7 @@ import { isPortableText } from '../core/encoding.js';
 import { CardsError, isCardsError } from '../core/errors.js';
 import { serializeCard } from '../store/record.js';
 import type { KeyknoxStore } from '../store/keyknox.js';
+import { listKeyknox, type KeyknoxRow } from './keyknox-listing.js';
 import { exportKeyknox, KeyknoxImport } from './keyknox-transfer.js';
 import { checkedDump, parseImportLine, toLines } from './import-lines.js';
 import type { CardEntry, CardStore, IdentitySummary, StoredCard } from '../store/store.js';
@@ -155,6 +156,14 @@ export class Admin {
     const items = await this.#store.listIdentities(query);
     const last = items.at(-1);
     return { items, next: last && items.length === query.limit ? last.identity : null };
+  }
+
+  /**
+   * e3kit's Keyknox blobs, then entries, metadata only (keyknox-listing.ts); none on a registry
+   * without them.
+   */
+  keyknox(cursor: string | undefined, limit: number): Promise<Page<KeyknoxRow>> {
+    return listKeyknox(this.#keyknox, cursor, limit);
   }
 
   async history(identity: string): Promise<IdentityHistory> {

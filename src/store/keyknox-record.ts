@@ -37,7 +37,7 @@ export type KeyknoxLine =
 const b64 = encodeBase64;
 
 /** The dates a record has, for its line (none for a record read from a line without them). */
-const datesOf = (r: KeyknoxDates): KeyknoxDates => ({
+export const datesOf = (r: KeyknoxDates): KeyknoxDates => ({
   ...(r.created !== undefined && { created: r.created }),
   ...(r.updated !== undefined && { updated: r.updated }),
 });

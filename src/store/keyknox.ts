@@ -75,6 +75,24 @@ export interface KeyknoxV2Summary {
   readonly revision: number;
 }
 
+/** A blob without its content, as the admin listing shows it. */
+export interface KeyknoxV1Listed extends KeyknoxDates {
+  readonly address: KeyknoxV1Address;
+  readonly version: number;
+  readonly hash: string;
+  /** Bytes of `meta` and `value`. */
+  readonly size: number;
+}
+
+/** An entry without its content, as the admin listing shows it. */
+export interface KeyknoxV2Listed extends KeyknoxDates {
+  readonly address: KeyknoxV2Address;
+  readonly readers: readonly string[];
+  readonly hash: string;
+  /** Bytes of the owner's copy (`copies[0]`): `meta` and `value`. */
+  readonly size: number;
+}
+
 /** Which entries of one owner: all of an app's, one root's, or one path's. */
 export interface KeyknoxV2Filter {
   readonly app: string;
@@ -104,6 +122,14 @@ export interface KeyknoxStore {
   v2Delete(address: KeyknoxV2Address, expected: number): Promise<boolean>;
   /** Summaries of the matching entries, ordered by root, path, then key (code units). */
   v2List(filter: KeyknoxV2Filter): Promise<KeyknoxV2Summary[]>;
+  /**
+   * Blobs of every app, ordered by app then identity, from the first after `after` (none: from
+   * the first), at most `limit`: a range of the engine's order (an index, a sorted key list),
+   * never a walk over every blob. Each part compares as v2List's keys do.
+   */
+  v1Page(after: KeyknoxV1Address | undefined, limit: number): Promise<KeyknoxV1Listed[]>;
+  /** Entries of every app, ordered by app, owner, root, path, then key, as v1Page. */
+  v2Page(after: KeyknoxV2Address | undefined, limit: number): Promise<KeyknoxV2Listed[]>;
   /**
    * Every blob, then every entry, of every app (`cards export`): whole records, as the
    * `keyknox1`/`keyknox2` lines of keyknox-record.ts write them.

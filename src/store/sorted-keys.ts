@@ -1,16 +1,24 @@
 /**
  * A set of strings kept in code-unit order (as JavaScript compares them) for the listings of
- * card-index.ts: identities by name, card ids by prefix. Keys added wait apart and are sorted
- * and merged in by the next read, so neither loading a store nor an insert pays for an order
- * only a listing uses (k log k + n per read after k additions, nothing when none came).
+ * card-index.ts (identities by name, card ids by prefix) and of the memory engine's Keyknox
+ * entries. Keys added or deleted wait apart and are merged in by the next read, so neither
+ * loading a store nor a write pays for an order only a listing uses (k log k + n per read after
+ * k changes, nothing when none came).
  */
 export class SortedKeys {
   #sorted: string[] = [];
   #added: string[] = [];
+  #deleted = new Set<string>();
 
   /** Adds a key the set does not hold (the caller knows: each is a new id or identity). */
   add(key: string): void {
-    this.#added.push(key);
+    // A key deleted since the last read is still in place: it stays.
+    if (!this.#deleted.delete(key)) this.#added.push(key);
+  }
+
+  /** Deletes a key the set holds (the caller knows). */
+  delete(key: string): void {
+    this.#deleted.add(key);
   }
 
   /**
@@ -31,6 +39,12 @@ export class SortedKeys {
   }
 
   #list(): readonly string[] {
+    if (this.#deleted.size > 0) {
+      const deleted = this.#deleted;
+      this.#deleted = new Set();
+      this.#sorted = this.#sorted.filter((key) => !deleted.has(key));
+      this.#added = this.#added.filter((key) => !deleted.has(key));
+    }
     if (this.#added.length === 0) return this.#sorted;
     const added = this.#added.sort(compareStrings);
     const old = this.#sorted;

@@ -28,8 +28,9 @@ function sharedPool(): Promise<{ pool: PythiaPool; keys: PythiaKeys }> {
 }
 
 /**
- * The e3kit routes' dependencies. The throttle's window is a minute by default here, so a test
- * that counts on a refusal does not depend on how fast the machine computes.
+ * The e3kit routes' dependencies, and the Keyknox store their rules write (`keyknox`, for the
+ * admin API). The throttle's window is a minute by default here, so a test that counts on a
+ * refusal does not depend on how fast the machine computes.
  */
 export async function e3kitDeps(
   throttle: ThrottleSetting | 'off' = { burst: 2, refillMs: 60_000 },
@@ -37,6 +38,7 @@ export async function e3kitDeps(
   const store = new MemoryKeyknoxStore();
   const { pool: opened, keys } = await sharedPool();
   return {
+    keyknox: store,
     keyknoxV1: new KeyknoxV1(store),
     keyknoxV2: new KeyknoxV2(store),
     pythia: Promise.resolve(new Pythia(opened, keys, new PythiaThrottle(throttle))),

@@ -1,7 +1,9 @@
-/** The engine contract suite (contract.ts) and the Keyknox contract against the json engine. */
+/** The engine contract suite (contract.ts), the Keyknox contract and its listing's pages against the json engine. */
 import { describeEngineContract } from './contract.js';
 import { ENGINES } from './engines.js';
 import { describeKeyknoxContract } from './keyknox-contract.js';
+import { describeKeyknoxPages } from './keyknox-pages-contract.js';
 
 describeEngineContract(ENGINES.json);
 describeKeyknoxContract(ENGINES.json);
+describeKeyknoxPages(ENGINES.json);

@@ -23,9 +23,11 @@ import { dirname } from 'node:path';
 import type {
   KeyknoxStore,
   KeyknoxV1Address,
+  KeyknoxV1Listed,
   KeyknoxV1Record,
   KeyknoxV2Address,
   KeyknoxV2Entry,
+  KeyknoxV2Listed,
   KeyknoxV2Filter,
   KeyknoxV2Summary,
   KeyknoxRecord,
@@ -157,13 +159,23 @@ export class KeyknoxFile implements KeyknoxStore {
   }
 
   async v2List(filter: KeyknoxV2Filter): Promise<KeyknoxV2Summary[]> {
-    await Promise.all([...this.#pending.values()].map((p) => p.queued.done.catch(() => undefined)));
+    await this.#allSettled();
     return this.#held.v2List(filter);
+  }
+
+  async v1Page(after: KeyknoxV1Address | undefined, limit: number): Promise<KeyknoxV1Listed[]> {
+    await this.#allSettled();
+    return this.#held.v1Page(after, limit);
+  }
+
+  async v2Page(after: KeyknoxV2Address | undefined, limit: number): Promise<KeyknoxV2Listed[]> {
+    await this.#allSettled();
+    return this.#held.v2Page(after, limit);
   }
 
   /** Every record, once the writes queued before the call are on disk. */
   async *records(): AsyncGenerator<KeyknoxRecord> {
-    await Promise.all([...this.#pending.values()].map((p) => p.queued.done.catch(() => undefined)));
+    await this.#allSettled();
     yield* this.#held.records();
   }
 
@@ -208,6 +220,11 @@ export class KeyknoxFile implements KeyknoxStore {
 
   #startFlush(): void {
     this.#flushing ??= this.#flushLoop().finally(() => (this.#flushing = undefined));
+  }
+
+  /** Waits for the writes queued before the call (a listing answers nothing unacknowledged). */
+  async #allSettled(): Promise<void> {
+    await Promise.all([...this.#pending.values()].map((p) => p.queued.done.catch(() => undefined)));
   }
 
   async #settled(key: string): Promise<void> {

@@ -2,24 +2,36 @@
  * The Keyknox contract of ../keyknox.ts in memory: maps keyed by address, records copied in and
  * out so a caller can never change what is stored by changing what it holds. One event loop,
  * so each call is atomic; the revision checks still decide every write, as in the durable
- * engines.
+ * engines. The addresses are also kept sorted (../sorted-keys.ts) for the listing's pages.
  */
 import type {
   KeyknoxStore,
   KeyknoxV1Address,
+  KeyknoxV1Listed,
   KeyknoxV1Record,
   KeyknoxV2Address,
   KeyknoxV2Entry,
+  KeyknoxV2Listed,
   KeyknoxV2Filter,
   KeyknoxV2Summary,
   KeyknoxRecord,
 } from '../keyknox.js';
-import type { KeyknoxLine } from '../keyknox-record.js';
+import { datesOf, type KeyknoxLine } from '../keyknox-record.js';
+import { SortedKeys } from '../sorted-keys.js';
 
-// JSON arrays as keys: unambiguous whatever characters the parts hold.
-export const v1Key = (a: KeyknoxV1Address): string => JSON.stringify([a.app, a.identity]);
+/**
+ * The parts of an address as one key whose code-unit order is the parts' order, part by part:
+ * each part ends in U+0000 U+0001 and a U+0000 in it is U+0000 U+FFFF, so a part sorts before
+ * its longer ones and no two addresses share a key.
+ */
+const partsKey = (parts: readonly string[]): string =>
+  parts.map((p) => `${p.replaceAll('\0', '\0\uffff')}\0\u0001`).join('');
+export const v1Key = (a: KeyknoxV1Address): string => partsKey([a.app, a.identity]);
 export const v2Key = (a: KeyknoxV2Address): string =>
-  JSON.stringify([a.app, a.owner, a.root, a.path, a.key]);
+  partsKey([a.app, a.owner, a.root, a.path, a.key]);
+
+const sizeOf = (c: { meta: Uint8Array; value: Uint8Array }): number =>
+  c.meta.byteLength + c.value.byteLength;
 
 const byAddress = (a: KeyknoxV2Summary, b: KeyknoxV2Summary): number =>
   compare(a.address.root, b.address.root) ||
@@ -30,6 +42,8 @@ const compare = (a: string, b: string): number => (a < b ? -1 : a > b ? 1 : 0);
 export class MemoryKeyknoxStore implements KeyknoxStore {
   readonly #v1 = new Map<string, { address: KeyknoxV1Address; record: KeyknoxV1Record }>();
   readonly #v2 = new Map<string, KeyknoxV2Entry>();
+  #v1Order = new SortedKeys();
+  #v2Order = new SortedKeys();
 
   v1Get(address: KeyknoxV1Address): Promise<KeyknoxV1Record | undefined> {
     return Promise.resolve(structuredClone(this.#v1.get(v1Key(address))?.record));
@@ -74,6 +88,38 @@ export class MemoryKeyknoxStore implements KeyknoxStore {
     return Promise.resolve(out.sort(byAddress));
   }
 
+  v1Page(after: KeyknoxV1Address | undefined, limit: number): Promise<KeyknoxV1Listed[]> {
+    const keys = this.#v1Order.page('', after && v1Key(after), limit);
+    return Promise.resolve(
+      keys.map((key) => {
+        const { address, record } = this.#v1.get(key)!;
+        return {
+          address: { ...address },
+          version: record.version,
+          hash: record.hash,
+          size: sizeOf(record),
+          ...datesOf(record),
+        };
+      }),
+    );
+  }
+
+  v2Page(after: KeyknoxV2Address | undefined, limit: number): Promise<KeyknoxV2Listed[]> {
+    const keys = this.#v2Order.page('', after && v2Key(after), limit);
+    return Promise.resolve(
+      keys.map((key) => {
+        const entry = this.#v2.get(key)!;
+        return {
+          address: { ...entry.address },
+          readers: entry.readers.map((r) => r.identity),
+          hash: entry.hash,
+          size: sizeOf(entry.copies[0]!),
+          ...datesOf(entry),
+        };
+      }),
+    );
+  }
+
   /** The stored revision of a v1 blob (0: none), read at once (the JSON engine's check). */
   v1Revision(address: KeyknoxV1Address): number {
     return this.#v1.get(v1Key(address))?.record.revision ?? 0;
@@ -85,14 +131,15 @@ export class MemoryKeyknoxStore implements KeyknoxStore {
 
   /** Stores a record whole, unchecked (a replayed or imported line, a write already decided). */
   apply(line: KeyknoxLine): void {
-    if (line.kind === 'keyknox1')
-      this.#v1.set(
-        v1Key(line.address),
-        structuredClone({ address: line.address, record: line.record }),
-      );
-    else if (line.kind === 'keyknox2')
-      this.#v2.set(v2Key(line.entry.address), structuredClone(line.entry));
-    else this.#v2.delete(v2Key(line.address));
+    if (line.kind === 'keyknox1') {
+      const key = v1Key(line.address);
+      if (!this.#v1.has(key)) this.#v1Order.add(key);
+      this.#v1.set(key, structuredClone({ address: line.address, record: line.record }));
+    } else if (line.kind === 'keyknox2') {
+      const key = v2Key(line.entry.address);
+      if (!this.#v2.has(key)) this.#v2Order.add(key);
+      this.#v2.set(key, structuredClone(line.entry));
+    } else if (this.#v2.delete(v2Key(line.address))) this.#v2Order.delete(v2Key(line.address));
   }
 
   /** Every record held, as lines (snapshots, export). */
@@ -113,6 +160,8 @@ export class MemoryKeyknoxStore implements KeyknoxStore {
   reset(): Promise<void> {
     this.#v1.clear();
     this.#v2.clear();
+    this.#v1Order = new SortedKeys();
+    this.#v2Order = new SortedKeys();
     return Promise.resolve();
   }
 }

@@ -10,22 +10,21 @@
  */
 import { decodeStoredBase64, encodeBase64 } from '../../core/encoding.js';
 import type { Database } from './database.js';
+import { DATES, dateValues, datesOf, type DateColumns } from './keyknox-dates.js';
+import { v1Page, v2Page } from './keyknox-pages.js';
 import { unavailable } from './errors.js';
 import type {
-  KeyknoxDates,
   KeyknoxRecord,
   KeyknoxStore,
   KeyknoxV1Address,
+  KeyknoxV1Listed,
   KeyknoxV1Record,
   KeyknoxV2Address,
   KeyknoxV2Entry,
+  KeyknoxV2Listed,
   KeyknoxV2Filter,
   KeyknoxV2Summary,
 } from '../keyknox.js';
-
-/** The dates as ms since the epoch (null where none), in a record's `created`/`updated`. */
-const DATES = `(extract(epoch FROM created_at) * 1000)::bigint AS created,
-  (extract(epoch FROM updated_at) * 1000)::bigint AS updated`;
 
 const V1_GET = `SELECT meta, value, version, hash, revision, ${DATES} FROM cards_keyknox_v1
   WHERE app = $1 AND identity = $2`;
@@ -67,11 +66,6 @@ const V2_ALL = `SELECT app, owner, root, path, key, copies, readers, hash, revis
 /** Records per page of records(). */
 const PAGE = 200;
 
-/** bigint columns come as text; null where the row has no such date. */
-interface DateColumns {
-  created: string | null;
-  updated: string | null;
-}
 interface V1Row extends DateColumns {
   meta: Buffer;
   value: Buffer;
@@ -97,18 +91,6 @@ const bytes = (b: Buffer): Uint8Array => new Uint8Array(b);
 const buffer = (b: Uint8Array): Buffer => Buffer.from(b.buffer, b.byteOffset, b.byteLength);
 const fromBase64 = (text: string): Uint8Array => decodeStoredBase64(text) ?? new Uint8Array(0);
 const v2Key = (a: KeyknoxV2Address): string[] => [a.app, a.owner, a.root, a.path, a.key];
-
-const datesOf = (row: DateColumns): KeyknoxDates => ({
-  ...(row.created !== null && { created: Number(row.created) }),
-  ...(row.updated !== null && { updated: Number(row.updated) }),
-});
-/** A date as a timestamptz parameter: ISO 8601 keeps its milliseconds exactly. */
-const timestamp = (ms: number | undefined): string | null =>
-  ms === undefined ? null : new Date(ms).toISOString();
-const dateValues = (r: KeyknoxDates): (string | null)[] => [
-  timestamp(r.created),
-  timestamp(r.updated),
-];
 
 const v1Record = (row: V1Row): KeyknoxV1Record => ({
   meta: bytes(row.meta),
@@ -199,6 +181,14 @@ export class PostgresKeyknoxStore implements KeyknoxStore {
       readers: row.readers.map((r) => r.identity),
       revision: Number(row.revision),
     }));
+  }
+
+  v1Page(after: KeyknoxV1Address | undefined, limit: number): Promise<KeyknoxV1Listed[]> {
+    return v1Page(this.#db, after, limit);
+  }
+
+  v2Page(after: KeyknoxV2Address | undefined, limit: number): Promise<KeyknoxV2Listed[]> {
+    return v2Page(this.#db, after, limit);
   }
 
   async *records(): AsyncGenerator<KeyknoxRecord> {

@@ -1,0 +1,143 @@
+/**
+ * The admin listing of e3kit's Keyknox blobs and entries (GET /_cards/keyknox): every v1 blob,
+ * then every v2 entry, a page at a time over the store's ordered pages (store/keyknox.ts
+ * `v1Page`, `v2Page`). Metadata only: who, where, readers, size, wire version and hash, dates;
+ * never `meta` or `value`. The cursor is the last address of the previous page, opaque to the
+ * caller (base64url of a JSON list). Knows nothing of HTTP.
+ */
+import {
+  decodeBase64Url,
+  decodeUtf8,
+  encodeBase64Url,
+  isPortableText,
+  utf8,
+} from '../core/encoding.js';
+import { CardsError } from '../core/errors.js';
+import type {
+  KeyknoxDates,
+  KeyknoxStore,
+  KeyknoxV1Address,
+  KeyknoxV2Address,
+} from '../store/keyknox.js';
+import { versionString } from './keyknox-common.js';
+
+/** One blob or entry as the admin API lists it (snake_case, like the wire). */
+export interface KeyknoxRow {
+  /** Which Keyknox API keeps it. */
+  readonly api: 'v1' | 'v2';
+  readonly app: string;
+  /** The blob's identity (v1), the entry's owner (v2). */
+  readonly owner: string;
+  /** null for a v1 blob. */
+  readonly root: string | null;
+  readonly path: string | null;
+  readonly key: string | null;
+  /** The identities an entry names as readers (none for a v1 blob). */
+  readonly readers: readonly string[];
+  /** Bytes of `meta` and `value` (v2: of the owner's copy). */
+  readonly size: number;
+  /** The wire version "n.0" of a v1 blob; null for a v2 entry, which has none. */
+  readonly version: string | null;
+  /** The wire hash a client holds (`Virgil-Keyknox-Hash`). */
+  readonly hash: string;
+  /** ISO 8601; null where the record has no such date (imported from a dump without them). */
+  readonly created: string | null;
+  readonly updated: string | null;
+}
+
+type Position =
+  | { readonly api: 'v1'; readonly address: KeyknoxV1Address }
+  | { readonly api: 'v2'; readonly address: KeyknoxV2Address };
+
+const iso = (ms: number | undefined): string | null =>
+  ms === undefined ? null : new Date(ms).toISOString();
+const dates = (r: KeyknoxDates) => ({ created: iso(r.created), updated: iso(r.updated) });
+
+const cursorOf = (p: Position): string =>
+  encodeBase64Url(
+    utf8(
+      JSON.stringify(
+        p.api === 'v1'
+          ? ['v1', p.address.app, p.address.identity]
+          : ['v2', p.address.app, p.address.owner, p.address.root, p.address.path, p.address.key],
+      ),
+    ),
+  );
+
+/** The position a cursor names; QUERY_INVALID for anything cursorOf did not write. */
+function positionOf(cursor: string): Position {
+  let parts: unknown;
+  try {
+    parts = JSON.parse(decodeUtf8(decodeBase64Url(cursor) ?? new Uint8Array([0xff])) ?? '');
+  } catch {
+    parts = undefined;
+  }
+  // No stored address holds other text (docs/http.md, "Text"): never handed to an engine.
+  if (Array.isArray(parts) && parts.every((p) => typeof p === 'string' && isPortableText(p))) {
+    const [api, app, ...rest] = parts as string[];
+    if (api === 'v1' && app !== undefined && rest.length === 1)
+      return { api, address: { app, identity: rest[0]! } };
+    if (api === 'v2' && app !== undefined && rest.length === 4) {
+      const [owner, root, path, key] = rest as [string, string, string, string];
+      return { api, address: { app, owner, root, path, key } };
+    }
+  }
+  throw new CardsError(
+    'QUERY_INVALID',
+    `Query parameter cursor must be the next_cursor of a previous page, got "${cursor}".`,
+  );
+}
+
+/**
+ * The page after `cursor` (none: the first), at most `limit` rows: blobs first, then entries.
+ * `next` is null once the last row has been listed.
+ */
+export async function listKeyknox(
+  store: KeyknoxStore | undefined,
+  cursor: string | undefined,
+  limit: number,
+): Promise<{ items: KeyknoxRow[]; next: string | null }> {
+  const from = cursor === undefined ? undefined : positionOf(cursor);
+  if (store === undefined) return { items: [], next: null };
+  const items: KeyknoxRow[] = [];
+  let last: Position | undefined;
+  if (from === undefined || from.api === 'v1') {
+    for (const blob of await store.v1Page(from?.address as KeyknoxV1Address | undefined, limit)) {
+      items.push({
+        api: 'v1',
+        app: blob.address.app,
+        owner: blob.address.identity,
+        root: null,
+        path: null,
+        key: null,
+        readers: [],
+        size: blob.size,
+        version: versionString(blob.version),
+        hash: blob.hash,
+        ...dates(blob),
+      });
+      last = { api: 'v1', address: blob.address };
+    }
+  }
+  if (items.length < limit) {
+    const after = from?.api === 'v2' ? from.address : undefined;
+    for (const entry of await store.v2Page(after, limit - items.length)) {
+      const { app, owner, root, path, key } = entry.address;
+      items.push({
+        api: 'v2',
+        app,
+        owner,
+        root,
+        path,
+        key,
+        readers: entry.readers,
+        size: entry.size,
+        version: null,
+        hash: entry.hash,
+        ...dates(entry),
+      });
+      last = { api: 'v2', address: entry.address };
+    }
+  }
+  return { items, next: last && items.length === limit ? cursorOf(last) : null };
+}
