@@ -7,41 +7,15 @@
  */
 import assert from 'node:assert/strict';
 import { after, describe, test } from 'node:test';
+import { e3kitCall } from '../helpers/e3kit-call.js';
 import { freshStoreUrl } from '../helpers/postgres.js';
 import { removeTempDirs, startServer, type TestServer } from '../helpers/server.js';
 import { blind } from './e3kit-kit.js';
 
 after(removeTempDirs);
 
-const APP = 'e3kit-test-app';
 const b64 = (text: string): string => Buffer.from(text).toString('base64');
-
-/** The fields these tests read of an answer. */
-type Body = Partial<Record<'seed' | 'version' | 'value' | 'meta', string>> & { code?: number };
-
-async function call(
-  server: TestServer,
-  method: string,
-  path: string,
-  identity: string,
-  options: { body?: unknown; headers?: Record<string, string>; app?: string } = {},
-): Promise<{ status: number; body: Body; hash: string | null }> {
-  const token = await server.token(identity, { format: 'stock', appId: options.app ?? APP });
-  const response = await fetch(`${server.url}${path}`, {
-    method,
-    headers: {
-      authorization: `Virgil ${token}`,
-      ...(options.body !== undefined && { 'content-type': 'application/json' }),
-      ...options.headers,
-    },
-    ...(options.body !== undefined && { body: JSON.stringify(options.body) }),
-  });
-  return {
-    status: response.status,
-    body: (await response.json()) as Body,
-    hash: response.headers.get('virgil-keyknox-hash'),
-  };
-}
+const call = e3kitCall;
 
 const start = (dir?: string) =>
   startServer({ ...(dir && { dir }), args: ['--compat', 'virgil', '--quiet', '--no-log'] });

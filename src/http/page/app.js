@@ -1,12 +1,13 @@
 // The page of cards serve: read-only views of the registry over the admin API, drawn as soon
 // as their data arrives. Views (location hash): #/ identities (?prefix=…&after=…),
-// #/identity/<identity>, #/card/<identity>/<card id>, #/requests; an identity as api.js
-// writes it in a path.
+// #/identity/<identity>, #/card/<identity>/<card id>, #/keyknox (?after=…), #/requests; an
+// identity as api.js writes it in a path.
 import { api, identityOfHash, saveToken, savedToken, Unauthorized } from './api.js';
 import { cardView } from './card-view.js';
 import { el, fill } from './dom.js';
 import { identitiesView } from './identities-view.js';
 import { identityView } from './identity-view.js';
+import { keyknoxView } from './keyknox-view.js';
 import { requestsView } from './requests-view.js';
 import { visible } from './text.js';
 
@@ -68,6 +69,7 @@ async function draw() {
       decodeURIComponent(segments[1] ?? ''),
       info,
     );
+  if (name === 'keyknox') return keyknoxView(query, info);
   if (name === 'requests') return requestsView();
   return identitiesView(query, info);
 }

@@ -2,14 +2,9 @@
 // a filter by prefix. Location hash: #/?prefix=…&after=… (after: the cursor of the page).
 import { api, identityRef } from './api.js';
 import { data, el } from './dom.js';
+import { pager, walkOf } from './pager.js';
 
 const PAGE = 50;
-
-/**
- * The cursor each page was reached from, by the cursor of the page before it (this tab's
- * walk through one prefix): what "Previous page" goes back to, and which rows a page shows.
- */
-let walk = { prefix: '', before: new Map() };
 
 const listHash = (prefix, after) => {
   const query = new URLSearchParams();
@@ -18,25 +13,14 @@ const listHash = (prefix, after) => {
   return `#/${query.size ? `?${query}` : ''}`;
 };
 
-/** How many pages lie before the page at `after` on this walk (undefined: not known). */
-function pagesBefore(after) {
-  let n = 0;
-  for (let at = after; at !== ''; n++) {
-    at = walk.before.get(at);
-    if (at === undefined) return undefined;
-  }
-  return n;
-}
-
 export async function identitiesView(query, info) {
   const prefix = query.get('prefix') ?? '';
   const after = query.get('after') ?? '';
-  if (walk.prefix !== prefix) walk = { prefix, before: new Map() };
+  const walk = walkOf('identities', prefix);
   const params = new URLSearchParams({ limit: String(PAGE) });
   if (prefix) params.set('prefix', prefix);
   if (after) params.set('cursor', after);
   const page = await api(`/_cards/identities?${params}`);
-  if (page.next_cursor) walk.before.set(page.next_cursor, after);
 
   const search = el('input', {
     type: 'search',
@@ -67,9 +51,6 @@ export async function identitiesView(query, info) {
       el('td', { class: 'number' }, item.revoked_chains),
     );
   });
-  const before = pagesBefore(after);
-  const previous = after === '' ? undefined : walk.before.get(after);
-  const first = before === undefined ? undefined : before * PAGE + 1;
   return [
     el(
       'h2',
@@ -94,26 +75,13 @@ export async function identitiesView(query, info) {
     rows.length === 0
       ? el('p', { class: 'muted' }, after ? 'No more identities.' : 'No identity matches.')
       : null,
-    el(
-      'p',
-      { class: 'pager' },
-      after === ''
-        ? null
-        : previous === undefined
-          ? el('a', { id: 'first', href: listHash(prefix, '') }, '« First page')
-          : el('a', { id: 'previous', href: listHash(prefix, previous) }, '‹ Previous page'),
-      ' ',
-      rows.length > 0 && first !== undefined
-        ? el(
-            'span',
-            { class: 'muted', id: 'range' },
-            `identities ${first}–${first + rows.length - 1}`,
-          )
-        : null,
-      ' ',
-      page.next_cursor
-        ? el('a', { id: 'next', href: listHash(prefix, page.next_cursor) }, 'Next page ›')
-        : null,
-    ),
+    pager(walk, {
+      after,
+      next: page.next_cursor,
+      shown: rows.length,
+      size: PAGE,
+      noun: 'identities',
+      hashOf: (cursor) => listHash(prefix, cursor),
+    }),
   ];
 }
