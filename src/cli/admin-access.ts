@@ -2,7 +2,7 @@
  * What the commands that read a server's admin API share (the admin commands, `cards export`
  * and `cards import` through a server, `cards log audit`): the admin token (--admin-token,
  * CARDS_ADMIN_TOKEN, the profile's adminToken, else the token file beside --db's store), a
- * client with it, and the card list, page after page.
+ * client with it, and the listings (cards, Keyknox entries), page after page.
  */
 import { readFileSync } from 'node:fs';
 import { AdminClient } from '../client/admin-client.js';
@@ -76,15 +76,20 @@ export interface ListResult {
   next_cursor: string | null;
 }
 
-/** The admin list of cards from `cursor` on, a page at a time, following next_cursor to the end. */
-export async function* cardPages(
+/** A listing of the admin API from `cursor` on, a page at a time, following next_cursor to the end. */
+export async function* adminPages<Page extends { next_cursor: string | null }>(
   admin: AdminClient,
+  route: 'adminCards' | 'adminKeyknox',
   limit: string,
   cursor?: string,
-): AsyncGenerator<ListResult> {
+): AsyncGenerator<Page> {
   do {
-    const page = await admin.json<ListResult>('GET', 'adminCards', { query: { limit, cursor } });
+    const page = await admin.json<Page>('GET', route, { query: { limit, cursor } });
     yield page;
     cursor = page.next_cursor ?? undefined;
   } while (cursor !== undefined);
 }
+
+/** The admin list of cards from `cursor` on, a page at a time, following next_cursor to the end. */
+export const cardPages = (admin: AdminClient, limit: string, cursor?: string) =>
+  adminPages<ListResult>(admin, 'adminCards', limit, cursor);

@@ -304,6 +304,7 @@ describe('offline commands', { concurrency: true }, () => {
   test("admin commands' --help lists the flags they use, none of a card connection's", async () => {
     for (const command of [
       ['list'],
+      ['keyknox'],
       ['history'],
       ['reset'],
       ['status'],

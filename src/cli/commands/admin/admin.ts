@@ -1,6 +1,6 @@
 /**
- * The admin commands, against a server's admin API: `cards list`, `cards history IDENTITY`,
- * `cards reset --yes` (`cards requests` is in commands/requests, `cards export` and `cards
+ * The admin commands, against a server's admin API: `cards list`, `cards keyknox`, `cards history
+ * IDENTITY`, `cards reset --yes` (`cards requests` is in commands/requests, `cards export` and `cards
  * import` through a server in commands/transfer). The admin token comes from --admin-token, CARDS_ADMIN_TOKEN, the profile's
  * `adminToken`, or the token file beside a local store (--db), in that order; none is sent
  * when none is found (a loopback-only server needs none).
@@ -9,7 +9,7 @@ import { CardsError } from '../../../core/errors.js';
 import { LIMITS } from '../../../core/limits.js';
 import {
   adminClient as client,
-  cardPages,
+  adminPages,
   limitOf,
   type AdminFlags,
   type CardRowResult,
@@ -18,21 +18,62 @@ import {
 import type { CommandContext } from '../../context.js';
 import { resolveServer } from '../../settings.js';
 
-export async function listCards(
+export type PageFlags = AdminFlags & { limit?: string; cursor?: string; all?: boolean };
+
+/** The rows under `field` of one page of a listing (--cursor, --limit), or of all (--all). */
+async function listed<T>(
   ctx: CommandContext,
-  flags: AdminFlags & { limit?: string; cursor?: string; all?: boolean },
-): Promise<ListResult> {
+  flags: PageFlags,
+  route: 'adminCards' | 'adminKeyknox',
+  field: string,
+): Promise<{ rows: T[]; next_cursor: string | null }> {
   const limit =
     limitOf(flags.limit, LIMITS.adminPageMax) ??
     String(flags.all ? LIMITS.adminPageMax : LIMITS.adminPageDefault);
-  const cards: CardRowResult[] = [];
+  const rows: T[] = [];
   let next_cursor: string | null = null;
-  for await (const page of cardPages(client(ctx, flags), limit, flags.cursor)) {
-    cards.push(...page.cards);
+  type Page = { next_cursor: string | null } & Record<string, T[]>;
+  for await (const page of adminPages<Page>(client(ctx, flags), route, limit, flags.cursor)) {
+    rows.push(...(page[field] ?? []));
     next_cursor = page.next_cursor;
     if (!flags.all) break;
   }
-  return { cards, next_cursor };
+  return { rows, next_cursor };
+}
+
+export async function listCards(ctx: CommandContext, flags: PageFlags): Promise<ListResult> {
+  const { rows, next_cursor } = await listed<CardRowResult>(ctx, flags, 'adminCards', 'cards');
+  return { cards: rows, next_cursor };
+}
+
+/** A row of GET /_cards/keyknox (docs/e3kit.md, "Seeing it"), as the CLI reads it. */
+export interface KeyknoxRow {
+  api: 'v1' | 'v2';
+  app: string;
+  owner: string;
+  root: string | null;
+  path: string | null;
+  key: string | null;
+  readers: string[];
+  size: number;
+  version: string | null;
+  hash: string;
+  created: string | null;
+  updated: string | null;
+}
+
+export interface KeyknoxListResult {
+  keyknox: KeyknoxRow[];
+  next_cursor: string | null;
+}
+
+/** e3kit's Keyknox blobs, then entries, of a server: metadata only (GET /_cards/keyknox). */
+export async function listKeyknox(
+  ctx: CommandContext,
+  flags: PageFlags,
+): Promise<KeyknoxListResult> {
+  const { rows, next_cursor } = await listed<KeyknoxRow>(ctx, flags, 'adminKeyknox', 'keyknox');
+  return { keyknox: rows, next_cursor };
 }
 
 export interface HistoryResult {

@@ -1,12 +1,22 @@
-/** The admin commands: `cards list`, `history`, `reset`, against a server's admin API. */
+/** The admin commands: `cards list`, `keyknox`, `history`, `reset`, against a server's admin API. */
 import { Argument, Option } from 'commander';
 import { declare } from '../../command.js';
 import type { AdminFlags, ListResult } from '../../admin-access.js';
 import { adminFlags } from '../../flags.js';
 import { when } from '../../text.js';
-import type { HistoryResult } from './admin.js';
+import type { HistoryResult, KeyknoxListResult, PageFlags } from './admin.js';
 
 const admin = () => import('./admin.js');
+/** --limit, --cursor and --all of a listing of `what`. */
+const pageFlags = (what: string) => [
+  adminFlags(),
+  new Option('--limit <n>', `${what} per page, 1 to 1000 (default 100)`),
+  new Option('--cursor <cursor>', 'start after this cursor (from a previous page)'),
+  new Option('--all', 'every page'),
+];
+/** The line saying how to go on, after a page that is not the last. */
+const more = (next: string | null, s: { dim: (t: string) => string }) =>
+  next === null ? '' : s.dim(`more: --cursor ${next} (or --all)`);
 const ADMIN_HELP = `The admin token comes from --admin-token, CARDS_ADMIN_TOKEN, the profile's adminToken, or
 the token file beside --db's store; a server listening on loopback only needs none.`;
 
@@ -14,23 +24,46 @@ export default [
   declare({
     name: 'list',
     summary: 'Every card of a server in insertion order, with its state (admin API).',
-    flags: [
-      adminFlags(),
-      new Option('--limit <n>', 'cards per page, 1 to 1000 (default 100)'),
-      new Option('--cursor <cursor>', 'start after this cursor (from a previous page)'),
-      new Option('--all', 'every page'),
-    ],
+    flags: pageFlags('cards'),
     help: ADMIN_HELP,
     examples: ['cards list', 'cards list --all --json'],
-    run: async (ctx, options: AdminFlags & { limit?: string; cursor?: string; all?: boolean }) =>
-      (await admin()).listCards(ctx, options),
+    run: async (ctx, options: PageFlags) => (await admin()).listCards(ctx, options),
     text: (r: ListResult, s) =>
       [
         ...r.cards.map(
           (c) => `${String(c.seq).padStart(6)}  ${c.id}  ${c.state.padEnd(10)}  ${c.identity}`,
         ),
         r.cards.length === 0 ? s.dim('(no cards)') : '',
-        r.next_cursor === null ? '' : s.dim(`more: --cursor ${r.next_cursor} (or --all)`),
+        more(r.next_cursor, s),
+      ]
+        .filter((line) => line !== '')
+        .join('\n'),
+  }),
+  declare({
+    name: 'keyknox',
+    summary: "e3kit's Keyknox backups of a server: owner, place, readers, size, dates (admin API).",
+    flags: pageFlags('entries'),
+    help: `${ADMIN_HELP}
+Lists every v1 blob, then every v2 entry, never their content. Text lines: api, app, owner,
+root / path / key (v2), size, version (v1), last write, readers (v2); --json has every field.`,
+    examples: ['cards keyknox', 'cards keyknox --all --json'],
+    run: async (ctx, options: PageFlags) => (await admin()).listKeyknox(ctx, options),
+    text: (r: KeyknoxListResult, s) =>
+      [
+        ...r.keyknox.map((k) =>
+          [
+            k.api,
+            `app ${k.app === '' ? s.dim('(none)') : k.app}`,
+            k.owner,
+            ...(k.root === null ? [] : [`${k.root} / ${k.path ?? ''} / ${k.key ?? ''}`]),
+            `${k.size} B`,
+            ...(k.version === null ? [] : [k.version]),
+            `updated ${k.updated ?? '?'}`,
+            ...(k.readers.length === 0 ? [] : [`readers ${k.readers.join(', ')}`]),
+          ].join('  '),
+        ),
+        r.keyknox.length === 0 ? s.dim('(no Keyknox entries)') : '',
+        more(r.next_cursor, s),
       ]
         .filter((line) => line !== '')
         .join('\n'),
