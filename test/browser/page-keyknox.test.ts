@@ -3,7 +3,8 @@
  * --compat virgil`: a v1 backup and v2 entries pushed through e3kit's own routes with stock
  * tokens, then seen on the page with their owner, place, readers, size and dates, a page at a
  * time; an owner, key and reader that look like HTML are shown as the text they are (no
- * element made of them, no script run); Pythia's counts from /_cards/info.
+ * element made of them, no script run); Pythia's counts from /_cards/info; an empty listing
+ * says so.
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
@@ -132,5 +133,27 @@ describe("the page's Keyknox view in headless Chromium", { skip }, () => {
     assert.equal(await page.locator('#next').count(), 0, 'the last page');
     await page.click('#previous');
     await waitUntil(page, "document.getElementById('range')?.textContent === 'entries 1–50'");
+  });
+
+  test('an empty listing says so, a Keyknox one and a search of identities alike', async () => {
+    await page.goto(`${server.url}/#/?prefix=nobody`);
+    await page.waitForSelector('#identities');
+    await waitUntil(
+      page,
+      "document.getElementById('view').textContent.includes('No identity matches.')",
+    );
+    const reset = await fetch(`${server.url}/_cards/reset`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: '{"confirm":"reset"}',
+    });
+    assert.equal(reset.status, 200);
+    await page.goto(`${server.url}/#/keyknox`);
+    await page.waitForSelector('#keyknox');
+    await waitUntil(
+      page,
+      "document.getElementById('view').textContent.includes('No Keyknox entry is stored.')",
+    );
+    assert.equal(await page.locator('#keyknox .keyknox-row').count(), 0);
   });
 });

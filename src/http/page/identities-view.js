@@ -72,15 +72,14 @@ export async function identitiesView(query, info) {
       ),
       rows,
     ),
-    rows.length === 0
-      ? el('p', { class: 'muted' }, after ? 'No more identities.' : 'No identity matches.')
-      : null,
-    pager(walk, {
+    ...pager(walk, {
       after,
       next: page.next_cursor,
       shown: rows.length,
       size: PAGE,
       noun: 'identities',
+      empty: 'No identity matches.',
+      emptyLater: 'No more identities.',
       hashOf: (cursor) => listHash(prefix, cursor),
     }),
   ];

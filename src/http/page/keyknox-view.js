@@ -87,15 +87,14 @@ export async function keyknoxView(query, info) {
       ),
       rows,
     ),
-    rows.length === 0
-      ? el('p', { class: 'muted' }, after ? 'No more entries.' : 'No Keyknox entry is stored.')
-      : null,
-    pager(walk, {
+    ...pager(walk, {
       after,
       next: page.next_cursor,
       shown: rows.length,
       size: PAGE,
       noun: 'entries',
+      empty: 'No Keyknox entry is stored.',
+      emptyLater: 'No more entries.',
       hashOf: listHash,
     }),
   ];

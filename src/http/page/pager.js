@@ -24,16 +24,18 @@ function pagesBefore(walk, after) {
 }
 
 /**
- * The pager line of the page reached from `after` ('' for the first) that ends at `next` (null
- * on the last) and shows `shown` rows of at most `size`: first or previous page, the rows'
- * range (`noun` 1–50), next page; `hashOf(cursor)` is a page's location hash.
+ * What ends the page reached from `after` ('' for the first) that ends at `next` (null on the
+ * last) and shows `shown` rows of at most `size`: a note when it shows none (`empty`: on the
+ * first page, and `emptyLater` on another), then the pager line: first or previous page, the
+ * rows' range (`noun` 1–50), next page; `hashOf(cursor)` is a page's location hash.
  */
-export function pager(walk, { after, next, shown, size, noun, hashOf }) {
+export function pager(walk, { after, next, shown, size, noun, hashOf, empty, emptyLater }) {
   if (next) walk.before.set(next, after);
   const before = pagesBefore(walk, after);
   const previous = after === '' ? undefined : walk.before.get(after);
   const first = before === undefined ? undefined : before * size + 1;
-  return el(
+  const none = shown === 0 ? el('p', { class: 'muted' }, after ? emptyLater : empty) : null;
+  const line = el(
     'p',
     { class: 'pager' },
     after === ''
@@ -48,4 +50,5 @@ export function pager(walk, { after, next, shown, size, noun, hashOf }) {
     ' ',
     next ? el('a', { id: 'next', href: hashOf(next) }, 'Next page ›') : null,
   );
+  return [none, line];
 }
