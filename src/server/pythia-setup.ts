@@ -4,8 +4,10 @@
  * 32 random bytes, base64), so a restart, and every server on one PostgreSQL, answer alike, and
  * the rules over them (src/registry/pythia.ts) with the throttle.
  *
- * The pool starts its threads (each loads the WebAssembly, a few hundred ms of CPU) once the
- * server listens; `close` lets computations in flight finish, then stops the threads.
+ * The pool starts its threads (each loads the WebAssembly, a few hundred ms of CPU) when Pythia
+ * is first asked for (on-demand.ts): a Pythia request, /_cards/info, /metrics or the banner's
+ * proof keys; a server nobody asks for Pythia never starts them. `close` lets computations in
+ * flight finish, then stops the threads.
  */
 import { randomBytes } from 'node:crypto';
 import { availableParallelism } from 'node:os';
@@ -19,6 +21,7 @@ import {
   type ThrottleSetting,
 } from '../registry/pythia-throttle.js';
 import { DEFAULT_PYTHIA_THROTTLE } from './defaults.js';
+import { OnDemand } from './on-demand.js';
 
 export { formatThrottle, parseThrottle } from '../registry/pythia-throttle.js';
 import type { Engine } from '../store/engine.js';
@@ -43,10 +46,10 @@ export interface PythiaInfo {
 export interface ServerPythia {
   /**
    * The rules and what the banner prints, once the threads have the WebAssembly and the keys
-   * are derived: a server listens without waiting for it (its card routes do not need it), and
-   * a Pythia request waits for it.
+   * are derived. The first await starts the threads: a server listens without them (its card
+   * routes do not need them), and a Pythia request waits for them.
    */
-  readonly ready: Promise<{ readonly pythia: Pythia; readonly info: PythiaInfo }>;
+  readonly ready: OnDemand<{ readonly pythia: Pythia; readonly info: PythiaInfo }>;
   close(): Promise<void>;
 }
 
@@ -56,30 +59,22 @@ const PYTHIA_NICE = 10;
 export const defaultPythiaThreads = (): number => Math.max(1, availableParallelism() - 1);
 
 /**
- * Pythia for a starting server: `finish` takes the engine's secret, `begin` starts the pool's
- * threads (once the server listens: loading the WebAssembly does not delay it) and derives the
- * keys when they are ready.
+ * Pythia for a starting server: `finish` takes the engine's secret; the pool's threads start
+ * when its `ready` is first awaited, and the keys are derived once they are ready.
  */
 export function startPythia(settings: PythiaSettings, onError: (err: unknown) => void) {
   const threads = settings.threads ?? defaultPythiaThreads();
   let opening: Promise<PythiaPool> | undefined;
-  let begin!: () => void;
-  const begun = new Promise<void>((resolve) => (begin = resolve));
   // Niced: when the CPUs are busy, the event loops serving cards win over pairings.
-  const pool = begun.then(
-    () => (opening = PythiaPool.open({ threads, onError, niceIncrement: PYTHIA_NICE })),
-  );
-  // Awaited only by a Pythia request or close: a failure must not be an unhandled rejection.
-  pool.catch(() => undefined);
+  const open = (): Promise<PythiaPool> =>
+    (opening ??= PythiaPool.open({ threads, onError, niceIncrement: PYTHIA_NICE }));
   const abandon = async (): Promise<void> => {
     await (await opening?.catch(() => undefined))?.close();
   };
   return {
-    /** Starts the threads (idempotent). */
-    begin: () => begin(),
-    /** Closes the pool of a start that failed, or of a server that stops. */
+    /** Closes the pool of a start that failed, or of a server that stops (if it started). */
     abandon,
-    /** Reads (or makes) the kept secret now; derives the keys when the threads are ready. */
+    /** Reads (or makes) the kept secret now; the keys are derived when first asked for. */
     finish: async (engine: Engine): Promise<ServerPythia> => {
       const kept = await engine.secrets.keep('pythia-secret', () =>
         randomBytes(32).toString('base64'),
@@ -93,20 +88,23 @@ export function startPythia(settings: PythiaSettings, onError: (err: unknown) =>
       const throttle = new PythiaThrottle(
         settings.throttle ?? (parseThrottle(DEFAULT_PYTHIA_THROTTLE) as ThrottleSetting),
       );
-      const ready = pool.then(async (opened) => {
-        const keys = await opened.keys(secret, settings.versions);
-        return {
-          pythia: new Pythia(opened, keys, throttle),
-          info: {
-            versions: settings.versions,
-            proofKeys: keys.proofKeys,
-            updateTokens: keys.updateTokens,
-            threads,
-            throttle: throttle.setting,
-          },
-        };
+      const ready = new OnDemand(() => {
+        const derived = open().then(async (opened) => {
+          const keys = await opened.keys(secret, settings.versions);
+          return {
+            pythia: new Pythia(opened, keys, throttle),
+            info: {
+              versions: settings.versions,
+              proofKeys: keys.proofKeys,
+              updateTokens: keys.updateTokens,
+              threads,
+              throttle: throttle.setting,
+            },
+          };
+        });
+        derived.catch(onError);
+        return derived;
       });
-      ready.catch(onError);
       return { ready, close: abandon };
     },
   };

@@ -22,6 +22,7 @@ import { adoptDumpSecrets, exportDump, importDumpCards } from './dump.js';
 import { KeyknoxV1 } from '../registry/keyknox-v1.js';
 import { KeyknoxV2 } from '../registry/keyknox-v2.js';
 import { openCardLog, type LogSettings } from './log-setup.js';
+import type { OnDemand } from './on-demand.js';
 import { startPythia, type PythiaInfo, type PythiaSettings } from './pythia-setup.js';
 import { MEMORY_TARGET, openEngine, type Engine } from './open-engine.js';
 import { isLoopbackHost, loadServerSecrets, type AdminToken } from './server-keys.js';
@@ -105,8 +106,11 @@ export interface RunningServer {
   readonly acceptAnyToken: boolean;
   /** The transparency log, unless started without one. */
   readonly log: CardLog | undefined;
-  /** Pythia's proof keys, update tokens, threads and throttle (banner, --json), once derived. */
-  readonly pythia: Promise<PythiaInfo>;
+  /**
+   * Pythia's proof keys, update tokens, threads and throttle (banner, --json), once derived; the
+   * first await starts Pythia's threads (pythia-setup.ts), as does any other need of Pythia.
+   */
+  readonly pythia: OnDemand<PythiaInfo>;
   /** Stops accepting, finishes requests in flight, folds the journal in, releases the lock. */
   close(): Promise<void>;
 }
@@ -170,6 +174,7 @@ export async function startServing(
       ...(options.acceptAnyToken && { acceptAnyToken: true }),
     });
     pythia = await pythiaStart.finish(engine);
+    const serverPythia = pythia;
     const timeoutMs = options.requestTimeoutSeconds * 1000;
     const loopbackOpen = isLoopbackHost(options.host) && options.requireAdminToken !== true;
     app = await createApp({
@@ -193,7 +198,7 @@ export async function startServing(
       e3kit: {
         keyknoxV1: new KeyknoxV1(engine.keyknox),
         keyknoxV2: new KeyknoxV2(engine.keyknox),
-        pythia: quiet(pythia.ready.then((ready) => ready.pythia)),
+        pythia: serverPythia.ready.map((ready) => ready.pythia),
       },
       // The headers' time is the HTTP layer's default, at most the whole request's.
       limits: { maxConnections: options.maxConnections, requestTimeoutMs: timeoutMs },
@@ -201,12 +206,10 @@ export async function startServing(
     if (dumped) await importDumpCards(dumped, engine, cardLog);
     if (prepare) await prepare(registry);
     await listen(app, options);
-    pythiaStart.begin();
     const address = app.server.address() as AddressInfo;
     const host = address.family === 'IPv6' ? `[${address.address}]` : address.address;
     const url = `http://${host}:${address.port}`;
     const server = app;
-    const serverPythia = pythia;
     const disown = options.memory ? () => undefined : await announceOwner(options.store, url);
     return {
       url,
@@ -226,7 +229,7 @@ export async function startServing(
         : secrets.tokenKeys,
       acceptAnyToken: options.acceptAnyToken === true,
       log: cardLog,
-      pythia: quiet(serverPythia.ready.then((ready) => ready.info)),
+      pythia: serverPythia.ready.map((ready) => ready.info),
       async close() {
         disown();
         await server.close();
@@ -258,12 +261,6 @@ export async function startServing(
     await engine.discard().catch(() => undefined);
     throw err;
   }
-}
-
-/** A promise whose failure is told elsewhere (the warning of startPythia): never unhandled. */
-function quiet<T>(promise: Promise<T>): Promise<T> {
-  promise.catch(() => undefined);
-  return promise;
 }
 
 async function listen(app: FastifyInstance, options: ServerOptions): Promise<void> {
