@@ -23,6 +23,8 @@ export interface PythiaPoolOptions {
   readonly niceIncrement?: number;
   /** Called with a thread's failure that no task was waiting for. */
   readonly onError?: (err: unknown) => void;
+  /** Aborted while the threads still load the WebAssembly: `open` stops them and rejects. */
+  readonly signal?: AbortSignal;
 }
 
 export interface PythiaPoolStats {
@@ -56,9 +58,23 @@ export class PythiaPool {
     });
     pool.on('error', options.onError ?? (() => undefined));
     const opened = new PythiaPool(pool);
-    // One small job per thread: the threads load the WebAssembly now, not on the first request.
-    const warm = { op: 'keys', secret: new Uint8Array(32), versions: 1 } as const;
-    await Promise.all(Array.from({ length: threads }, () => opened.#run(warm)));
+    const { signal } = options;
+    // A server stopping while its threads load: nothing waits for them, stop them at once.
+    // Once: a second destroy would let piscina start a new thread for the one that exits.
+    let destroyed: Promise<void> | undefined;
+    const stop = (): void => void (destroyed ??= pool.destroy());
+    signal?.addEventListener('abort', stop, { once: true });
+    try {
+      signal?.throwIfAborted();
+      // One small job per thread: the threads load the WebAssembly now, not on the first request.
+      const warm = { op: 'keys', secret: new Uint8Array(32), versions: 1 } as const;
+      await Promise.all(Array.from({ length: threads }, () => opened.#run(warm)));
+    } catch (err) {
+      await (destroyed ??= pool.destroy());
+      throw signal?.aborted ? signal.reason : err;
+    } finally {
+      signal?.removeEventListener('abort', stop);
+    }
     return opened;
   }
 

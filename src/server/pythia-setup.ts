@@ -65,10 +65,23 @@ export const defaultPythiaThreads = (): number => Math.max(1, availableParalleli
 export function startPythia(settings: PythiaSettings, onError: (err: unknown) => void) {
   const threads = settings.threads ?? defaultPythiaThreads();
   let opening: Promise<PythiaPool> | undefined;
+  const stopping = new AbortController();
+  // A server that stops while its threads still load is not warned about them.
+  const report = (err: unknown): void => {
+    if (!stopping.signal.aborted) onError(err);
+  };
   // Niced: when the CPUs are busy, the event loops serving cards win over pairings.
   const open = (): Promise<PythiaPool> =>
-    (opening ??= PythiaPool.open({ threads, onError, niceIncrement: PYTHIA_NICE }));
+    (opening ??= PythiaPool.open({
+      threads,
+      onError: report,
+      niceIncrement: PYTHIA_NICE,
+      signal: stopping.signal,
+    }));
+  // Called once the HTTP server has closed (no request waits for Pythia any more): threads still
+  // loading the WebAssembly stop at once; an open pool finishes the jobs it has, then stops.
   const abandon = async (): Promise<void> => {
+    stopping.abort();
     await (await opening?.catch(() => undefined))?.close();
   };
   return {
@@ -102,7 +115,7 @@ export function startPythia(settings: PythiaSettings, onError: (err: unknown) =>
             },
           };
         });
-        derived.catch(onError);
+        derived.catch(report);
         return derived;
       });
       return { ready, close: abandon };
