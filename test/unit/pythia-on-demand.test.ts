@@ -9,6 +9,7 @@ import type { ServeFlags } from '../../src/cli/commands/serve/settings.js';
 import { serverOptions } from '../../src/cli/commands/serve/settings.js';
 import { makeContext } from '../../src/cli/context.js';
 import { silentLogger } from '../../src/http/request-log.js';
+import { PythiaPool } from '../../src/pythia/pool.js';
 import { OnDemand } from '../../src/server/on-demand.js';
 import { startServing } from '../../src/server/start.js';
 import { commandOptions } from '../cli/harness.js';
@@ -48,6 +49,16 @@ describe('OnDemand', () => {
 });
 
 describe('a server and its Pythia threads', () => {
+  test('a pool aborted while its threads load the WebAssembly rejects with the reason', async () => {
+    const stopping = new AbortController();
+    const opening = PythiaPool.open({ threads: 1, signal: stopping.signal });
+    stopping.abort();
+    await assert.rejects(opening, { name: 'AbortError' });
+    await assert.rejects(PythiaPool.open({ threads: 1, signal: stopping.signal }), {
+      name: 'AbortError',
+    });
+  });
+
   test('card routes run without them; /_cards/info starts them and prints the proof keys', async (t) => {
     const dir = makeTempDir();
     const ctx = makeContext({ cwd: dir, env: {} });
