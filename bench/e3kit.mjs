@@ -4,11 +4,13 @@
 //   disk before its answer);
 // - brainkeys per second over HTTP against the pairing's own cost measured in this run on this
 //   thread (the limit: threads / one transform's time);
-// - card get p99, alone and while 16 clients keep the Pythia pool busy with brainkeys.
+// - card get p99 from a client process of its own, alone and while 16 clients keep the Pythia
+//   pool busy with brainkeys.
 // `npm run bench -- --e3kit` runs it alone (the full run includes it), as does
 // `npm run build && node bench/e3kit.mjs [--seconds N]`; not part of `npm test`.
+import { execFile } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
-import { parseArgs } from 'node:util';
+import { parseArgs, promisify } from 'node:util';
 import { readFileSync } from 'node:fs';
 import { Agent, request } from 'node:http';
 import { brainkeyTweak, derivePythiaKeys, transformBrainkey } from '../dist/src/crypto/pythia.js';
@@ -186,32 +188,30 @@ export async function runE3kitBench({ seconds = 5 } = {}) {
     return { perSecond, cpuMicros: ((cpuMsOf(server.proc.pid) - cpuBefore) * 1000) / steps };
   }
 
-  // Card gets: one card, its id fetched by 4 clients, alone and beside brainkeys.
+  // Card gets: one card, its id fetched by 4 clients in a process of their own (get-latency.mjs),
+  // alone and while this process keeps the Pythia pool busy with brainkeys.
   const owner = await token('card-owner');
   const card = makeCard('card-owner');
   await call('POST', '/card/v5', owner, JSON.parse(card.body));
-  async function getP99(ms) {
-    const lat = [];
-    const end = performance.now() + ms;
-    await Promise.all(
-      Array.from({ length: 4 }, async () => {
-        while (performance.now() < end) {
-          const t = performance.now();
-          await call('GET', `/card/v5/${card.id}`, owner);
-          lat.push(performance.now() - t);
-        }
-      }),
-    );
-    lat.sort((a, b) => a - b);
-    return lat[Math.floor(lat.length * 0.99)];
-  }
+  const getP99 = async (ms) => {
+    const { stdout } = await promisify(execFile)(process.execPath, [
+      fileURLToPath(new URL('./lib/get-latency.mjs', import.meta.url)),
+      server.url,
+      owner,
+      card.id,
+      String(ms),
+    ]);
+    return JSON.parse(stdout).p99;
+  };
   const alone = await getP99(seconds * 1000);
   let brainkeys = 0;
   const busy = rate(async (auth) => {
     await call('POST', '/pythia/v1/brainkey', auth, { blinded_password: blinded });
     brainkeys++;
   });
-  const beside = await getP99(seconds * 1000);
+  // The brainkeys' clients start first, so the gets meet a pool already busy.
+  await new Promise((resolve) => setTimeout(resolve, 500));
+  const beside = await getP99(seconds * 1000 - 500);
   const brainkeyRate = await busy;
   agent.destroy();
   await server.stop();
