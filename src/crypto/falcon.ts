@@ -7,9 +7,17 @@
  * constant-time ("CT") format: header 0x50 + logn, the 40-byte nonce, then every coefficient
  * of s2 as a 12-bit two's-complement value (809 bytes for Falcon-512). noble reads the
  * compressed format (header 0x30 + logn), so the CT encoding is re-encoded losslessly here;
- * the nonce, s2 and the hash-to-point are the same, and noble does all the verification
- * arithmetic (norm bound included). Pure apart from the lazy import.
+ * the nonce, s2 and the hash-to-point are the same, and noble does the verification arithmetic.
+ *
+ * The stock engine's Falcon is the round-2 reference, whose acceptance bound on the squared
+ * norm of (s1, s2) is `(7085 · q) >> (10 - logn)` = 43,533,782 for Falcon-512 (strict), where
+ * round 3 (noble) accepts up to 34,034,726. Its signer keeps any signature under its own bound,
+ * so about 1 in 250 stock signatures lies between the two: valid for the stock client and the
+ * deployed service. A signature noble refuses is therefore checked once more, here, against the
+ * round-2 bound (the Falcon specification's verification: s1 = c - s2·h mod q, c the
+ * SHAKE-256 hash-to-point of nonce and message). Pure apart from the lazy import.
  */
+import { createHash } from 'node:crypto';
 import { CardsError } from '../core/errors.js';
 
 const LOGN = 9;
@@ -20,6 +28,10 @@ const CT_BITS = 12; // max_sig_bits[9] in the Falcon reference code
 export const FALCON512_CT_LENGTH = 1 + NONCE_LENGTH + (N * CT_BITS) / 8; // 809
 /** Falcon-512 public key: header 0x09 + 512 × 14 bits. */
 export const FALCON512_PUBLIC_KEY_LENGTH = 897;
+
+const Q = 12289;
+/** The round-2 reference's bound for logn 9: ||(s1, s2)||² must be below it. */
+const ROUND2_L2_BOUND = (7085 * Q) >> (10 - LOGN); // 43,533,782
 
 type FalconModule = typeof import('@noble/post-quantum/falcon.js');
 let loading: Promise<FalconModule> | undefined;
@@ -88,5 +100,74 @@ export async function verifyFalcon512(
   const s2 = decodeCt(signature);
   const compressed = encodeCompressed(signature.subarray(1, 1 + NONCE_LENGTH), s2);
   const { falcon512 } = await (loading ??= import('@noble/post-quantum/falcon.js'));
-  return falcon512.verify(compressed, message, publicKey);
+  if (falcon512.verify(compressed, message, publicKey)) return true;
+  const h = decodePublicKey(publicKey);
+  if (h === undefined) return false;
+  return (
+    squaredNorm(h, s2, hashToPoint(signature.subarray(1, 1 + NONCE_LENGTH), message)) <
+    ROUND2_L2_BOUND
+  );
+}
+
+/** The 512 coefficients of h (14 bits each after the 0x09 header); undefined if one is ≥ q. */
+function decodePublicKey(publicKey: Uint8Array): Int32Array | undefined {
+  if (publicKey.byteLength !== FALCON512_PUBLIC_KEY_LENGTH || publicKey[0] !== LOGN) return;
+  const h = new Int32Array(N);
+  let acc = 0;
+  let bits = 0;
+  let at = 1;
+  for (let i = 0; i < N; i++) {
+    while (bits < 14) {
+      acc = ((acc << 8) | (publicKey[at++] ?? 0)) & 0xffffff;
+      bits += 8;
+    }
+    bits -= 14;
+    const value = (acc >>> bits) & 0x3fff;
+    if (value >= Q) return;
+    h[i] = value;
+  }
+  return h;
+}
+
+/** HashToPoint: SHAKE-256 of nonce ‖ message read as 16-bit big-endian values below 5q, mod q. */
+function hashToPoint(nonce: Uint8Array, message: Uint8Array): Int32Array {
+  const c = new Int32Array(N);
+  // The XOF's output of any length starts with its shorter outputs: a longer one resumes.
+  for (let length = 2048; ; length *= 2) {
+    const stream = createHash('shake256', { outputLength: length })
+      .update(nonce)
+      .update(message)
+      .digest();
+    let filled = 0;
+    for (let at = 0; at + 1 < stream.length && filled < N; at += 2) {
+      const t = (stream[at]! << 8) | stream[at + 1]!;
+      if (t < 5 * Q) c[filled++] = t % Q;
+    }
+    if (filled === N) return c;
+  }
+}
+
+/**
+ * ||(s1, s2)||² with s1 = c - s2·h in Z_q[x]/(x^n + 1), each s1 coefficient taken in
+ * (-q/2, q/2]. Schoolbook product: |s2| < 2048 and h < q keep every sum exact in a double.
+ */
+function squaredNorm(h: Int32Array, s2: Int16Array, c: Int32Array): number {
+  const product = new Float64Array(N);
+  for (let i = 0; i < N; i++) {
+    const si = s2[i]!;
+    if (si === 0) continue;
+    for (let j = 0; j < N; j++) {
+      const k = i + j;
+      if (k < N) product[k]! += si * h[j]!;
+      else product[k - N]! -= si * h[j]!;
+    }
+  }
+  let norm = 0;
+  for (let k = 0; k < N; k++) {
+    let s1 = (c[k]! - product[k]!) % Q;
+    if (s1 < 0) s1 += Q;
+    if (s1 > Q >> 1) s1 -= Q;
+    norm += s1 * s1 + s2[k]! * s2[k]!;
+  }
+  return norm;
 }
