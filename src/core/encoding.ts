@@ -91,6 +91,26 @@ const NOT_PORTABLE = /[\p{Cs}\u0000]/u;
  */
 export const isPortableText = (text: string): boolean => !NOT_PORTABLE.test(text);
 
+/**
+ * Orders text by code points, which is the order of its UTF-8 bytes and of a SQL engine's
+ * binary collation (PostgreSQL's `COLLATE "C"` on a UTF-8 database), so every engine lists
+ * alike. JavaScript's own `<` compares UTF-16 code units, which puts a character above U+FFFF
+ * (a surrogate pair, 0xD800-0xDFFF) before U+E000-U+FFFF.
+ */
+export function compareText(a: string, b: string): number {
+  if (a === b) return 0;
+  const n = Math.min(a.length, b.length);
+  for (let i = 0; i < n; i++) {
+    const x = a.charCodeAt(i);
+    const y = b.charCodeAt(i);
+    if (x !== y) return x >= 0xd800 && y >= 0xd800 ? codePointRank(x) - codePointRank(y) : x - y;
+  }
+  return a.length - b.length;
+}
+
+/** A code unit from 0xD800 up, ranked as its code point orders: surrogates above U+FFFF. */
+const codePointRank = (unit: number): number => (unit >= 0xe000 ? unit - 0x800 : unit + 0x2000);
+
 export function concatBytes(...parts: Uint8Array[]): Uint8Array {
   return new Uint8Array(Buffer.concat(parts));
 }

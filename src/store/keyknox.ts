@@ -120,7 +120,7 @@ export interface KeyknoxStore {
   v2Put(next: KeyknoxV2Entry, expected: number): Promise<boolean>;
   /** Deletes the entry if its stored revision is `expected`; `false` if it moved or is gone. */
   v2Delete(address: KeyknoxV2Address, expected: number): Promise<boolean>;
-  /** Summaries of the matching entries, ordered by root, path, then key (code units). */
+  /** Summaries of the matching entries, ordered by root, path, then key (code points). */
   v2List(filter: KeyknoxV2Filter): Promise<KeyknoxV2Summary[]>;
   /**
    * Blobs of every app, ordered by app then identity, from the first after `after` (none: from

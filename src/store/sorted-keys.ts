@@ -1,10 +1,12 @@
 /**
- * A set of strings kept in code-unit order (as JavaScript compares them) for the listings of
- * card-index.ts (identities by name, card ids by prefix) and of the memory engine's Keyknox
- * entries. Keys added or deleted wait apart and are merged in by the next read, so neither
+ * A set of strings kept in code-point order (core/encoding.ts `compareText`, every engine's
+ * listing order) for the listings of card-index.ts (identities by name, card ids by prefix) and
+ * of the memory engine's Keyknox entries. Keys added or deleted wait apart and are merged in by the next read, so neither
  * loading a store nor a write pays for an order only a listing uses (k log k + n per read after
  * k changes, nothing when none came).
  */
+import { compareText } from '../core/encoding.js';
+
 export class SortedKeys {
   #sorted: string[] = [];
   #added: string[] = [];
@@ -27,7 +29,10 @@ export class SortedKeys {
    */
   page(prefix: string, after: string | undefined, limit: number): string[] {
     const list = this.#list();
-    let at = lowerBound(list, after !== undefined && after >= prefix ? after : prefix);
+    let at = lowerBound(
+      list,
+      after !== undefined && compareText(after, prefix) >= 0 ? after : prefix,
+    );
     if (at < list.length && after !== undefined && list[at] === after) at++;
     const page: string[] = [];
     for (; at < list.length && page.length < limit; at++) {
@@ -46,7 +51,7 @@ export class SortedKeys {
       this.#added = this.#added.filter((key) => !deleted.has(key));
     }
     if (this.#added.length === 0) return this.#sorted;
-    const added = this.#added.sort(compareStrings);
+    const added = this.#added.sort(compareText);
     const old = this.#sorted;
     const merged: string[] = new Array<string>(old.length + added.length);
     let i = 0;
@@ -54,7 +59,9 @@ export class SortedKeys {
     let k = 0;
     while (i < old.length && j < added.length)
       merged[k++] =
-        (old[i] as string) < (added[j] as string) ? (old[i++] as string) : (added[j++] as string);
+        compareText(old[i] as string, added[j] as string) < 0
+          ? (old[i++] as string)
+          : (added[j++] as string);
     while (i < old.length) merged[k++] = old[i++] as string;
     while (j < added.length) merged[k++] = added[j++] as string;
     this.#sorted = merged;
@@ -63,15 +70,13 @@ export class SortedKeys {
   }
 }
 
-const compareStrings = (a: string, b: string): number => (a < b ? -1 : a > b ? 1 : 0);
-
 /** The first index of sorted `list` whose item is >= `key`. */
 function lowerBound(list: readonly string[], key: string): number {
   let low = 0;
   let high = list.length;
   while (low < high) {
     const mid = (low + high) >>> 1;
-    if ((list[mid] as string) < key) low = mid + 1;
+    if (compareText(list[mid] as string, key) < 0) low = mid + 1;
     else high = mid;
   }
   return low;

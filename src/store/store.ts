@@ -91,7 +91,7 @@ export interface IdPrefixQuery {
 }
 
 export interface IdentityQuery {
-  /** Only identities starting with this (code-unit comparison, case-sensitive). */
+  /** Only identities starting with this (case-sensitive). */
   readonly prefix?: string;
   /** Cursor: only identities sorting strictly after this one. */
   readonly after?: string;
@@ -140,8 +140,8 @@ export interface CardStore {
    */
   listCards(afterSeq: number | undefined, limit: number): Promise<CardEntry[]>;
   /**
-   * Identities in ascending order (JavaScript string order, i.e. UTF-16 code units; a SQL engine
-   * uses a binary collation), with their counts; the cursor is the last identity returned.
+   * Identities in ascending code-point order (core/encoding.ts `compareText`, a SQL engine's
+   * binary collation), with their counts; the cursor is the last identity returned.
    */
   listIdentities(query: IdentityQuery): Promise<IdentitySummary[]>;
   /** Durable cards whose id starts with the prefix, in id order; the cursor is the last id. */

@@ -162,6 +162,35 @@ export function describeEngineContract(factory: EngineFactory): void {
       assert.deepEqual(await store.cardsWithIdPrefix({ prefix: digit, limit: 5 }), []);
     });
 
+    test('listIdentities: code-point order (UTF-8 byte order) alike on every engine, paged', async () => {
+      const { store } = await fresh();
+      // U+FF21 and U+E000 sort below a character above U+FFFF by code point, above it by
+      // UTF-16 code unit (a surrogate pair starts 0xD83D): the order must not depend on the engine.
+      const names = ['\u{1F600}', '\uFF21', 'a', '\u00E9', '\uE000', 'a\u{1F600}', 'a\uFF21', 'B'];
+      for (const name of names) await store.insert(record(name));
+      const byBytes = [...names].sort((x, y) => Buffer.compare(Buffer.from(x), Buffer.from(y)));
+      const all = await store.listIdentities({ limit: 100 });
+      assert.deepEqual(
+        all.map((s) => s.identity),
+        byBytes,
+      );
+      const paged: string[] = [];
+      for (let after: string | undefined; ;) {
+        const page = await store.listIdentities({
+          limit: 3,
+          ...(after !== undefined && { after }),
+        });
+        paged.push(...page.map((s) => s.identity));
+        if (page.length < 3) break;
+        after = page.at(-1)?.identity;
+      }
+      assert.deepEqual(paged, byBytes, 'pages follow the same order');
+      assert.deepEqual(
+        (await store.listIdentities({ prefix: 'a', limit: 100 })).map((s) => s.identity),
+        byBytes.filter((n) => n.startsWith('a')),
+      );
+    });
+
     test('revisionOf: changes with every card the identity gains, a reset, never repeats', async () => {
       const { store, engine } = await fresh();
       if (engine.tiles.shared) {

@@ -17,10 +17,11 @@ import type {
   KeyknoxRecord,
 } from '../keyknox.js';
 import { datesOf, type KeyknoxLine } from '../keyknox-record.js';
+import { compareText } from '../../core/encoding.js';
 import { SortedKeys } from '../sorted-keys.js';
 
 /**
- * The parts of an address as one key whose code-unit order is the parts' order, part by part:
+ * The parts of an address as one key whose code-point order is the parts' order, part by part:
  * each part ends in U+0000 U+0001 and a U+0000 in it is U+0000 U+FFFF, so a part sorts before
  * its longer ones and no two addresses share a key.
  */
@@ -34,10 +35,9 @@ const sizeOf = (c: { meta: Uint8Array; value: Uint8Array }): number =>
   c.meta.byteLength + c.value.byteLength;
 
 const byAddress = (a: KeyknoxV2Summary, b: KeyknoxV2Summary): number =>
-  compare(a.address.root, b.address.root) ||
-  compare(a.address.path, b.address.path) ||
-  compare(a.address.key, b.address.key);
-const compare = (a: string, b: string): number => (a < b ? -1 : a > b ? 1 : 0);
+  compareText(a.address.root, b.address.root) ||
+  compareText(a.address.path, b.address.path) ||
+  compareText(a.address.key, b.address.key);
 
 export class MemoryKeyknoxStore implements KeyknoxStore {
   readonly #v1 = new Map<string, { address: KeyknoxV1Address; record: KeyknoxV1Record }>();
