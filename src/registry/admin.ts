@@ -11,8 +11,8 @@ import { CardsError, isCardsError } from '../core/errors.js';
 import { serializeCard } from '../store/record.js';
 import type { KeyknoxStore } from '../store/keyknox.js';
 import { listKeyknox, type KeyknoxRow } from './keyknox-listing.js';
-import { exportKeyknox, KeyknoxImport } from './keyknox-transfer.js';
-import { checkedDump, parseImportLine, toLines } from './import-lines.js';
+import { exportKeyknox } from './keyknox-transfer.js';
+import { checkedDump, insertLines, toLines, type ImportResult } from './import-lines.js';
 import type { CardEntry, CardStore, IdentitySummary, StoredCard } from '../store/store.js';
 import type { CardLog } from './card-log.js';
 
@@ -45,18 +45,8 @@ export interface Page<T> {
   readonly next: string | null;
 }
 
-export interface ImportResult {
-  readonly imported: number;
-  /** Cards of the dump stored already, identically (an import with append run again). */
-  readonly skipped: number;
-  /** e3kit's Keyknox blobs and entries stored, and (append) found stored identically. */
-  readonly keyknox: { readonly imported: number; readonly skipped: number };
-}
-
 /** Cards per store page when exporting. */
 const EXPORT_PAGE = 1000;
-/** Inserts in flight at once when importing (they share the JSON store's group commit). */
-const IMPORT_WINDOW = 256;
 /**
  * Bytes of history JSON kept (about 9,000 identities of two cards, 1.8 KB each): an identity's
  * history costs, made anew, about as much again as the whole request for it.
@@ -247,7 +237,7 @@ export class Admin {
     const source: AsyncIterable<string> = { [Symbol.asyncIterator]: () => reader };
     if (replace) return this.#replace(source);
     if (!append && (await this.#store.count()) > 0) throw new CardsError('IMPORT_NOT_EMPTY');
-    return this.#insertAll(source, append, false);
+    return insertLines(this.#store, this.#keyknox, source, append, false);
   }
 
   /**
@@ -262,10 +252,10 @@ export class Admin {
     for await (const page of this.export()) previous.push(page);
     await this.reset({ confirm: 'reset' });
     try {
-      return await this.#insertAll(dump, false, true);
+      return await insertLines(this.#store, this.#keyknox, dump, false, true);
     } catch (err) {
       const undone = await this.reset({ confirm: 'reset' })
-        .then(() => this.#insertAll(toLines(previous), false, true))
+        .then(() => insertLines(this.#store, this.#keyknox, toLines(previous), false, true))
         .then(
           () => 'the registry holds what it held before; the log began anew',
           (again: unknown) => `putting the previous registry back failed too: ${String(again)}`,
@@ -273,90 +263,6 @@ export class Admin {
       if (!isCardsError(err)) throw err;
       throw new CardsError(err.code, `The restore failed: ${err.message} (${undone}).`);
     }
-  }
-
-  async #insertAll(
-    source: AsyncIterable<string> | Iterable<string>,
-    append: boolean,
-    /** A failure is undone by the caller: the message says nothing of cards that stay. */
-    undone: boolean,
-  ): Promise<ImportResult> {
-    let imported = 0;
-    let skipped = 0;
-    let number = 0;
-    const keyknox = new KeyknoxImport(this.#keyknox);
-    let cardsBegun = false;
-    let window: Promise<unknown>[] = [];
-    let pending = new Set<string>();
-    /** Waits for every insert in flight; the first refusal, if any, with what was stored. */
-    const drain = async (): Promise<void> => {
-      const settled = await Promise.allSettled(window);
-      window = [];
-      pending = new Set();
-      const refused = settled.find((r) => r.status === 'rejected');
-      if (refused) throw refused.reason;
-    };
-    const counted = (err: unknown): CardsError => {
-      if (undone)
-        return isCardsError(err)
-          ? err
-          : new CardsError('STORE_UNAVAILABLE', undefined, { cause: err });
-      const done = `${imported} cards stored${append ? `, ${skipped} already there` : ''}`;
-      const next = 'they stay; fix the line and import the whole dump again with append=true';
-      if (!isCardsError(err)) return new CardsError('STORE_UNAVAILABLE', undefined, { cause: err });
-      return new CardsError(err.code, `${err.message} (${done}: ${next}).`, {
-        ...(err.hint !== undefined && { hint: err.hint }),
-      });
-    };
-    try {
-      for await (const line of source) {
-        number++;
-        if (line.trim() === '') continue;
-        if (keyknox.take(line, number)) continue;
-        const card = parseImportLine(line, number);
-        if (!cardsBegun) {
-          cardsBegun = true;
-          await keyknox.store(append);
-        }
-        // A card naming a card still being written waits for it (the store links committed cards).
-        if (
-          window.length >= IMPORT_WINDOW ||
-          (card.previous_card_id !== undefined && pending.has(card.previous_card_id))
-        )
-          await drain();
-        if (append && (await this.#storedAlready(card))) {
-          skipped++;
-          continue;
-        }
-        const at = number;
-        const insert = this.#store.insert(card).then(
-          () => imported++,
-          (err: unknown) => {
-            throw isCardsError(err) ? new CardsError(err.code, `line ${at}: ${err.message}`) : err;
-          },
-        );
-        // Keep an unhandled rejection from escaping before drain() awaits it.
-        insert.catch(() => undefined);
-        window.push(insert);
-        pending.add(card.id);
-      }
-      await drain();
-      await keyknox.store(append);
-    } catch (err) {
-      await drain().catch(() => undefined);
-      throw counted(err);
-    }
-    return {
-      imported,
-      skipped,
-      keyknox: { imported: keyknox.imported, skipped: keyknox.skipped },
-    };
-  }
-
-  /** Whether `card` is stored already, byte for byte (a rerun of an import skips it). */
-  async #storedAlready(card: StoredCard): Promise<boolean> {
-    const stored = await this.#store.getCard(card.id);
-    return stored !== undefined && serializeCard(stored.card) === serializeCard(card);
   }
 
   async reset(body: unknown): Promise<void> {

@@ -1,14 +1,14 @@
 /**
  * The lines of an admin import (what GET /_cards/export writes, one stored record per line):
  * each read and checked as every import checks it (its shape, then card-defect.ts: id,
- * identity, previous card, self signature), and a whole dump checked before a restore touches
- * anything. Knows nothing of HTTP.
+ * identity, previous card, self signature) and inserted in order, and a whole dump checked
+ * before a restore touches anything. Knows nothing of HTTP.
  */
 import { CardsError, isCardsError } from '../core/errors.js';
 import { MemoryStore } from '../store/memory/memory-store.js';
 import type { KeyknoxStore } from '../store/keyknox.js';
-import { readStoredCard } from '../store/record.js';
-import type { StoredCard } from '../store/store.js';
+import { serializeCard, readStoredCard } from '../store/record.js';
+import type { CardStore, StoredCard } from '../store/store.js';
 import { cardDefect } from './card-defect.js';
 import { KeyknoxImport } from './keyknox-transfer.js';
 
@@ -77,4 +77,108 @@ export function parseImportLine(line: string, number: number): StoredCard {
     content_snapshot: card.content_snapshot,
     signatures: card.signatures,
   };
+}
+
+/** Inserts in flight at once when importing (they share the JSON store's group commit). */
+const IMPORT_WINDOW = 256;
+
+export interface ImportResult {
+  readonly imported: number;
+  /** Cards of the dump stored already, identically (an import with append run again). */
+  readonly skipped: number;
+  /** e3kit's Keyknox blobs and entries stored, and (append) found stored identically. */
+  readonly keyknox: { readonly imported: number; readonly skipped: number };
+}
+
+/**
+ * Inserts the lines of an import in order, up to IMPORT_WINDOW at once (they share the JSON
+ * engine's group commit), a card naming one still being written after it; Keyknox lines are
+ * stored together before the first card (and those after the cards at the end). With `append`,
+ * a card stored already, identically, is skipped and counted. A refusal stops the import with
+ * its line and what was stored.
+ */
+export async function insertLines(
+  store: CardStore,
+  keyknoxStore: KeyknoxStore | undefined,
+  source: AsyncIterable<string> | Iterable<string>,
+  append: boolean,
+  /** A failure is undone by the caller: the message says nothing of cards that stay. */
+  undone: boolean,
+): Promise<ImportResult> {
+  let imported = 0;
+  let skipped = 0;
+  let number = 0;
+  const keyknox = new KeyknoxImport(keyknoxStore);
+  let cardsBegun = false;
+  let window: Promise<unknown>[] = [];
+  let pending = new Set<string>();
+  /** Waits for every insert in flight; the first refusal, if any, with what was stored. */
+  const drain = async (): Promise<void> => {
+    const settled = await Promise.allSettled(window);
+    window = [];
+    pending = new Set();
+    const refused = settled.find((r) => r.status === 'rejected');
+    if (refused) throw refused.reason;
+  };
+  const counted = (err: unknown): CardsError => {
+    if (undone)
+      return isCardsError(err)
+        ? err
+        : new CardsError('STORE_UNAVAILABLE', undefined, { cause: err });
+    const done = `${imported} cards stored${append ? `, ${skipped} already there` : ''}`;
+    const next = 'they stay; fix the line and import the whole dump again with append=true';
+    if (!isCardsError(err)) return new CardsError('STORE_UNAVAILABLE', undefined, { cause: err });
+    return new CardsError(err.code, `${err.message} (${done}: ${next}).`, {
+      ...(err.hint !== undefined && { hint: err.hint }),
+    });
+  };
+  try {
+    for await (const line of source) {
+      number++;
+      if (line.trim() === '') continue;
+      if (keyknox.take(line, number)) continue;
+      const card = parseImportLine(line, number);
+      if (!cardsBegun) {
+        cardsBegun = true;
+        await keyknox.store(append);
+      }
+      // A card naming a card still being written waits for it (the store links committed cards).
+      if (
+        window.length >= IMPORT_WINDOW ||
+        (card.previous_card_id !== undefined && pending.has(card.previous_card_id))
+      )
+        await drain();
+      if (append && (await storedAlready(store, card))) {
+        skipped++;
+        continue;
+      }
+      const at = number;
+      const insert = store.insert(card).then(
+        () => imported++,
+        (err: unknown) => {
+          throw isCardsError(err) ? new CardsError(err.code, `line ${at}: ${err.message}`) : err;
+        },
+      );
+      // Keep an unhandled rejection from escaping before drain() awaits it.
+      insert.catch(() => undefined);
+      window.push(insert);
+      pending.add(card.id);
+    }
+    await drain();
+    await keyknox.store(append);
+  } catch (err) {
+    await drain().catch(() => undefined);
+    throw counted(err);
+  }
+  return {
+    imported,
+    skipped,
+    keyknox: { imported: keyknox.imported, skipped: keyknox.skipped },
+  };
+}
+
+/** Whether `card` is stored already, byte for byte (a rerun of an import skips it). */
+async function storedAlready(store: CardStore, card: StoredCard): Promise<boolean> {
+  const stored = await store.getCard(card.id);
+  return stored !== undefined && serializeCard(stored.card) === serializeCard(card);
 }
