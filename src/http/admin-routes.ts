@@ -168,7 +168,8 @@ export const adminRoutes =
         );
         return json(reply, { keyknox: page.items, next_cursor: page.next });
       },
-      adminIdentity: async (request, reply) => {
+      // A kept history is sent before the handler returns (no promise).
+      adminIdentity: (request, reply) => {
         const segment = (request.params as { identity: string }).identity;
         const identity = identityOfSegment(segment, (request.query as Query).form);
         if (identity === undefined)
@@ -176,7 +177,11 @@ export const adminRoutes =
             'QUERY_INVALID',
             'With form=json the identity segment must be a JSON string, quotes included.',
           );
-        return reply.type(JSON_TYPE).send(await admin.historyJson(identity));
+        const kept = admin.keptHistoryJson(identity);
+        if (kept === undefined)
+          return admin.historyJson(identity).then((json) => reply.type(JSON_TYPE).send(json));
+        reply.type(JSON_TYPE).send(kept);
+        return undefined;
       },
       adminExport: async (_request, reply) =>
         reply

@@ -30,9 +30,9 @@ import { adminRoutes, type AdminDeps } from './admin-routes.js';
 import type { Authenticator } from './auth.js';
 import { cardRoutes } from './card-routes.js';
 import { e3kitRoutes, type E3kitRoutesDeps } from './e3kit-routes.js';
-import { corsAnswerHeaders, corsAtPath, corsOptions } from './cors.js';
+import { corsAnswerHeaders, corsAnswerHook, corsAtPath, corsOptions } from './cors.js';
 import { errorBody, JSON_TYPE } from './error-reply.js';
-import { faultHook, FaultSet } from './faults.js';
+import { faultHooks, FaultSet } from './faults.js';
 import { logRoutes } from './log-routes.js';
 import { Metrics } from './metrics.js';
 import { recorder, RequestJournal } from './request-journal.js';
@@ -147,8 +147,8 @@ export async function createApp(options: AppOptions): Promise<FastifyInstance> {
       corsOn &&
       ((url) => (corsAtPath(served, pathOf(url)) ? corsAnswerHeaders(profile) : undefined)),
   });
-  // Faults on purpose: one hook for every route, after its guard, before its handler.
-  app.addHook('preHandler', faultHook({ faults, refuse, drop }));
+  // Faults on purpose: a hook after each route's guard, before its handler (faults.ts).
+  app.addHook('onRoute', faultHooks({ faults, refuse, drop }));
   app.addHook('onRoute', ({ config }) => {
     const name = (config as { routeName?: RouteName } | undefined)?.routeName;
     if (name) names.add(name);
@@ -166,21 +166,25 @@ export async function createApp(options: AppOptions): Promise<FastifyInstance> {
     }
   });
 
-  // CORS on the routes whose config does not turn it off (route-group.ts, cors.ts).
-  if (corsOn) await app.register(cors, corsOptions(profile));
-
-  await app.register(
-    cardRoutes({
-      registry: options.registry,
-      profile,
-      auth: options.auth,
-      version,
-      isAdminToken: admin?.guard.isAdminToken,
-    }),
-  );
-  if (options.e3kit)
-    await app.register(e3kitRoutes({ ...options.e3kit, profile, auth: options.auth }));
-  await app.register(logRoutes(options.log));
+  // Preflights: @fastify/cors on a scope holding only its OPTIONS route (cors.ts).
+  if (corsOn)
+    await app.register(async (preflight) => preflight.register(cors, corsOptions(profile)));
+  // The routes that answer other origins (cors.ts `corsRoute`): one scope, one CORS hook.
+  await app.register(async (open) => {
+    if (corsOn) open.addHook('onRequest', corsAnswerHook(profile));
+    await open.register(
+      cardRoutes({
+        registry: options.registry,
+        profile,
+        auth: options.auth,
+        version,
+        isAdminToken: admin?.guard.isAdminToken,
+      }),
+    );
+    if (options.e3kit)
+      await open.register(e3kitRoutes({ ...options.e3kit, profile, auth: options.auth }));
+    await open.register(logRoutes(options.log));
+  });
   if (admin) await app.register(adminRoutes(admin));
   await app.ready();
   served = ROUTES.filter((route) => names.has(route.name));

@@ -5,10 +5,13 @@
  * and the transparency log (C2SP tlog-tiles: checkpoints and tiles are public, as CT logs are,
  * and monitors and verifiers that run in a browser fetch them cross-origin). The admin API,
  * /metrics, the page, /docs and /openapi.json answer without it: the page reads them from its
- * own origin, and no page of another origin may read the registry's admin answers. A route
- * without it says so in its config (`cors: false`, which @fastify/cors honours), and a preflight
- * to it is a 405 whose Allow names no OPTIONS (app.ts).
+ * own origin, and no page of another origin may read the registry's admin answers; a preflight
+ * to one of them is a 405 whose Allow names no OPTIONS (app.ts).
+ *
+ * @fastify/cors answers preflights, on a scope of their own (its OPTIONS route); the routes with
+ * CORS share a scope whose one hook puts its answer headers, built once, on every answer.
  */
+import type { onRequestHookHandler } from 'fastify';
 import { keyknoxHeaders, type WireProfile } from '../core/profile.js';
 import { pathMatcher, routePaths, type RouteSpec } from '../core/routes.js';
 
@@ -44,6 +47,15 @@ export const corsAnswerHeaders = (profile: WireProfile): Readonly<Record<string,
   return {
     'access-control-allow-origin': origin,
     'access-control-expose-headers': exposedHeaders.join(', '),
+  };
+};
+
+/** An onRequest hook: `corsAnswerHeaders` on the answer, a refusal (401, 400) included. */
+export const corsAnswerHook = (profile: WireProfile): onRequestHookHandler => {
+  const headers = corsAnswerHeaders(profile);
+  return (_request, reply, done) => {
+    reply.headers(headers);
+    done();
   };
 };
 

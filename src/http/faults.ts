@@ -1,12 +1,18 @@
 /**
  * Faults on purpose (`cards serve` as a test double): the rules in force (core/fault-rule.ts) and
- * the one hook that applies them, on every request of the one request path after its route's
- * guard and before its handler. A faulted request reaches no handler, so it changes nothing (a
+ * the one hook that applies them, on every request of a route a fault may touch, after its
+ * route's guard and before its handler. A faulted request reaches no handler, so it changes nothing (a
  * faulted create stores nothing and logs nothing); its error is sent by the stack's `refuse`, so
  * its bytes are those of the real refusal in the active wire profile; the journal marks it with
  * what the rule did.
  */
-import type { FastifyReply, FastifyRequest, preHandlerHookHandler } from 'fastify';
+import type {
+  FastifyContextConfig,
+  FastifyReply,
+  FastifyRequest,
+  onRouteHookHandler,
+  preHandlerHookHandler,
+} from 'fastify';
 import { CardsError } from '../core/errors.js';
 import { describeFault, FAULTABLE_ROUTES, type FaultRule } from '../core/fault-rule.js';
 import type { RouteName } from '../core/routes.js';
@@ -87,16 +93,23 @@ export interface FaultHookDeps {
 const faultable = new Set<string>(FAULTABLE_ROUTES);
 
 /**
- * The hook: a callback (no promise per request), a property read when no rule is in force. A
- * card route's identity is its guard's, so a rule for an identity matches requests whose token
- * that guard verified.
+ * An onRoute hook giving each route a fault may touch its preHandler (the admin API and the page
+ * get none): a callback (no promise per request) bound to the route's name, a property read when
+ * no rule is in force. A card route's identity is its guard's, so a rule for an identity matches
+ * requests whose token that guard verified.
  */
-export function faultHook(deps: FaultHookDeps): preHandlerHookHandler {
+export function faultHooks(deps: FaultHookDeps): onRouteHookHandler {
+  return (route) => {
+    const name = (route.config as FastifyContextConfig | undefined)?.routeName;
+    if (name === undefined || !faultable.has(name)) return;
+    route.preHandler = [...[route.preHandler ?? []].flat(), faultHook(deps, name)];
+  };
+}
+
+function faultHook(deps: FaultHookDeps, route: RouteName): preHandlerHookHandler {
   const { faults } = deps;
   return (request, reply, done) => {
     if (faults.empty) return done();
-    const route = request.routeOptions.config.routeName;
-    if (route === undefined || !faultable.has(route)) return done();
     const rule = faults.take(route, request.method, request.identity);
     if (!rule) return done();
     request.fault = `fault ${rule.id}: ${describeFault(rule)}`;

@@ -92,7 +92,8 @@ export const logRoutes =
     addRoutes(scope, {
       handlers: {
         logCheckpoint: async (_request, reply) => send(reply, TEXT, SHORT, need().checkpoint()),
-        logTile: async (request, reply) => {
+        // A kept tile is sent before the handler returns (no promise); one read first is awaited.
+        logTile: (request, reply) => {
           const log = need();
           if (log.origin !== origin) {
             kept.clear();
@@ -101,9 +102,15 @@ export const logRoutes =
           const url = pathOf(request.url).slice(LOG.length);
           const { epoch, rest } = splitLogPath(url);
           if (epoch !== log.writer.epoch) throw gone(url);
-          if (epoch > 0 && rest === 'checkpoint') return send(reply, TEXT, SHORT, log.checkpoint());
-          if (!rest.startsWith('tile/')) throw gone(url);
-          return send(reply, OCTETS, IMMUTABLE, kept.get(url) ?? (await read(log, url, rest)));
+          if (epoch > 0 && rest === 'checkpoint') send(reply, TEXT, SHORT, log.checkpoint());
+          else if (!rest.startsWith('tile/')) throw gone(url);
+          else {
+            const data = kept.get(url);
+            if (data === undefined)
+              return read(log, url, rest).then((data) => send(reply, OCTETS, IMMUTABLE, data));
+            send(reply, OCTETS, IMMUTABLE, data);
+          }
+          return undefined;
         },
         logProof: async (request, reply) =>
           send(reply, TEXT, SHORT, await need().proof((request.params as { id: string }).id)),

@@ -3,7 +3,7 @@
  * name, added to a fastify plugin's scope. Authorization is the table's: each route's `auth`
  * picks the group's guard for it (an onRequest hook of that route). Every spelling of a route
  * carries the route's name in its config, for the request journal, the metrics and any hook
- * that acts per route, and `cors: false` when the route answers no other origin (cors.ts). A new group of routes is its table entries and one plugin calling this.
+ * that acts per route. A new group of routes is its table entries and one plugin calling this.
  */
 import type {
   FastifyInstance,
@@ -14,9 +14,15 @@ import type {
   onRequestHookHandler,
 } from 'fastify';
 import { ROUTES, routePaths, type RouteAuth, type RouteTag } from '../core/routes.js';
-import { corsRoute } from './cors.js';
 
-export type Handler = (request: FastifyRequest, reply: FastifyReply) => Promise<FastifyReply>;
+/**
+ * Answers a request: a promise of the reply, or nothing when it answered before returning (a
+ * kept answer: no promise and no microtask turn per request).
+ */
+export type Handler = (
+  request: FastifyRequest,
+  reply: FastifyReply,
+) => Promise<FastifyReply> | undefined;
 /** Admits a request (setting `request.identity`) or fails it with the 401 CardsError. */
 export type Guard = onRequestHookHandler | onRequestAsyncHookHandler;
 
@@ -49,7 +55,7 @@ export function addRoutes<N extends string>(scope: FastifyInstance, group: Route
       scope.route({
         method: route.method,
         url,
-        config: { routeName: route.name, ...(!corsRoute(route) && { cors: false }) },
+        config: { routeName: route.name },
         ...(schema && { schema }),
         ...(bodyLimit !== undefined && { bodyLimit }),
         ...(guard && { onRequest: guard }),

@@ -183,7 +183,7 @@ export class Admin {
    * every time.
    */
   async historyJson(identity: string): Promise<Buffer> {
-    const kept = this.#keptHistoryJson(identity);
+    const kept = this.keptHistoryJson(identity);
     if (kept !== undefined) return kept;
     const revision = this.#store.revisionOf?.(identity);
     const json = Buffer.from(JSON.stringify(await this.history(identity)));
@@ -191,8 +191,11 @@ export class Admin {
     return json;
   }
 
-  /** historyJson's kept answer while it is current, else undefined: no store read. */
-  #keptHistoryJson(identity: string): Buffer | undefined {
+  /**
+   * historyJson's kept answer while it is current, else undefined: no store read and no promise
+   * (the HTTP route sends it before its handler returns).
+   */
+  keptHistoryJson(identity: string): Buffer | undefined {
     const revision = this.#store.revisionOf?.(identity);
     if (revision === undefined) return undefined;
     const kept = this.#histories.get(identity);
