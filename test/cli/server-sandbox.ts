@@ -2,7 +2,7 @@
  * A server in a sandbox: the set-up of every CLI test that talks to a service. The server runs
  * in this process, started through the server's home (src/server) with the options its flags
  * give (`cards serve`'s own declaration and settings), on port 0 in a temporary folder; the
- * sandbox (harness.ts) runs `cards` subprocesses that reach it through CARDS_URL and CARDS_DB
+ * sandbox (harness.ts) runs `cards` commands that reach it through CARDS_URL and CARDS_DB
  * (its local app key and admin token sit beside the store).
  *
  *   let server: SandboxServer;
