@@ -7,7 +7,6 @@
 import assert from 'node:assert/strict';
 import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { setTimeout as delay } from 'node:timers/promises';
 import { after, before, describe, test } from 'node:test';
 import { said, type Sandbox } from './harness.js';
 import { onTerminal } from './pty.js';
@@ -260,13 +259,11 @@ describe("a newcomer's second hour against cards serve", { concurrency: true }, 
   test('monitor prints the entries it read as people count them', async () => {
     const vkey = (await box.cards(['status', '--json'])).json<{ log: { vkey: string } }>().log.vkey;
     const env = { CARDS_LOG_KEY: vkey };
-    await box.cards(['create', '--identity', 'mo', '--new-key']);
-    // The card enters the log with its batch (within --log-interval): read until it is there.
-    let first = await box.cards(['monitor', '--identity', 'mo'], { env });
-    for (let tries = 0; tries < 100 && /, 0 card\(s\)/.test(first.stdout); tries++) {
-      await delay(100);
-      first = await box.cards(['monitor', '--identity', 'mo'], { env });
-    }
+    const made = await box.cards(['create', '--identity', 'mo', '--new-key', '--json']);
+    // The card enters the log with its batch (within --log-interval): verify waits for its proof.
+    const logged = await box.cards(['verify', made.json<{ id: string }>().id], { env });
+    assert.equal(logged.status, 0, said(logged));
+    const first = await box.cards(['monitor', '--identity', 'mo'], { env });
     assert.equal(first.status, 0, said(first));
     // Other tests add cards meanwhile: the next run starts right after the last entry read.
     const last = Number(/: entries 0–(\d+), 1 card\(s\)/.exec(first.stdout)?.[1]);
