@@ -54,7 +54,7 @@ export function appCredentials(
   settings: Settings,
 ): AppCredentials | undefined {
   const credential = settings.credential;
-  if (credential === undefined) throw missingCredentials(settings);
+  if (credential === undefined) throw missingCredentials(ctx, settings);
   switch (credential.kind) {
     case 'token':
       return undefined;
@@ -70,11 +70,11 @@ export function appCredentials(
   }
 }
 
-export function missingCredentials(settings: Settings): CardsError {
-  const local = fileHome(settings.db.value).appKey;
+export function missingCredentials(ctx: CommandContext, settings: Settings): CardsError {
+  const local = fileHome(settings.db.value, ctx.cwd).appKey;
   if (existsSync(local)) {
     // The local store's app key is there, and withheld: it belongs to another server.
-    const owner = ownerUrl(settings.db.value, process.cwd());
+    const owner = ownerUrl(settings.db.value, ctx.cwd);
     return new CardsError(
       'CREDENTIALS_MISSING',
       `No token to send to ${settings.url.value}: the app key beside ${settings.db.value} mints tokens only for ${owner ? `the server holding that store, ${owner}` : 'a server on this machine'}.`,

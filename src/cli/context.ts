@@ -45,9 +45,10 @@ export interface CommandContext {
   readonly prompt?: PromptFn;
 }
 
+/** CARDS_HOME, else `.cards` in the context's HOME (the user's home folder when unset). */
 export function cardsHome(env: Env, cwd: string): string {
   const home = env.CARDS_HOME;
-  return home ? resolve(cwd, home) : join(homedir(), '.cards');
+  return home ? resolve(cwd, home) : join(env.HOME || homedir(), '.cards');
 }
 
 export function processContext(): CommandContext {

@@ -1,5 +1,5 @@
 /**
- * The networked commands end to end: `node bin/cards.js …` as a subprocess against a real
+ * The networked commands end to end: `cards …` (the CLI's funnel, in-process) against a real
  * `cards serve` on port 0, in a temporary CARDS_HOME, finding the server's local app key
  * through CARDS_DB as a newcomer would. --json output is parsed and checked.
  */

@@ -1,7 +1,7 @@
 /**
  * What users of gh or the stripe CLI expect: shell completion generated from the
  * command tree and run by a real bash, `cards config set/use`, and `--debug` / CARDS_DEBUG=1
- * printing every HTTP exchange with the token redacted. `node bin/cards.js` as a user runs it.
+ * printing every HTTP exchange with the token redacted.
  */
 import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';

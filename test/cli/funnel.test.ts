@@ -85,22 +85,20 @@ describe('global flags go before or after the command', () => {
   test('through the executable: `cards --json …` and `cards --profile P …`', async () => {
     const box = sandbox();
     try {
-      const set = await box.cards([
-        '--profile',
-        'far',
-        'config',
-        'set',
-        'url',
-        'http://far.test:2',
-      ]);
+      const set = await box.cards(
+        ['--profile', 'far', 'config', 'set', 'url', 'http://far.test:2'],
+        { process: true },
+      );
       assert.equal(set.status, 0, said(set));
-      const shown = await box.cards(['--json', '--profile', 'far', 'config']);
+      const shown = await box.cards(['--json', '--profile', 'far', 'config'], { process: true });
       assert.equal(shown.status, 0, said(shown));
       assert.deepEqual(shown.json<{ settings: { url: unknown } }>().settings.url, {
         value: 'http://far.test:2',
         source: 'config',
       });
-      const refused = await box.cards(['--json', 'search', 'x', '--url', 'ftp://x']);
+      const refused = await box.cards(['--json', 'search', 'x', '--url', 'ftp://x'], {
+        process: true,
+      });
       assert.equal(refused.status, 2, said(refused));
       assert.equal(refused.json<{ error: { name: string } }>().error.name, 'USAGE');
     } finally {
@@ -180,13 +178,10 @@ describe('every command goes through the one funnel', () => {
     const box = sandbox();
     try {
       // Port 9 on loopback: nothing listens, the connection is refused at once.
-      const ran = await box.cards([
-        'db',
-        'migrate',
-        '--json',
-        '--store',
-        'postgres://u@127.0.0.1:9/x',
-      ]);
+      const ran = await box.cards(
+        ['db', 'migrate', '--json', '--store', 'postgres://u@127.0.0.1:9/x'],
+        { process: true },
+      );
       assert.equal(ran.status, 9, said(ran));
       const { error } = ran.json<{ error: { name: string; code: number; hint: string } }>();
       assert.equal(error.name, 'STORE_UNREACHABLE');
@@ -194,6 +189,7 @@ describe('every command goes through the one funnel', () => {
       assert.match(ran.stderr, /^error STORE_UNREACHABLE \(90015\): /m);
       const viaEnv = await box.cards(['--json', 'db', 'migrate'], {
         env: { DATABASE_URL: 'postgres://u@127.0.0.1:9/x' },
+        process: true,
       });
       assert.equal(viaEnv.status, 9, said(viaEnv));
     } finally {

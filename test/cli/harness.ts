@@ -1,15 +1,23 @@
 /**
- * Runs `node bin/cards.js …` as a subprocess in a temporary CARDS_HOME and working folder, with
- * stdin a pipe (never a terminal, so nothing can prompt) and a clean environment: no CARDS_*
- * variable of the machine leaks in. Tests are hermetic: temp dirs, loopback, port 0.
- * `commandResult` runs a command in-process instead, for what a test injects (prompt answers).
+ * Runs `cards …` in a temporary CARDS_HOME and working folder, with stdin a pipe (never a
+ * terminal, so nothing can prompt) and a clean environment: no CARDS_* variable of the machine
+ * leaks in. Tests are hermetic: temp dirs, loopback, port 0.
+ *
+ * `sandbox().cards` runs the command in this process by default: the executable's funnel
+ * (`runCli`) in a context made of the sandbox (its folder, environment and input; stdout and
+ * stderr captured, not terminals), which costs a test no process start. `{ process: true }`
+ * (and `runCards`) spawns `node bin/cards.js` instead, for what only a process shows: its exit
+ * by signal, its streams and environment as the executable sets them up, a kill from outside.
+ * `commandResult` runs a command in-process and returns its result unprinted, for what a test
+ * injects (prompt answers).
  */
 import { spawn, spawnSync } from 'node:child_process';
 import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import type { CommandContext } from '../../src/cli/context.js';
+import { makeContext, type CommandContext, type InStream } from '../../src/cli/context.js';
 import { buildProgram } from '../../src/cli/program.js';
+import { runCli } from '../../src/cli/run.js';
 import { resolveOptions } from '../../src/cli/value-sources.js';
 import { awakeTimer } from '../helpers/awake.js';
 
@@ -49,14 +57,20 @@ export interface CliResult {
   json<T = Record<string, unknown>>(): T;
 }
 
+export interface CardsOptions {
+  /** What the command reads on stdin (a pipe that ends after it). */
+  input?: string;
+  /** Variables added to the sandbox's environment; undefined removes one. */
+  env?: Record<string, string | undefined>;
+  /** Spawn `node bin/cards.js` instead of running in this process. */
+  process?: boolean;
+}
+
 export interface Sandbox {
   readonly dir: string;
   readonly home: string;
   readonly env: Record<string, string>;
-  cards(
-    args: readonly string[],
-    options?: { input?: string; env?: Record<string, string | undefined> },
-  ): Promise<CliResult>;
+  cards(args: readonly string[], options?: CardsOptions): Promise<CliResult>;
   cleanup(): void;
 }
 
@@ -80,7 +94,8 @@ export function sandbox(extraEnv: Record<string, string> = {}): Sandbox {
         if (v === undefined) delete merged[k];
         else merged[k] = v;
       }
-      return runCards(args, {
+      const run = options.process === true ? runCards : runCardsInProcess;
+      return run(args, {
         cwd: dir,
         env: merged,
         ...(options.input === undefined ? {} : { input: options.input }),
@@ -95,10 +110,80 @@ const COMMAND_LIMIT_MS = 90_000;
 /** How long a hung command gets to write its diagnostic report before it is killed. */
 const REPORT_WAIT_MS = 3_000;
 
-export function runCards(
+export interface RunOptions {
+  cwd: string;
+  env: Record<string, string>;
+  input?: string;
+  limitMs?: number;
+}
+
+const cliResult = (status: number | null, stdout: string, stderr: string): CliResult => ({
+  status,
+  stdout,
+  stderr,
+  json<T>() {
+    try {
+      return JSON.parse(stdout) as T;
+    } catch {
+      throw new Error(
+        `stdout is not one JSON document (exit ${status}):\n${stdout}\nstderr:\n${stderr}`,
+      );
+    }
+  },
+});
+
+/**
+ * `cards ARGS…` through the executable's funnel in this process, in a context of `options`
+ * alone (nothing of this process's environment, folder or streams). A command still running
+ * at the limit is abandoned with status null, and what keeps this process busy in stderr, so
+ * that its test fails by name.
+ */
+export function runCardsInProcess(
   args: readonly string[],
-  options: { cwd: string; env: Record<string, string>; input?: string; limitMs?: number },
+  options: RunOptions,
 ): Promise<CliResult> {
+  const limitMs = options.limitMs ?? COMMAND_LIMIT_MS;
+  let stdout = '';
+  let stderr = '';
+  const input = options.input ?? '';
+  const stdin: InStream = {
+    async *[Symbol.asyncIterator]() {
+      if (input !== '') yield Buffer.from(input);
+    },
+  };
+  const ctx = makeContext({
+    cwd: options.cwd,
+    env: options.env,
+    stdin,
+    stdout: { write: (chunk: string) => ((stdout += chunk), true) },
+    stderr: { write: (chunk: string) => ((stderr += chunk), true) },
+  });
+  return new Promise((resolve, reject) => {
+    const limit = awakeTimer(limitMs, () => {
+      const busy = process.getActiveResourcesInfo().join(', ');
+      resolve(
+        cliResult(
+          null,
+          stdout,
+          `${stderr}\n[harness] cards ${args.join(' ').slice(0, 200)} still running after ${limitMs / 1000} s: abandoned\n[harness] resources keeping this process busy: ${busy}`,
+        ),
+      );
+    });
+    runCli(args, ctx).then(
+      (status) => {
+        limit.clear();
+        resolve(cliResult(status, stdout, stderr));
+      },
+      (err: unknown) => {
+        limit.clear();
+        reject(err as Error);
+      },
+    );
+  });
+}
+
+/** `node bin/cards.js ARGS…` as a subprocess. */
+export function runCards(args: readonly string[], options: RunOptions): Promise<CliResult> {
   const limitMs = options.limitMs ?? COMMAND_LIMIT_MS;
   return new Promise((resolve, reject) => {
     // A command still running at the limit is asked (SIGUSR2) for node's diagnostic report:
@@ -137,20 +222,7 @@ export function runCards(
       limit.clear();
       clearTimeout(kill);
       rmSync(reports, { recursive: true, force: true });
-      resolve({
-        status,
-        stdout,
-        stderr,
-        json<T>() {
-          try {
-            return JSON.parse(stdout) as T;
-          } catch {
-            throw new Error(
-              `stdout is not one JSON document (exit ${status}):\n${stdout}\nstderr:\n${stderr}`,
-            );
-          }
-        },
-      });
+      resolve(cliResult(status, stdout, stderr));
     });
     child.stdin.end(options.input ?? '');
   });

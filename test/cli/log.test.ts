@@ -4,20 +4,30 @@
  * proof for an offline check; `cards monitor` reports an identity's cards and exits 5 on a key
  * not expected; `cards log audit` passes, and fails when an entry bundle is tampered with; a
  * server restarted on an older copy of its store and log (a rewound log) makes `cards verify`
- * exit 8 for a client that accepted a larger checkpoint.
+ * exit 8 for a client that accepted a larger checkpoint. The servers run in-process
+ * (server-sandbox.ts): what is tested is the log, not the server's process.
  */
 import assert from 'node:assert/strict';
 import { cpSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, test } from 'node:test';
 import { decodeEntryBundle, encodeEntryBundle } from '../../src/log/entry-bundle.js';
-import { makeTempDir, removeTempDirs, startServer, type TestServer } from '../helpers/server.js';
+import { makeTempDir, removeTempDirs } from '../helpers/server.js';
 import { sandbox, type Sandbox } from './harness.js';
+import { serverInSandbox, type SandboxServer } from './server-sandbox.js';
 
 after(removeTempDirs);
 
 const LOG = ['--quiet', '--log-interval', '50'];
-const vkeyOf = (server: TestServer): string => /^log key: (\S+)$/m.exec(server.stdout())?.[1] ?? '';
+
+/** A `cards serve` with LOG's flags in this process, serving from `dir` when given. */
+async function logServer(dir?: string): Promise<SandboxServer> {
+  const { server, box } = await serverInSandbox({ args: LOG, ...(dir !== undefined && { dir }) });
+  box.cleanup();
+  return server;
+}
+const vkeyOf = (server: SandboxServer): string =>
+  /^log key: (\S+)$/m.exec(server.stdout())?.[1] ?? '';
 
 async function create(box: Sandbox, identity: string, extra: string[] = []): Promise<string> {
   const r = await box.cards(['create', '--identity', identity, '--new-key', '--json', ...extra]);
@@ -26,7 +36,7 @@ async function create(box: Sandbox, identity: string, extra: string[] = []): Pro
 }
 
 test('verify, get --proof, monitor, log audit and a rewound log, from the CLI', async (t) => {
-  let server = await startServer({ args: LOG });
+  let server = await logServer();
   t.after(() => server.dispose());
   const box = sandbox({ CARDS_URL: server.url, CARDS_DB: server.paths.store });
   t.after(() => box.cleanup());
@@ -62,7 +72,7 @@ test('verify, get --proof, monitor, log audit and a rewound log, from the CLI', 
   assert.equal(offline.status, 0, offline.stderr);
   assert.equal(offline.json<{ index: number }>().index, 2);
   // A wrong log key, and a tampered proof, are refused.
-  const other = await startServer({ args: LOG });
+  const other = await logServer();
   t.after(() => other.dispose());
   const wrongKey = await box.cards(['verify', ids[2] as string, '--log-key', vkeyOf(other)]);
   assert.notEqual(wrongKey.status, 0);
@@ -128,7 +138,7 @@ test('verify, get --proof, monitor, log audit and a rewound log, from the CLI', 
   await server.stop();
   const copy = makeTempDir('cards-log-copy-');
   cpSync(server.dir, copy, { recursive: true });
-  server = await startServer({ dir: server.dir, args: LOG });
+  server = await logServer(server.dir);
   const later = await create(box, 'dave', ['--url', server.url]);
   const accepted = await box.cards([
     'verify',
@@ -152,7 +162,7 @@ test('verify, get --proof, monitor, log audit and a rewound log, from the CLI', 
   await server.stop();
 
   // The server on the older copy: same key, a shorter (then different) log.
-  const rewound = await startServer({ dir: copy, args: LOG });
+  const rewound = await logServer(copy);
   t.after(() => rewound.dispose());
   const box2Env = { CARDS_URL: rewound.url, CARDS_DB: rewound.paths.store };
   const fork = await box.cards(['create', '--identity', 'erin', '--new-key', '--json'], {
@@ -170,7 +180,7 @@ test('verify, get --proof, monitor, log audit and a rewound log, from the CLI', 
 });
 
 test('log audit compares every page of the registry list with the log (1,100 cards)', async (t) => {
-  const server = await startServer({ args: LOG });
+  const server = await logServer();
   t.after(() => server.dispose());
   const box = sandbox({ CARDS_URL: server.url, CARDS_DB: server.paths.store });
   t.after(() => box.cleanup());

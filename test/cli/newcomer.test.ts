@@ -1,8 +1,8 @@
 /**
  * A newcomer's first hour: the seed example of docs/cli.md, inspect of a revoking card,
  * no key left behind by a refused command, an empty --identity, unknown commands in the one
- * error format, fitting hints and readable output. `node bin/cards.js` against a real
- * `cards serve` on port 0.
+ * error format, fitting hints and readable output, against a real `cards serve` on port 0. The
+ * seed example runs `node bin/cards.js` as a user runs it; the rest runs the CLI in-process.
  */
 import assert from 'node:assert/strict';
 import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
@@ -31,7 +31,7 @@ describe('a newcomer against cards serve', { concurrency: true }, () => {
 
   test('the seed example of docs/cli.md seeds as written (identities with dots, no ref)', async () => {
     writeFileSync(join(box.dir, 'readme-seed.json'), readmeSeedExample());
-    const seeded = await box.cards(['seed', 'readme-seed.json', '--json']);
+    const seeded = await box.cards(['seed', 'readme-seed.json', '--json'], { process: true });
     assert.equal(seeded.status, 0, said(seeded));
     const result = seeded.json<{
       cards: Record<string, { id: string; identity: string; state: string }>;
@@ -51,7 +51,7 @@ describe('a newcomer against cards serve', { concurrency: true }, () => {
         ],
       }),
     );
-    const dots = await box.cards(['seed', 'dots.json', '--json']);
+    const dots = await box.cards(['seed', 'dots.json', '--json'], { process: true });
     assert.equal(dots.status, 0, said(dots));
   });
 

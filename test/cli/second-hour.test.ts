@@ -259,7 +259,10 @@ describe("a newcomer's second hour against cards serve", { concurrency: true }, 
   test('monitor prints the entries it read as people count them', async () => {
     const vkey = (await box.cards(['status', '--json'])).json<{ log: { vkey: string } }>().log.vkey;
     const env = { CARDS_LOG_KEY: vkey };
-    await box.cards(['create', '--identity', 'mo', '--new-key']);
+    const made = await box.cards(['create', '--identity', 'mo', '--new-key', '--json']);
+    // The card enters the log with its batch (within --log-interval): verify waits for its proof.
+    const logged = await box.cards(['verify', made.json<{ id: string }>().id], { env });
+    assert.equal(logged.status, 0, said(logged));
     const first = await box.cards(['monitor', '--identity', 'mo'], { env });
     assert.equal(first.status, 0, said(first));
     // Other tests add cards meanwhile: the next run starts right after the last entry read.

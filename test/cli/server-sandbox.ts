@@ -2,7 +2,7 @@
  * A server in a sandbox: the set-up of every CLI test that talks to a service. The server runs
  * in this process, started through the server's home (src/server) with the options its flags
  * give (`cards serve`'s own declaration and settings), on port 0 in a temporary folder; the
- * sandbox (harness.ts) runs `cards` subprocesses that reach it through CARDS_URL and CARDS_DB
+ * sandbox (harness.ts) runs `cards` commands that reach it through CARDS_URL and CARDS_DB
  * (its local app key and admin token sit beside the store).
  *
  *   let server: SandboxServer;
@@ -32,6 +32,8 @@ import { commandOptions, sandbox, type Sandbox } from './harness.js';
 
 export interface SandboxServer {
   readonly url: string;
+  /** The folder served from: its cards.json and companions. */
+  readonly dir: string;
   /** The service public key, base64 DER SPKI, as the banner prints it. */
   readonly serviceKey: string;
   /** The PostgreSQL URL served from, when the store is PostgreSQL. */
@@ -42,6 +44,9 @@ export interface SandboxServer {
   stdout(): string;
   /** A token for `identity` signed by the server's app key (its file, or the database's). */
   token(identity: string): Promise<string>;
+  /** Stops serving as `cards serve` does on SIGTERM (the store flushed); the folder stays. */
+  stop(): Promise<void>;
+  /** Stops, and removes the folder. */
   dispose(): Promise<void>;
 }
 
@@ -50,12 +55,14 @@ export interface ServerInSandboxOptions {
   readonly args?: readonly string[];
   /** The sandbox's environment; default CARDS_URL and CARDS_DB of the server. */
   readonly env?: (server: SandboxServer) => Record<string, string>;
+  /** Serve the cards.json in this folder (a restart on a server's folder, or on a copy). */
+  readonly dir?: string;
 }
 
 export async function serverInSandbox(
   options: ServerInSandboxOptions = {},
 ): Promise<{ server: SandboxServer; box: Sandbox }> {
-  const dir = makeTempDir();
+  const dir = options.dir ?? makeTempDir();
   const db = join(dir, 'cards.json');
   const store = process.env.CARDS_TEST_ENGINE === 'postgres' ? await freshStoreUrl() : undefined;
   const ctx = makeContext({ cwd: dir, env: { CARDS_HOME: join(dir, '.cards-home') } });
@@ -71,8 +78,11 @@ export async function serverInSandbox(
   });
   const banner = `${bannerLines(info, started.profile).join('\n')}\n`;
   checkFetchesTo(new URL(running.url).origin, started.profile.name);
+  let closed: Promise<void> | undefined;
+  const stop = (): Promise<void> => (closed ??= running.close());
   const server: SandboxServer = {
     url: running.url,
+    dir,
     serviceKey: info.serviceKey,
     store,
     paths: { ...storePaths(db, dir), ...fileHome(db, dir) },
@@ -81,8 +91,9 @@ export async function serverInSandbox(
       if (!running.appKey) throw new Error('this server trusts --jwt-key keys: it has no app key');
       return mintToken({ key: running.appKey, identity, now: Date.now(), ttlSeconds: 600 });
     },
+    stop,
     async dispose() {
-      await running.close();
+      await stop();
       rmSync(dir, { recursive: true, force: true });
     },
   };

@@ -57,7 +57,7 @@ export async function jwt(ctx: CommandContext, options: JwtOptions): Promise<Jwt
   const app = fromDatabase
     ? await databaseAppKey(options.store as string)
     : appCredentials(ctx, settings);
-  if (!app) throw missingCredentials(settings);
+  if (!app) throw missingCredentials(ctx, settings);
   const now = ctx.now();
   const token = mintToken({
     key: app.key,
