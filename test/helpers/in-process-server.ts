@@ -28,7 +28,7 @@ import { createRequestLogger, startServing, type RunningServer } from '../../src
 import { fileHome, type FileHome } from '../../src/server/file-home.js';
 import { storePaths, type StorePaths } from '../../src/store/json/paths.js';
 import { checkFetchesTo } from './contract.js';
-import { flagValue, makeTempDir, storeFor, testToken, type TestTokenOptions } from './server.js';
+import { serveSetup, testToken, type TestTokenOptions } from './server.js';
 
 export interface InProcessOptions {
   /** `cards serve` flags besides the defaults --port 0, --host 127.0.0.1, --db <dir>/cards.json. */
@@ -76,19 +76,10 @@ async function flagsOf(ctx: CommandContext, args: readonly string[]): Promise<Se
 }
 
 export async function startInProcess(options: InProcessOptions = {}): Promise<InProcessServer> {
-  const ownDir = options.dir === undefined;
-  const dir = options.dir ?? makeTempDir();
-  const store = await storeFor(dir, options);
-  const args = [...(store !== undefined ? ['--store', store] : []), ...(options.args ?? [])];
+  const { ownDir, dir, store, db, args } = await serveSetup(options);
   const env = options.env ?? {};
-  const db = flagValue(args, '--db') ?? env.CARDS_DB ?? join(dir, 'cards.json');
-  const defaults = [
-    ...((flagValue(args, '--port') ?? env.CARDS_PORT) ? [] : ['--port', '0']),
-    ...((flagValue(args, '--host') ?? env.CARDS_HOST) ? [] : ['--host', '127.0.0.1']),
-    ...((flagValue(args, '--db') ?? env.CARDS_DB) ? [] : ['--db', db]),
-  ];
   const ctx = makeContext({ cwd: dir, env: { CARDS_HOME: join(dir, '.cards-home'), ...env } });
-  const flags = await flagsOf(ctx, [...defaults, ...args]);
+  const flags = await flagsOf(ctx, args);
   const settings = serverOptions(ctx, flags, 'test');
   let stderr = '';
   const logger = createRequestLogger({

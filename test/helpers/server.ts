@@ -152,7 +152,7 @@ const storeOfDir = new Map<string, string>();
  * The PostgreSQL URL a server in `dir` serves from: `options.store`, else by CARDS_TEST_ENGINE
  * (the same database again for the same folder), else none (the JSON store in `dir`).
  */
-export async function storeFor(
+async function storeFor(
   dir: string,
   options: { readonly store?: string },
 ): Promise<string | undefined> {
@@ -163,7 +163,25 @@ export async function storeFor(
   return url;
 }
 
-export async function startServer(options: StartServerOptions = {}): Promise<TestServer> {
+/** Where a test server lives and the `serve` arguments it runs with. */
+export interface ServeSetup {
+  /** This helper made `dir` (a new temp folder): dispose removes it. */
+  readonly ownDir: boolean;
+  readonly dir: string;
+  readonly store: string | undefined;
+  /** The JSON store file (--db, CARDS_DB, or <dir>/cards.json). */
+  readonly db: string;
+  /** --port 0, --host 127.0.0.1, --db <db> unless given, --store, then the test's own. */
+  readonly args: readonly string[];
+}
+
+/** The folder, store and `serve` arguments of a test server (both kinds share them). */
+export async function serveSetup(options: {
+  readonly dir?: string;
+  readonly store?: string;
+  readonly args?: readonly string[];
+  readonly env?: Readonly<Record<string, string | undefined>>;
+}): Promise<ServeSetup> {
   const ownDir = options.dir === undefined;
   const dir = options.dir ?? makeTempDir();
   const store = await storeFor(dir, options);
@@ -177,7 +195,12 @@ export async function startServer(options: StartServerOptions = {}): Promise<Tes
     ...(given('--host', 'CARDS_HOST') ? [] : ['--host', '127.0.0.1']),
     ...(given('--db', 'CARDS_DB') ? [] : ['--db', db]),
   ];
-  const proc = spawn(process.execPath, [CARDS_BIN, 'serve', ...defaults, ...args], {
+  return { ownDir, dir, store, db, args: [...defaults, ...args] };
+}
+
+export async function startServer(options: StartServerOptions = {}): Promise<TestServer> {
+  const { ownDir, dir, store, db, args } = await serveSetup(options);
+  const proc = spawn(process.execPath, [CARDS_BIN, 'serve', ...args], {
     cwd: dir,
     // serve reads the config profile like every command: not the developer's (~/.cards).
     env: hermeticEnv({ CARDS_HOME: join(dir, '.cards-home'), ...options.env }),
@@ -295,7 +318,7 @@ export function runServeToExit(
   });
 }
 
-export function flagValue(args: readonly string[], flag: string): string | undefined {
+function flagValue(args: readonly string[], flag: string): string | undefined {
   for (let i = 0; i < args.length; i++) {
     const arg = args[i] as string;
     if (arg === flag) return args[i + 1];
