@@ -11,7 +11,7 @@ import { existsSync, mkdirSync } from 'node:fs';
 import { chromium, type Browser, type Page } from 'playwright-core';
 import { awakeTimer } from '../helpers/awake.js';
 import { CHROMIUM, CHROMIUM_ARGS } from '../helpers/chromium.js';
-import type { TestServer } from '../helpers/server.js';
+import type { Served } from '../helpers/server.js';
 
 export const ARTIFACTS = new URL('../../../test-artifacts/', import.meta.url).pathname;
 const available = existsSync(CHROMIUM);
@@ -37,7 +37,7 @@ export async function launchBrowser(): Promise<Browser> {
  */
 export async function openPage(
   browser: Browser,
-  server: TestServer,
+  server: Served,
   viewport = { width: 1200, height: 800 },
 ): Promise<Page> {
   const page = await browser.newPage({ viewport });
@@ -57,7 +57,7 @@ export async function openPage(
 }
 
 /** Stored card records (NDJSON lines) added through the admin import; fails on a refusal. */
-export async function importLines(server: TestServer, lines: readonly string[]): Promise<void> {
+export async function importLines(server: Served, lines: readonly string[]): Promise<void> {
   const imported = await fetch(`${server.url}/_cards/import?append=true`, {
     method: 'POST',
     headers: { 'content-type': 'application/x-ndjson' },

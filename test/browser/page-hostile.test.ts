@@ -19,7 +19,8 @@ import { utf8 } from '../../src/core/encoding.js';
 import { generatePrivateKey } from '../../src/crypto/keys.js';
 import { serializeCard } from '../../src/store/record.js';
 import { postCard } from '../helpers/post-card.js';
-import { startServer, type TestServer } from '../helpers/server.js';
+import { type Served } from '../helpers/server.js';
+import { startInProcess } from '../helpers/in-process-server.js';
 import { cardFromFields, fieldsFor, makeCard } from '../http/card-kit.js';
 import { ARTIFACTS, importLines, launchBrowser, openPage, skip, waitUntil } from './browser-kit.js';
 
@@ -98,7 +99,7 @@ async function openIdentity(page: Page, url: string, prefix: string, shown: stri
 }
 
 describe('the page against hostile card data', { skip }, () => {
-  let server: TestServer;
+  let server: Served;
   let browser: Browser;
   let page: Page;
   let protoCard: string;
@@ -119,7 +120,7 @@ describe('the page against hostile card data', { skip }, () => {
       join(dir, 'cards.json'),
       `{"format":"cards-store","version":1,"cards":[\n${line}\n]}\n`,
     );
-    server = await startServer({ dir, args: ['--quiet'] });
+    server = await startInProcess({ dir, args: ['--quiet'] });
     for (const [identity] of HOSTILE) await postCard(server, identity, makeCard(identity).raw);
     await postCard(server, LONG, makeCard(LONG).raw);
     const key = generatePrivateKey();

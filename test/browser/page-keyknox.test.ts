@@ -10,7 +10,8 @@ import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import type { Browser, Page } from 'playwright-core';
 import { e3kitCall } from '../helpers/e3kit-call.js';
-import { removeTempDirs, startServer, type TestServer } from '../helpers/server.js';
+import { removeTempDirs, type Served } from '../helpers/server.js';
+import { startInProcess } from '../helpers/in-process-server.js';
 import { blind } from '../http/e3kit-kit.js';
 import { ARTIFACTS, launchBrowser, openPage, skip, waitUntil } from './browser-kit.js';
 
@@ -22,12 +23,12 @@ const READER = '<script>document.title="owned"</script>';
 const MORE = 52;
 
 describe("the page's Keyknox view in headless Chromium", { skip }, () => {
-  let server: TestServer;
+  let server: Served;
   let browser: Browser;
   let page: Page;
 
   before(async () => {
-    server = await startServer({ args: ['--compat', 'virgil', '--quiet', '--no-log'] });
+    server = await startInProcess({ args: ['--compat', 'virgil', '--quiet', '--no-log'] });
     const push = async (method: string, path: string, identity: string, body: unknown) => {
       const answer = await e3kitCall(server, method, path, identity, { body });
       assert.equal(answer.status, 200, JSON.stringify(answer.body));

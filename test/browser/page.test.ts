@@ -14,12 +14,13 @@ import { encodeBase64 } from '../../src/core/encoding.js';
 import { ROUTES } from '../../src/core/routes.js';
 import { serializeCard } from '../../src/store/record.js';
 import { postCard } from '../helpers/post-card.js';
-import { makeTempDir, removeTempDirs, startServer, type TestServer } from '../helpers/server.js';
+import { makeTempDir, removeTempDirs, type Served } from '../helpers/server.js';
+import { startInProcess } from '../helpers/in-process-server.js';
 import { makeCard, makeRevocation } from '../http/card-kit.js';
 import { ARTIFACTS, launchBrowser, openPage, skip, waitUntil } from './browser-kit.js';
 
 describe('the page in headless Chromium', { skip }, () => {
-  let server: TestServer;
+  let server: Served;
   let browser: Browser;
   let page: Page;
   let aliceFirst: string;
@@ -42,7 +43,7 @@ describe('the page in headless Chromium', { skip }, () => {
       join(dir, 'cards.json'),
       `{"format":"cards-store","version":1,"cards":[\n${line}\n]}\n`,
     );
-    server = await startServer({ dir, args: ['--quiet'] });
+    server = await startInProcess({ dir, args: ['--quiet'] });
     const post = (identity: string, path: string, body: unknown): Promise<void> =>
       postCard(server, identity, body, path);
     const a1 = makeCard('alice@example.com');

@@ -3,7 +3,7 @@
  * token of `identity` for the app (`Virgil <token>`), a JSON body; the answer's status, body and
  * Keyknox hash header.
  */
-import type { TestServer } from './server.js';
+import type { Served } from './server.js';
 
 export const E3KIT_APP = 'e3kit-test-app';
 
@@ -13,7 +13,7 @@ export type E3kitBody = Partial<Record<'seed' | 'version' | 'value' | 'meta', st
 };
 
 export async function e3kitCall(
-  server: TestServer,
+  server: Served,
   method: string,
   path: string,
   identity: string,

@@ -1,6 +1,8 @@
 /**
  * Starts a real `cards serve` (node bin/cards.js serve --port 0 --host 127.0.0.1 --db <tmp>)
- * and waits for its start-up lines. Shared by every end-to-end test (HTTP, CLI, crash, bench).
+ * and waits for its start-up lines: for the tests about the process (signals, kill -9, the lock
+ * between two processes, the banner, stderr) and the CLI's. A test about the service starts it
+ * in its own process instead (in-process-server.ts).
  *
  *   const server = await startServer();                 // fresh temp dir, default flags
  *   const token = await server.token('alice');          // minted with the store's local app key
@@ -20,7 +22,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { parsePrivateKey } from '../../src/crypto/keys.js';
+import { parsePrivateKey, type PrivateKey } from '../../src/crypto/keys.js';
 import { APP_KEY_NAME } from '../../src/server/server-keys.js';
 import { mintToken, type TokenFormat } from '../../src/crypto/tokens.js';
 import { fileHome, type FileHome } from '../../src/server/file-home.js';
@@ -51,6 +53,33 @@ export interface ExitResult {
   readonly stderr: string;
 }
 
+/** What `token()` may set besides the identity. */
+export interface TestTokenOptions {
+  ttlSeconds?: number;
+  format?: TokenFormat;
+  now?: number;
+  /** Stock tokens: iss "virgil-<appId>" and kid. */
+  appId?: string;
+  kid?: string;
+}
+
+/** A token for `identity` signed by `key` (a server's app key), ten minutes long by default. */
+export function testToken(
+  key: PrivateKey,
+  identity: string,
+  options: TestTokenOptions = {},
+): string {
+  return mintToken({
+    key,
+    identity,
+    now: options.now ?? Date.now(),
+    ttlSeconds: options.ttlSeconds ?? 600,
+    ...(options.format && { format: options.format }),
+    ...(options.appId !== undefined && { appId: options.appId }),
+    ...(options.kid !== undefined && { kid: options.kid }),
+  });
+}
+
 export interface TestServer {
   /** Base URL from the "listening on" line, e.g. http://127.0.0.1:41234 */
   readonly url: string;
@@ -66,17 +95,7 @@ export interface TestServer {
   stdout(): string;
   stderr(): string;
   /** A token for `identity` signed by the store's local app key (not with --jwt-key). */
-  token(
-    identity: string,
-    options?: {
-      ttlSeconds?: number;
-      format?: TokenFormat;
-      now?: number;
-      /** Stock tokens: iss "virgil-<appId>" and kid. */
-      appId?: string;
-      kid?: string;
-    },
-  ): Promise<string>;
+  token(identity: string, options?: TestTokenOptions): Promise<string>;
   /** Sends `signal` (default SIGTERM) and waits for the exit. */
   stop(signal?: NodeJS.Signals): Promise<ExitResult>;
   /** Waits for the exit without sending anything (after a signal the test sent itself). */
@@ -86,6 +105,15 @@ export interface TestServer {
   /** Stops the server if it runs and removes the temp folder when this helper made it. */
   dispose(): Promise<void>;
 }
+
+/**
+ * What a test needs of a server, however it runs: a `cards serve` process (`startServer`) or a
+ * server in the test's process (`startInProcess`, in-process-server.ts).
+ */
+export type Served = Pick<
+  TestServer,
+  'url' | 'serviceKey' | 'dir' | 'store' | 'paths' | 'token' | 'stdout' | 'stderr' | 'dispose'
+>;
 
 /** The machine's environment without CARDS_* variables, plus `extra`. */
 export function hermeticEnv(
@@ -120,7 +148,14 @@ export function removeTempDirs(): void {
 /** The database of each server folder, when CARDS_TEST_ENGINE=postgres. */
 const storeOfDir = new Map<string, string>();
 
-async function storeFor(dir: string, options: StartServerOptions): Promise<string | undefined> {
+/**
+ * The PostgreSQL URL a server in `dir` serves from: `options.store`, else by CARDS_TEST_ENGINE
+ * (the same database again for the same folder), else none (the JSON store in `dir`).
+ */
+async function storeFor(
+  dir: string,
+  options: { readonly store?: string },
+): Promise<string | undefined> {
   if (options.store !== undefined) return options.store;
   if (process.env.CARDS_TEST_ENGINE !== 'postgres') return undefined;
   let url = storeOfDir.get(dir);
@@ -128,7 +163,25 @@ async function storeFor(dir: string, options: StartServerOptions): Promise<strin
   return url;
 }
 
-export async function startServer(options: StartServerOptions = {}): Promise<TestServer> {
+/** Where a test server lives and the `serve` arguments it runs with. */
+export interface ServeSetup {
+  /** This helper made `dir` (a new temp folder): dispose removes it. */
+  readonly ownDir: boolean;
+  readonly dir: string;
+  readonly store: string | undefined;
+  /** The JSON store file (--db, CARDS_DB, or <dir>/cards.json). */
+  readonly db: string;
+  /** --port 0, --host 127.0.0.1, --db <db> unless given, --store, then the test's own. */
+  readonly args: readonly string[];
+}
+
+/** The folder, store and `serve` arguments of a test server (both kinds share them). */
+export async function serveSetup(options: {
+  readonly dir?: string;
+  readonly store?: string;
+  readonly args?: readonly string[];
+  readonly env?: Readonly<Record<string, string | undefined>>;
+}): Promise<ServeSetup> {
   const ownDir = options.dir === undefined;
   const dir = options.dir ?? makeTempDir();
   const store = await storeFor(dir, options);
@@ -142,7 +195,12 @@ export async function startServer(options: StartServerOptions = {}): Promise<Tes
     ...(given('--host', 'CARDS_HOST') ? [] : ['--host', '127.0.0.1']),
     ...(given('--db', 'CARDS_DB') ? [] : ['--db', db]),
   ];
-  const proc = spawn(process.execPath, [CARDS_BIN, 'serve', ...defaults, ...args], {
+  return { ownDir, dir, store, db, args: [...defaults, ...args] };
+}
+
+export async function startServer(options: StartServerOptions = {}): Promise<TestServer> {
+  const { ownDir, dir, store, db, args } = await serveSetup(options);
+  const proc = spawn(process.execPath, [CARDS_BIN, 'serve', ...args], {
     cwd: dir,
     // serve reads the config profile like every command: not the developer's (~/.cards).
     env: hermeticEnv({ CARDS_HOME: join(dir, '.cards-home'), ...options.env }),
@@ -219,16 +277,7 @@ export async function startServer(options: StartServerOptions = {}): Promise<Tes
                 APP_KEY_NAME,
               ])
             )[0]?.pem ?? '');
-      const key = parsePrivateKey(pem);
-      return mintToken({
-        key,
-        identity,
-        now: tokenOptions.now ?? Date.now(),
-        ttlSeconds: tokenOptions.ttlSeconds ?? 600,
-        ...(tokenOptions.format && { format: tokenOptions.format }),
-        ...(tokenOptions.appId !== undefined && { appId: tokenOptions.appId }),
-        ...(tokenOptions.kid !== undefined && { kid: tokenOptions.kid }),
-      });
+      return testToken(parsePrivateKey(pem), identity, tokenOptions);
     },
     stop,
     kill: () => stop('SIGKILL'),

@@ -4,7 +4,7 @@
  * names the header to add. Every curl example that sends a body carries the header.
  */
 import assert from 'node:assert/strict';
-import { spawnSync } from 'node:child_process';
+import { spawn } from 'node:child_process';
 import { chmodSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
@@ -17,9 +17,9 @@ import {
   hermeticEnv,
   makeTempDir,
   removeTempDirs,
-  startServer,
-  type TestServer,
+  type Served,
 } from '../helpers/server.js';
+import { startInProcess } from '../helpers/in-process-server.js';
 
 const root = new URL('../../../', import.meta.url).pathname;
 const docs = [
@@ -54,10 +54,10 @@ const curlCommands = (text: string): string[] =>
   );
 
 describe('curl against cards serve', () => {
-  let server: TestServer;
+  let server: Served;
   let dir: string;
   before(async () => {
-    server = await startServer();
+    server = await startInProcess();
     dir = makeTempDir('cards-curl-');
     writeFileSync(
       join(dir, 'cards'),
@@ -69,26 +69,41 @@ describe('curl against cards serve', () => {
     await server.dispose();
     removeTempDirs();
   });
-  const sh = (command: string) =>
-    spawnSync('/bin/sh', ['-c', command.replaceAll('http://127.0.0.1:8080', server.url)], {
-      cwd: dir,
-      encoding: 'utf8',
-      env: hermeticEnv({
-        PATH: `${dir}:${process.env.PATH ?? ''}`,
-        CARDS_HOME: join(dir, 'home'),
-        CARDS_DB: server.paths.store,
-      }),
+  // Asynchronous: the server answers from this process's event loop.
+  const sh = (
+    command: string,
+  ): Promise<{ status: number | null; stdout: string; stderr: string }> =>
+    new Promise((resolve, reject) => {
+      const child = spawn(
+        '/bin/sh',
+        ['-c', command.replaceAll('http://127.0.0.1:8080', server.url)],
+        {
+          cwd: dir,
+          env: hermeticEnv({
+            PATH: `${dir}:${process.env.PATH ?? ''}`,
+            CARDS_HOME: join(dir, 'home'),
+            CARDS_DB: server.paths.store,
+          }),
+          stdio: ['ignore', 'pipe', 'pipe'],
+        },
+      );
+      let stdout = '';
+      let stderr = '';
+      child.stdout.setEncoding('utf8').on('data', (chunk: string) => (stdout += chunk));
+      child.stderr.setEncoding('utf8').on('data', (chunk: string) => (stderr += chunk));
+      child.on('error', reject);
+      child.on('close', (status) => resolve({ status, stdout, stderr }));
     });
 
-  test("the routes page's example answers; without Content-Type the 415 names the header", () => {
+  test("the routes page's example answers; without Content-Type the 415 names the header", async () => {
     const page = readFileSync(join(root, 'docs/http.md'), 'utf8');
     const example = curlCommands(page).find((c) => c.includes(' -d '));
     assert.ok(example, 'docs/http.md has a curl example with a body');
-    const ok = sh(example);
+    const ok = await sh(example);
     assert.equal(ok.status, 0, ok.stderr);
     assert.deepEqual(JSON.parse(ok.stdout), []);
 
-    const bare = sh(
+    const bare = await sh(
       `${example.replace(/-H 'Content-Type: application\/json' /, '')} -w '\\n%{http_code}'`,
     );
     const [body, status] = bare.stdout.split('\n');

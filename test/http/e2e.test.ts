@@ -1,8 +1,9 @@
 /**
- * `cards serve` as a process on a real port (port 0, loopback, temp dirs): the API over fetch,
- * restart and crash recovery, the one-server-per-store and corrupt-store refusals, and the
- * connection-level errors inject cannot reach (malformed request, huge headers, slow client,
- * too many connections). e2e-postgres.test.ts runs it against `cards serve --store
+ * The server on a real port (port 0, loopback, temp dirs): the API over fetch, restart and crash
+ * recovery, the one-server-per-store and corrupt-store refusals, and the connection-level errors
+ * inject cannot reach (malformed request, huge headers, slow client, too many connections).
+ * What is about the process (its banner and stop line, SIGTERM, kill -9, a second process on
+ * the same store) runs `cards serve`; the rest, and restarts after a kill, run in-process. e2e-postgres.test.ts runs it against `cards serve --store
  * postgres://…` (CARDS_TEST_ENGINE=postgres): what is stored is then read from the database,
  * and the JSON file's own matters (its journal, lock, compaction, a corrupt file) are left out.
  */
@@ -17,8 +18,10 @@ import {
   removeTempDirs,
   runServeToExit,
   startServer,
-  type TestServer,
+  type Served,
 } from '../helpers/server.js';
+import { startInProcess } from '../helpers/in-process-server.js';
+import { disposer } from '../reliability/kit.js';
 import { makeCard } from './card-kit.js';
 import { readFixture } from '../helpers/fixtures.js';
 import { sql } from '../helpers/postgres.js';
@@ -32,7 +35,7 @@ const fileTest = (name: string, fn: (t: TestContext) => Promise<void>): void => 
 };
 
 /** The ids stored, in insertion order: the store file, or the database the server used. */
-async function storedIds(server: TestServer): Promise<string[]> {
+async function storedIds(server: Served): Promise<string[]> {
   if (server.store !== undefined)
     return (await sql<{ id: string }>(server.store, 'SELECT id FROM cards ORDER BY seq')).map(
       (row) => row.id,
@@ -42,7 +45,7 @@ async function storedIds(server: TestServer): Promise<string[]> {
 }
 
 async function api(
-  server: TestServer,
+  server: Served,
   method: string,
   path: string,
   options: { body?: unknown; identity?: string; scheme?: string } = {},
@@ -88,8 +91,8 @@ const wireCodeOf = (response: string): string | undefined => {
 
 describe('cards serve end to end', () => {
   test('serve, restart with the same cards and service key, clean shut-down', async (t) => {
-    const server = await startServer();
-    t.after(() => server.dispose());
+    const keep = disposer(t);
+    const server = keep(await startServer());
     assert.match(
       server.stdout(),
       onPostgres
@@ -114,8 +117,7 @@ describe('cards serve end to end', () => {
     }
     assert.match(stopped.stderr, /POST \/card\/v5 201 [\d.]+ms/);
 
-    const again = await startServer({ dir: server.dir });
-    t.after(() => again.dispose());
+    const again = keep(await startInProcess({ dir: server.dir }));
     assert.equal(again.serviceKey, server.serviceKey);
     assert.match(again.stdout(), /\(2 cards\)/);
     const old = await api(again, 'GET', `/card/${a.id}`);
@@ -189,8 +191,8 @@ describe('cards serve end to end', () => {
 
   test('after kill -9 the journal is replayed: every acknowledged card is back', async (t) => {
     // On PostgreSQL: every acknowledged card is there after kill -9 (nothing to replay).
-    const server = await startServer({ args: ['--quiet'] });
-    t.after(() => server.dispose());
+    const keep = disposer(t);
+    const server = keep(await startServer({ args: ['--quiet'] }));
     const cards = Array.from({ length: 20 }, (_, i) => makeCard(`user${i % 3}`));
     const results = await Promise.all(
       cards.map((c, i) =>
@@ -207,15 +209,14 @@ describe('cards serve end to end', () => {
       writeFileSync(server.paths.journal, `${readFileSync(server.paths.journal, 'utf8')}{"id":"ab`);
     } else assert.equal((await storedIds(server)).length, 20);
 
-    const again = await startServer({ dir: server.dir, args: ['--quiet'] });
-    t.after(() => again.dispose());
+    const again = keep(await startInProcess({ dir: server.dir, args: ['--quiet'] }));
     assert.match(again.stdout(), /\(20 cards\)/);
     for (const c of cards) assert.equal((await api(again, 'GET', `/card/v5/${c.id}`)).status, 200);
   });
 
   fileTest('background compaction under load, then kill -9: nothing lost', async (t) => {
-    const server = await startServer({ args: ['--quiet', '--compact-bytes', '3000'] });
-    t.after(() => server.dispose());
+    const keep = disposer(t);
+    const server = keep(await startServer({ args: ['--quiet', '--compact-bytes', '3000'] }));
     const cards = Array.from({ length: 40 }, () => makeCard('carol'));
     for (let i = 0; i < cards.length; i += 8)
       await Promise.all(
@@ -227,8 +228,7 @@ describe('cards serve end to end', () => {
       .length;
     assert.ok(fileCards > 0, 'compacted while serving');
     await server.kill();
-    const again = await startServer({ dir: server.dir, args: ['--quiet'] });
-    t.after(() => again.dispose());
+    const again = keep(await startInProcess({ dir: server.dir, args: ['--quiet'] }));
     const found = await api(again, 'POST', '/card/v5/actions/search', {
       body: { identity: 'carol' },
       identity: 'carol',
@@ -237,7 +237,7 @@ describe('cards serve end to end', () => {
   });
 
   test('racing requests over HTTP: one winner', async (t) => {
-    const server = await startServer({ args: ['--quiet'] });
+    const server = await startInProcess({ args: ['--quiet'] });
     t.after(() => server.dispose());
     const a = makeCard('alice');
     const same = await Promise.all(
@@ -255,7 +255,7 @@ describe('cards serve end to end', () => {
   });
 
   test('the virgil profile end to end', async (t) => {
-    const server = await startServer({ args: ['--compat', 'virgil', '--quiet'] });
+    const server = await startInProcess({ args: ['--compat', 'virgil', '--quiet'] });
     t.after(() => server.dispose());
     assert.match(server.stdout(), /^profile: virgil \(Authorization: Virgil <token>/m);
     const missing = await api(server, 'GET', `/card/v5/${'0'.repeat(64)}`, { scheme: 'Virgil' });
@@ -285,7 +285,7 @@ describe('cards made by the stock client (fixtures/stock-client-cards.json)', ()
     const token = (name: string): string =>
       fixture.tokens.find((x) => x.name === name)?.jwt as string;
     const app = fixture.tokens[0] as Fixture['tokens'][0];
-    const server = await startServer({
+    const server = await startInProcess({
       args: [
         '--compat',
         'virgil',
@@ -337,7 +337,7 @@ describe('cards made by the stock client (fixtures/stock-client-cards.json)', ()
 
 describe('connection-level errors', () => {
   test('malformed request line 400, huge headers 431, slow client 408', async (t) => {
-    const server = await startServer({ args: ['--request-timeout', '1', '--quiet'] });
+    const server = await startInProcess({ args: ['--request-timeout', '1', '--quiet'] });
     t.after(() => server.dispose());
     const malformed = await rawExchange(server.url, 'NOT HTTP AT ALL\r\n\r\n');
     assert.match(malformed, /^HTTP\/1\.1 400 /);
@@ -356,7 +356,7 @@ describe('connection-level errors', () => {
   });
 
   test('connections over --max-connections get 503 SERVER_BUSY, then service resumes', async (t) => {
-    const server = await startServer({ args: ['--max-connections', '2', '--quiet'] });
+    const server = await startInProcess({ args: ['--max-connections', '2', '--quiet'] });
     t.after(() => server.dispose());
     const { hostname, port } = new URL(server.url);
     const idle = [connect(Number(port), hostname), connect(Number(port), hostname)];

@@ -7,7 +7,8 @@
 import assert from 'node:assert/strict';
 import { after, describe, test } from 'node:test';
 import { freshStoreUrl } from '../helpers/postgres.js';
-import { removeTempDirs, startServer, type TestServer } from '../helpers/server.js';
+import { removeTempDirs, type Served } from '../helpers/server.js';
+import { startInProcess } from '../helpers/in-process-server.js';
 import { makeCard } from './card-kit.js';
 
 after(removeTempDirs);
@@ -17,7 +18,7 @@ const ARGS = ['--compat', 'virgil', '--quiet', '--no-log'];
 const b64 = (text: string): string => Buffer.from(text).toString('base64');
 
 async function call(
-  server: TestServer,
+  server: Served,
   path: string,
   identity: string,
   body?: unknown,
@@ -40,24 +41,24 @@ async function call(
   };
 }
 
-const exported = async (server: TestServer): Promise<string> => {
+const exported = async (server: Served): Promise<string> => {
   const response = await fetch(`${server.url}/_cards/export`);
   assert.equal(response.status, 200);
   return response.text();
 };
 
-const imported = (server: TestServer, dump: string) =>
+const imported = (server: Served, dump: string) =>
   fetch(`${server.url}/_cards/import`, {
     method: 'POST',
     headers: { 'content-type': 'application/x-ndjson' },
     body: dump,
   });
 
-const cardCount = async (server: TestServer): Promise<number> =>
+const cardCount = async (server: Served): Promise<number> =>
   ((await (await fetch(`${server.url}/_cards/info`)).json()) as { cards: number }).cards;
 
 /** A card posted as a stock client posts it. */
-async function postCard(server: TestServer, identity: string): Promise<void> {
+async function postCard(server: Served, identity: string): Promise<void> {
   const posted = await fetch(`${server.url}/card/v5`, {
     method: 'POST',
     headers: {
@@ -72,7 +73,7 @@ async function postCard(server: TestServer, identity: string): Promise<void> {
 const PULL = { root: 'group-sessions', path: 'chat', key: '1' };
 
 /** What e3kit pulls: alice's v1 backup, her group ticket, and bob's copy of it. */
-async function pulls(server: TestServer) {
+async function pulls(server: Served) {
   return {
     v1: await call(server, '/keyknox/v1', 'alice'),
     owner: await call(server, '/keyknox/v2/pull', 'alice', PULL),
@@ -82,7 +83,7 @@ async function pulls(server: TestServer) {
 
 describe('export and import carry Keyknox (JSON → PostgreSQL → JSON)', () => {
   test('the same pull gives the same bytes and hash after each move', async (t) => {
-    const source = await startServer({ args: ARGS });
+    const source = await startInProcess({ args: ARGS });
     t.after(() => source.dispose());
     await postCard(source, 'alice');
     const backup = await call(source, '/keyknox/v1', 'alice', {
@@ -114,7 +115,7 @@ describe('export and import carry Keyknox (JSON → PostgreSQL → JSON)', () =>
       ['keyknox1', 'keyknox2', 'id'],
       'Keyknox lines first, then the cards',
     );
-    const postgres = await startServer({ args: ARGS, store: await freshStoreUrl() });
+    const postgres = await startInProcess({ args: ARGS, store: await freshStoreUrl() });
     t.after(() => postgres.dispose());
     const into = await imported(postgres, dump);
     assert.equal(into.status, 200, await into.clone().text());
@@ -135,7 +136,7 @@ describe('export and import carry Keyknox (JSON → PostgreSQL → JSON)', () =>
     assert.equal(next.status, 200, JSON.stringify(next.body));
     assert.equal(next.body.version, '2.0');
 
-    const back = await startServer({ args: ARGS });
+    const back = await startInProcess({ args: ARGS });
     t.after(() => back.dispose());
     const again = await exported(postgres);
     assert.equal((await imported(back, again)).status, 200);
@@ -155,7 +156,7 @@ describe('export and import carry Keyknox (JSON → PostgreSQL → JSON)', () =>
   });
 
   test('a bad Keyknox line refuses the dump: no entry and no card imported', async (t) => {
-    const source = await startServer({ args: ARGS });
+    const source = await startInProcess({ args: ARGS });
     t.after(() => source.dispose());
     await call(source, '/keyknox/v1', 'alice', { meta: b64('m'), value: b64('v') });
     await call(source, '/keyknox/v2/push', 'alice', {
@@ -176,7 +177,7 @@ describe('export and import carry Keyknox (JSON → PostgreSQL → JSON)', () =>
       '{"keyknox1": {',
     ];
     for (const bad of broken) {
-      const target = await startServer({ args: ARGS });
+      const target = await startInProcess({ args: ARGS });
       t.after(() => target.dispose());
       const refused = await imported(target, `${v1}\n${bad}\n${cardLine}\n`);
       const answer = (await refused.json()) as { code: number; message: string };

@@ -1,5 +1,6 @@
 /**
- * e3kit's backend end to end: `cards serve --compat virgil` on a real port (helpers/server.ts),
+ * e3kit's backend end to end: `cards serve --compat virgil` on a real port (a process where
+ * kill -9 and the printed banner are the point, helpers/server.ts; in-process otherwise),
  * stock VEDS512 tokens, the store of CARDS_TEST_ENGINE (JSON by default; e3kit-postgres.test.ts
  * runs this file on PostgreSQL). An acknowledged Keyknox push survives kill -9 and a restart,
  * and a brainkey is the same after a restart (the engine keeps the Pythia secret); data is
@@ -9,7 +10,8 @@ import assert from 'node:assert/strict';
 import { after, describe, test } from 'node:test';
 import { e3kitCall } from '../helpers/e3kit-call.js';
 import { freshStoreUrl } from '../helpers/postgres.js';
-import { removeTempDirs, startServer, type TestServer } from '../helpers/server.js';
+import { startInProcess } from '../helpers/in-process-server.js';
+import { removeTempDirs, startServer, type Served } from '../helpers/server.js';
 import { blind } from './e3kit-kit.js';
 
 after(removeTempDirs);
@@ -17,15 +19,16 @@ after(removeTempDirs);
 const b64 = (text: string): string => Buffer.from(text).toString('base64');
 const call = e3kitCall;
 
-const start = (dir?: string) =>
-  startServer({ ...(dir && { dir }), args: ['--compat', 'virgil', '--quiet', '--no-log'] });
+const ARGS = ['--compat', 'virgil', '--quiet', '--no-log'];
+/** A `cards serve` process: what kill -9 and the printed banner need. */
+const start = () => startServer({ args: ARGS });
 
 describe(`e3kit's backend over HTTP (${process.env.CARDS_TEST_ENGINE ?? 'json'})`, () => {
   test('a pushed backup survives kill -9 and restarts; a brainkey is the same after one', async (t) => {
     const server = await start();
     t.after(() => server.dispose());
     const { blinded, deblind } = await blind('correct horse');
-    const brainkey = async (s: TestServer) => {
+    const brainkey = async (s: Served) => {
       const r = await call(s, 'POST', '/pythia/v1/brainkey', 'alice', {
         body: { blinded_password: blinded, brainkey_id: 'backup' },
       });
@@ -51,7 +54,7 @@ describe(`e3kit's backend over HTTP (${process.env.CARDS_TEST_ENGINE ?? 'json'})
     });
     assert.equal(v2.status, 200);
     await server.kill(); // no clean-up: only what was acknowledged is on disk
-    const again = await start(server.dir);
+    const again = await startInProcess({ dir: server.dir, args: ARGS });
     t.after(() => again.dispose());
     const restored = await call(again, 'GET', '/keyknox/v1', 'alice');
     assert.deepEqual(restored.body, {
@@ -70,10 +73,12 @@ describe(`e3kit's backend over HTTP (${process.env.CARDS_TEST_ENGINE ?? 'json'})
       headers: { 'virgil-keyknox-previous-hash': String(restored.hash) },
     });
     assert.equal(changed.body.version, '2.0');
-    assert.equal((await again.stop()).code, 0);
-    const third = await start(server.dir);
+    await assert.doesNotReject(again.stop());
+    const third = await startInProcess({ dir: server.dir, args: ARGS });
     t.after(() => third.dispose());
     assert.equal((await call(third, 'GET', '/keyknox/v1', 'alice')).body.version, '2.0');
+    // Closed before the first server's dispose removes the folder it folds its journal into.
+    await assert.doesNotReject(third.stop());
   });
 
   test("data is scoped by the token's app; the banner's proof keys are /_cards/info's", async (t) => {
@@ -109,15 +114,14 @@ describe(`e3kit's backend over HTTP (${process.env.CARDS_TEST_ENGINE ?? 'json'})
   if (process.env.CARDS_TEST_ENGINE === 'postgres')
     test('two servers on one database: of two pushes from one hash exactly one wins', async (t) => {
       const store = await freshStoreUrl();
-      const args = ['--compat', 'virgil', '--quiet', '--no-log'];
-      const one = await startServer({ store, args });
+      const one = await startInProcess({ store, args: ARGS });
       t.after(() => one.dispose());
-      const two = await startServer({ store, args });
+      const two = await startInProcess({ store, args: ARGS });
       t.after(() => two.dispose());
       for (let round = 0; round < 5; round++) {
         const identity = `racer-${round}`;
         const pulled = await call(one, 'GET', '/keyknox/v1', identity);
-        const push = (s: TestServer, n: number) =>
+        const push = (s: Served, n: number) =>
           call(s, 'PUT', '/keyknox/v1', identity, {
             body: { meta: b64('m'), value: b64(`from ${n}`) },
             headers: { 'virgil-keyknox-previous-hash': String(pulled.hash) },

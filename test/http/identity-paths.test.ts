@@ -9,14 +9,15 @@ import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { AdminClient } from '../../src/client/admin-client.js';
 import { postCard } from '../helpers/post-card.js';
-import { startServer, type TestServer } from '../helpers/server.js';
+import { type Served } from '../helpers/server.js';
+import { startInProcess } from '../helpers/in-process-server.js';
 import { makeCard } from './card-kit.js';
 
 const ODD = ['.', '..', 'a/b', '100%', '%2E%2E', 'x?y#z', 'alice'];
-let server: TestServer;
+let server: Served;
 
 before(async () => {
-  server = await startServer({ args: ['--quiet'] });
+  server = await startInProcess({ args: ['--quiet'] });
   for (const identity of ODD) await postCard(server, identity, makeCard(identity).raw);
 });
 after(() => server?.dispose());

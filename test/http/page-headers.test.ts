@@ -7,14 +7,15 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { postCard } from '../helpers/post-card.js';
-import { startServer, type TestServer } from '../helpers/server.js';
+import { type Served } from '../helpers/server.js';
+import { startInProcess } from '../helpers/in-process-server.js';
 import { makeCard } from './card-kit.js';
 
-let server: TestServer;
+let server: Served;
 let alice: string;
 
 before(async () => {
-  server = await startServer({ args: ['--quiet'] });
+  server = await startInProcess({ args: ['--quiet'] });
   const card = makeCard('alice');
   await postCard(server, 'alice', card.raw);
   alice = card.id;

@@ -9,13 +9,8 @@ import assert from 'node:assert/strict';
 import { cpSync, existsSync, readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
-import {
-  makeTempDir,
-  removeTempDirs,
-  runServeToExit,
-  startServer,
-  type TestServer,
-} from '../helpers/server.js';
+import { makeTempDir, removeTempDirs, runServeToExit, type Served } from '../helpers/server.js';
+import { startInProcess } from '../helpers/in-process-server.js';
 import { freshStoreUrl, sql, testPostgres, type TestPostgres } from '../helpers/postgres.js';
 import { makeCard } from '../http/card-kit.js';
 import { call } from '../reliability/kit.js';
@@ -25,7 +20,7 @@ after(removeTempDirs);
 const ARGS = ['--quiet', '--log-interval', '20'];
 
 /** Creates `n` cards and waits until the log's checkpoint signs all `total` of them. */
-async function addCards(server: TestServer, n: number, total: number): Promise<void> {
+async function addCards(server: Served, n: number, total: number): Promise<void> {
   for (let i = 0; i < n; i++) {
     const identity = `fork${i % 5}`;
     const reply = await call(server, 'POST', '/card/v5', {
@@ -42,13 +37,13 @@ async function addCards(server: TestServer, n: number, total: number): Promise<v
   assert.fail(`the log did not reach ${total} entries`);
 }
 
-const originOf = (server: TestServer): string => {
+const originOf = (server: Served): string => {
   const vkey = /^log key: (\S+)$/m.exec(server.stdout())?.[1];
   assert.ok(vkey, server.stdout());
   return vkey.slice(0, vkey.indexOf('+'));
 };
 
-const checkpointOf = async (server: TestServer): Promise<string[]> =>
+const checkpointOf = async (server: Served): Promise<string[]> =>
   (await (await fetch(`${server.url}/log/checkpoint`)).text()).split('\n');
 
 /** A start refused for a log behind what its key signed: exit 1, code 91011, what and how out. */
@@ -68,19 +63,19 @@ function assertRefused(
 
 describe('JSON engine: a log missing or behind what its key signed is refused', () => {
   test('log folder deleted; store and log restored from an older copy; --new-log', async () => {
-    let server = await startServer({ args: ARGS });
+    let server = await startInProcess({ args: ARGS });
     const dir = server.dir;
     const serve = ['--port', '0', '--db', join(dir, 'cards.json'), ...ARGS];
     try {
       await addCards(server, 12, 12);
       const origin = originOf(server);
-      assert.equal((await server.stop()).code, 0);
+      await assert.doesNotReject(server.stop());
       assert.ok(existsSync(join(dir, 'cards.json.log-signed')), 'the record beside the key');
       const older = makeTempDir('cards-log-older-');
       cpSync(dir, older, { recursive: true });
-      server = await startServer({ dir, args: ARGS });
+      server = await startInProcess({ dir, args: ARGS });
       await addCards(server, 7, 19);
-      assert.equal((await server.stop()).code, 0);
+      await assert.doesNotReject(server.stop());
       const signed = readFileSync(join(dir, 'cards.json.log-signed'), 'utf8');
       assert.ok(signed.startsWith(`${origin}\n19\n`), signed);
 
@@ -112,12 +107,12 @@ describe('JSON engine: a log missing or behind what its key signed is refused', 
       );
 
       // --new-log: the next origin, holding the store's cards, and kept across a restart.
-      server = await startServer({ dir: restored, args: [...ARGS, '--new-log'] });
+      server = await startInProcess({ dir: restored, args: [...ARGS, '--new-log'] });
       assert.equal(originOf(server), `${origin}/reset-1`);
       assert.deepEqual((await checkpointOf(server)).slice(0, 2), [`${origin}/reset-1`, '12']);
       await addCards(server, 3, 15);
-      assert.equal((await server.stop()).code, 0);
-      server = await startServer({ dir: restored, args: ARGS });
+      await assert.doesNotReject(server.stop());
+      server = await startInProcess({ dir: restored, args: ARGS });
       assert.equal(originOf(server), `${origin}/reset-1`, 'the new log, without the flag');
       assert.deepEqual((await checkpointOf(server)).slice(0, 2), [`${origin}/reset-1`, '15']);
     } finally {
@@ -134,16 +129,16 @@ describe('PostgreSQL: log tables emptied or restored are refused', () => {
 
   test('log tables emptied; cards and log tables restored from an older copy; --new-log', async (t) => {
     const store = await freshStoreUrl(pgServer);
-    let server = await startServer({ store, args: ARGS });
+    let server = await startInProcess({ store, args: ARGS });
     t.after(() => server.dispose());
     await addCards(server, 10, 10);
     const origin = originOf(server);
-    assert.equal((await server.stop()).code, 0);
+    await assert.doesNotReject(server.stop());
     for (const table of ['cards', 'cards_counter', 'cards_log_tiles', 'cards_log_state'])
       await sql(store, `CREATE TABLE older_${table} AS SELECT * FROM ${table}`);
-    server = await startServer({ store, args: ARGS });
+    server = await startInProcess({ store, args: ARGS });
     await addCards(server, 6, 16);
-    assert.equal((await server.stop()).code, 0);
+    await assert.doesNotReject(server.stop());
     const serve = ['--port', '0', '--store', store, ...ARGS];
 
     // The log tables emptied (as dropped and made again): the cards are still there.
@@ -159,9 +154,9 @@ describe('PostgreSQL: log tables emptied or restored are refused', () => {
       store,
       'UPDATE cards_log_state SET checkpoint = (SELECT checkpoint FROM newer_state)',
     );
-    server = await startServer({ store, args: ARGS });
+    server = await startInProcess({ store, args: ARGS });
     assert.equal((await checkpointOf(server))[1], '16', 'the log put back starts');
-    assert.equal((await server.stop()).code, 0);
+    await assert.doesNotReject(server.stop());
 
     // Cards and log restored from the older copy (10 cards), cards_log_signed kept.
     for (const table of ['cards', 'cards_counter', 'cards_log_tiles', 'cards_log_state']) {
@@ -175,12 +170,12 @@ describe('PostgreSQL: log tables emptied or restored are refused', () => {
       16,
     );
 
-    server = await startServer({ store, args: [...ARGS, '--new-log'] });
+    server = await startInProcess({ store, args: [...ARGS, '--new-log'] });
     assert.equal(originOf(server), `${origin}/reset-1`);
     assert.deepEqual((await checkpointOf(server)).slice(0, 2), [`${origin}/reset-1`, '10']);
     await addCards(server, 2, 12);
-    assert.equal((await server.stop()).code, 0);
-    server = await startServer({ store, args: ARGS });
+    await assert.doesNotReject(server.stop());
+    server = await startInProcess({ store, args: ARGS });
     assert.deepEqual((await checkpointOf(server)).slice(0, 2), [`${origin}/reset-1`, '12']);
   });
 });

@@ -34,8 +34,9 @@ import {
   removeTempDirs,
   runServeToExit,
   startServer,
-  type TestServer,
+  type Served,
 } from '../helpers/server.js';
+import { startInProcess } from '../helpers/in-process-server.js';
 import { loggedMemoryRegistry } from '../helpers/log-kit.js';
 import { freshStoreUrl, testPostgres, type TestPostgres } from '../helpers/postgres.js';
 import { makeCard, makeRevocation } from '../http/card-kit.js';
@@ -178,7 +179,7 @@ describe('the log on the memory engine', () => {
   });
 });
 
-const fetchGetter = (server: TestServer): Getter => ({
+const fetchGetter = (server: Served): Getter => ({
   async get(path) {
     const r = await fetch(`${server.url}${path}`);
     const bytes = new Uint8Array(await r.arrayBuffer());
@@ -191,15 +192,15 @@ const fetchGetter = (server: TestServer): Getter => ({
   },
 });
 
-const vkeyOf = (server: TestServer): string => {
+const vkeyOf = (server: Served): string => {
   const line = /^log key: (\S+)$/m.exec(server.stdout())?.[1];
   assert.ok(line, server.stdout());
   return line;
 };
 
-describe('the log on the JSON engine (a real cards serve)', () => {
+describe('the log on the JSON engine (a server on a real port)', () => {
   test('served, kept across restarts, refuses a rewound store and tampered tiles', async () => {
-    let server = await startServer({ args: ['--quiet', '--log-interval', '50'] });
+    let server = await startInProcess({ args: ['--quiet', '--log-interval', '50'] });
     const dir = server.dir;
     try {
       const post = (path: string, body: unknown, identity: string) =>
@@ -207,7 +208,7 @@ describe('the log on the JSON engine (a real cards serve)', () => {
       const first = await workload(post, 40);
       const vkey = vkeyOf(server);
       await checkServedLog(fetchGetter(server), vkey, first);
-      assert.equal((await server.stop()).code, 0);
+      await assert.doesNotReject(server.stop());
       assert.ok(
         existsSync(join(dir, 'cards.json.log', 'checkpoint')),
         'tiles and checkpoint as files',
@@ -218,12 +219,12 @@ describe('the log on the JSON engine (a real cards serve)', () => {
         if (f.startsWith('cards.json') && statSync(join(dir, f)).isFile())
           copyFileSync(join(dir, f), join(backup, f));
 
-      server = await startServer({ dir, args: ['--quiet', '--log-interval', '50'] });
+      server = await startInProcess({ dir, args: ['--quiet', '--log-interval', '50'] });
       assert.equal(vkeyOf(server), vkey, 'the same log key and origin after a restart');
       assert.match(server.stdout(), /^log: \S+ \(40 entries/m);
       const more = await workload(post, 20);
       await checkServedLog(fetchGetter(server), vkey, [...first, ...more]);
-      assert.equal((await server.stop()).code, 0);
+      await assert.doesNotReject(server.stop());
 
       // A store restored from the older backup under the newer log: refused, loudly.
       const rewound = makeTempDir('cards-log-rewound-');
@@ -258,7 +259,7 @@ describe('the log on the JSON engine (a real cards serve)', () => {
   });
 
   test('--no-log: no log files, the log routes answer 91010', async () => {
-    const server = await startServer({ args: ['--quiet', '--no-log'] });
+    const server = await startInProcess({ args: ['--quiet', '--no-log'] });
     try {
       assert.match(server.stdout(), /^log: off/m);
       const r = await fetch(`${server.url}/log/checkpoint`);
@@ -280,7 +281,7 @@ function epochVkey(base: string, epoch: number): string {
 }
 
 /** Resets the registry through the admin API (loopback: no token needed). */
-async function resetRegistry(server: TestServer): Promise<void> {
+async function resetRegistry(server: Served): Promise<void> {
   const r = await fetch(`${server.url}/_cards/reset`, {
     method: 'POST',
     headers: { 'content-type': 'application/json' },
@@ -291,7 +292,7 @@ async function resetRegistry(server: TestServer): Promise<void> {
 
 describe('a reset begins a new log; the old one is never rewound', () => {
   test('JSON engine: origin <base>/reset-1 from size 0, kept across a restart', async () => {
-    let server = await startServer({ args: ['--quiet', '--log-interval', '50'] });
+    let server = await startInProcess({ args: ['--quiet', '--log-interval', '50'] });
     const dir = server.dir;
     try {
       const post = (path: string, body: unknown, identity: string) =>
@@ -313,8 +314,8 @@ describe('a reset begins a new log; the old one is never rewound', () => {
       assert.ok(fresh.startsWith(`${ed25519Verifier(next).name}\n0\n`), fresh);
       const after = await workload(post, 9);
       await checkServedLog(fetchGetter(server), next, after);
-      assert.equal((await server.stop()).code, 0);
-      server = await startServer({ dir, args: ['--quiet', '--log-interval', '50'] });
+      await assert.doesNotReject(server.stop());
+      server = await startInProcess({ dir, args: ['--quiet', '--log-interval', '50'] });
       assert.equal(vkeyOf(server), next, 'the new log, not the old one, after a restart');
       await checkServedLog(fetchGetter(server), next, [...after, ...(await workload(post, 3))]);
     } finally {
@@ -325,7 +326,7 @@ describe('a reset begins a new log; the old one is never rewound', () => {
 
 describe('each log at its own URLs: nothing read of one answers for another', () => {
   test('a proof of the old log at a size, then the new log at that size: its own proofs and tiles', async () => {
-    const server = await startServer({ args: ['--quiet', '--log-interval', '50'] });
+    const server = await startInProcess({ args: ['--quiet', '--log-interval', '50'] });
     try {
       const post = (path: string, body: unknown, identity: string) =>
         call(server, 'POST', path, { body, identity });
@@ -372,8 +373,8 @@ describe('the log on PostgreSQL: one log for every server on the database', () =
   test('cards made through two servers are one log, proven through either; reset and restart', async (t) => {
     const store = await freshStoreUrl(pgServer);
     const args = ['--quiet', '--log-interval', '50'];
-    let a = await startServer({ store, args });
-    let b = await startServer({ store, args });
+    let a = await startInProcess({ store, args });
+    let b = await startInProcess({ store, args });
     t.after(async () => {
       await a.dispose();
       await b.dispose();
@@ -387,10 +388,10 @@ describe('the log on PostgreSQL: one log for every server on the database', () =
     const jsons = await workload(post, 60);
     await checkServedLog(fetchGetter(a), vkey, jsons);
     await checkServedLog(fetchGetter(b), vkey, jsons);
-    assert.equal((await a.stop()).code, 0);
-    assert.equal((await b.stop()).code, 0);
-    a = await startServer({ store, args });
-    b = await startServer({ store, args });
+    await assert.doesNotReject(a.stop());
+    await assert.doesNotReject(b.stop());
+    a = await startInProcess({ store, args });
+    b = await startInProcess({ store, args });
     assert.match(a.stdout(), /^log: \S+ \(60 entries/m, 'read back, not recomputed');
     const more = await workload(post, 10);
     await checkServedLog(fetchGetter(b), vkey, [...jsons, ...more]);
@@ -405,7 +406,7 @@ describe('the log on PostgreSQL: one log for every server on the database', () =
     const store = await freshStoreUrl(pgServer);
     const args = ['--quiet', '--log-interval', '50'];
     const a = await startServer({ store, args });
-    const b = await startServer({ store, args });
+    const b = await startInProcess({ store, args });
     t.after(async () => {
       await a.dispose();
       await b.dispose();

@@ -17,7 +17,8 @@ import type { ServeFlags } from '../../src/cli/commands/serve/settings.js';
 import { serverOptions } from '../../src/cli/commands/serve/settings.js';
 import { startServing } from '../../src/server/start.js';
 import { silentLogger } from '../../src/http/request-log.js';
-import { makeTempDir, startServer, type TestServer } from '../helpers/server.js';
+import { makeTempDir, startServer, type Served } from '../helpers/server.js';
+import { startInProcess } from '../helpers/in-process-server.js';
 import { commandOptions } from '../cli/harness.js';
 import { makeCard } from '../http/card-kit.js';
 import {
@@ -33,7 +34,7 @@ import {
 
 /** A request on its own connection with an exact body of `body` bytes. */
 async function postBytes(
-  server: TestServer,
+  server: Served,
   path: string,
   body: string,
   extra = '',
@@ -71,7 +72,7 @@ const median = (values: number[]): number =>
 
 describe('abuse limits', () => {
   test('bodies over 64 KiB get 413 with the Error object, at the exact boundary and chunked', async (t) => {
-    const server = await startServer({ args: ['--quiet'] });
+    const server = await startInProcess({ args: ['--quiet'] });
     t.after(() => server.dispose());
     const before = storeBytes(server.paths);
     const sized = (n: number): string => {
@@ -221,7 +222,7 @@ describe('abuse limits', () => {
   });
 
   test('at most 50 identities per search', async (t) => {
-    const server = await startServer({ args: ['--quiet'] });
+    const server = await startInProcess({ args: ['--quiet'] });
     t.after(() => server.dispose());
     const names = (n: number): string[] => Array.from({ length: n }, (_, i) => `user${i}`);
     const search = (body: unknown) => call(server, 'POST', '/card/v5/actions/search', { body });
@@ -237,7 +238,7 @@ describe('abuse limits', () => {
   });
 
   test('malformed HTTP gets a 4xx with the Error object, never a 5xx', async (t) => {
-    const server = await startServer({ args: ['--quiet', '--request-timeout', '2'] });
+    const server = await startInProcess({ args: ['--quiet', '--request-timeout', '2'] });
     t.after(() => server.dispose());
     const token = await tokenFor(server, 'alice');
     const auth = `Connection: close\r\nAuthorization: Service ${token}\r\n`;

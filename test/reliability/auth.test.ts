@@ -14,7 +14,7 @@ import { decodeBase64Url, encodeBase64, encodeBase64Url, utf8 } from '../../src/
 import type { ErrorCode } from '../../src/core/errors.js';
 import { generatePrivateKey, parsePrivateKey } from '../../src/crypto/keys.js';
 import { mintToken } from '../../src/crypto/tokens.js';
-import { startServer } from '../helpers/server.js';
+import { startInProcess } from '../helpers/in-process-server.js';
 import { makeCard, makeRevocation } from '../http/card-kit.js';
 import { call, replyCode, storeBytes } from './kit.js';
 
@@ -27,7 +27,7 @@ const parts = (token: string): [string, string, string] =>
   token.split('.') as [string, string, string];
 
 test('authentication attacks: 401 with the documented code and no change; bob cannot touch alice (40034)', async (t) => {
-  const server = await startServer({ args: ['--quiet'] });
+  const server = await startInProcess({ args: ['--quiet'] });
   t.after(() => server.dispose());
   const appKey = parsePrivateKey(readFileSync(server.paths.appKey, 'utf8'));
   const now = Date.now();

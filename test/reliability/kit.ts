@@ -14,7 +14,7 @@ import { verifyParts } from '../../src/crypto/ed25519.js';
 import { parsePublicKey } from '../../src/crypto/keys.js';
 import type { StorePaths } from '../../src/store/json/paths.js';
 import type { TestContext } from 'node:test';
-import type { TestServer } from '../helpers/server.js';
+import type { Served } from '../helpers/server.js';
 
 export interface Reply {
   readonly status: number;
@@ -23,9 +23,9 @@ export interface Reply {
 }
 
 /** Tokens per server and identity: minting one per request would cost more than the request. */
-const tokens = new WeakMap<TestServer, Map<string, Promise<string>>>();
+const tokens = new WeakMap<Served, Map<string, Promise<string>>>();
 
-export function tokenFor(server: TestServer, identity: string): Promise<string> {
+export function tokenFor(server: Served, identity: string): Promise<string> {
   let known = tokens.get(server);
   if (!known) tokens.set(server, (known = new Map()));
   let token = known.get(identity);
@@ -35,7 +35,7 @@ export function tokenFor(server: TestServer, identity: string): Promise<string> 
 
 /** One request with `Authorization: Service <token of identity>` (null: no header). */
 export async function call(
-  server: TestServer,
+  server: Served,
   method: string,
   path: string,
   options: {
@@ -183,8 +183,8 @@ export function parseRawResponse(text: string): { status: number; body: string }
  * Registers servers for clean-up at the end of a test, newest first (a restarted server shares
  * the first one's temp dir, which the first one's dispose removes). `first` runs before.
  */
-export function disposer(t: TestContext, first?: () => void): (server: TestServer) => TestServer {
-  const servers: TestServer[] = [];
+export function disposer(t: TestContext, first?: () => void): <S extends Served>(server: S) => S {
+  const servers: Served[] = [];
   t.after(async () => {
     first?.();
     for (const server of servers.reverse()) await server.dispose();

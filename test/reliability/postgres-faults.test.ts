@@ -1,6 +1,7 @@
 /**
- * Several `cards serve` on one PostgreSQL, and their faults, against a real server of
- * this test's own (test/helpers/postgres.ts), every load bounded in count and time:
+ * Several servers on one PostgreSQL (in this process, on real ports; the one killed with -9 a
+ * `cards serve` process), and their faults, against a real PostgreSQL of this test's own
+ * (test/helpers/postgres.ts), every load bounded in count and time:
  * - two servers are one service: a card made through one is read, replaced, revoked through the
  *   other; racing requests split across both have exactly one winner;
  * - the database stopped under load: 503 STORE_UNAVAILABLE (the Error object, no library
@@ -14,7 +15,8 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import pg from 'pg';
-import { startServer, type TestServer } from '../helpers/server.js';
+import { startServer, type Served } from '../helpers/server.js';
+import { startInProcess } from '../helpers/in-process-server.js';
 import { freshStoreUrl, startOwnPostgres, type TestPostgres } from '../helpers/postgres.js';
 import { makeCard } from '../http/card-kit.js';
 import { call, disposer, tokenFor, type Reply } from './kit.js';
@@ -41,7 +43,7 @@ interface LoadResult {
 }
 
 /** `workers` loops creating cards through `servers` (round robin) until `stop()`. */
-function load(servers: () => TestServer[], workers: number, limit = 2000) {
+function load(servers: () => Served[], workers: number, limit = 2000) {
   const result: LoadResult = { acked: [], refused: [], other: [] };
   let running = true;
   let sent = 0;
@@ -49,7 +51,7 @@ function load(servers: () => TestServer[], workers: number, limit = 2000) {
     while (running && sent < limit) {
       sent++;
       const targets = servers();
-      const target = targets[(sent + w) % targets.length] as TestServer;
+      const target = targets[(sent + w) % targets.length] as Served;
       const card = makeCard(`load-${w}`);
       let reply: Reply;
       try {
@@ -88,8 +90,8 @@ describe('two servers on one PostgreSQL', () => {
   test('one service: made through one, replaced and revoked through the other; races split across both', async (t) => {
     const keep = disposer(t);
     const store = await freshStoreUrl(server);
-    const a = keep(await startServer({ store, args: ['--quiet'] }));
-    const b = keep(await startServer({ store, args: ['--quiet'] }));
+    const a = keep(await startInProcess({ store, args: ['--quiet'] }));
+    const b = keep(await startInProcess({ store, args: ['--quiet'] }));
     assert.equal(a.serviceKey, b.serviceKey, 'one service key, kept in the database');
     assert.match(b.stdout(), /^store: PostgreSQL postgres:\/\/postgres:\*\*\*@/m);
     assert.match(b.stdout(), /^keys: service key kept in the database/m);
@@ -124,8 +126,8 @@ describe('two servers on one PostgreSQL', () => {
     const keep = disposer(t);
     const store = await freshStoreUrl(server);
     const a = keep(await startServer({ store, args: ['--quiet'] }));
-    const b = keep(await startServer({ store, args: ['--quiet'] }));
-    let alive = [a, b];
+    const b = keep(await startInProcess({ store, args: ['--quiet'] }));
+    let alive: Served[] = [a, b];
     const running = load(() => alive, 6);
     await until('some load', async () => running.result.acked.length > 40);
     await a.kill();
@@ -149,7 +151,9 @@ describe('faults', () => {
   test('the database stopped under load: 503, back by itself, nothing acknowledged lost', async (t) => {
     const keep = disposer(t);
     const store = await freshStoreUrl(server);
-    const a = keep(await startServer({ store, args: ['--quiet', '--statement-timeout', '2000'] }));
+    const a = keep(
+      await startInProcess({ store, args: ['--quiet', '--statement-timeout', '2000'] }),
+    );
     await tokenFor(a, 'alice'); // minted from the key in the database, while it is up
     const running = load(() => [a], 4);
     await until('some load', async () => running.result.acked.length > 30);
@@ -176,7 +180,7 @@ describe('faults', () => {
     const keep = disposer(t);
     const store = await freshStoreUrl(server);
     const a = keep(
-      await startServer({
+      await startInProcess({
         store,
         args: ['--quiet', '--statement-timeout', '500', '--pool-size', '2'],
       }),

@@ -7,7 +7,7 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { cardIdOf } from '../../src/core/card-id.js';
 import { decodeBase64 } from '../../src/core/encoding.js';
-import { startServer } from '../helpers/server.js';
+import { startInProcess } from '../helpers/in-process-server.js';
 import { makeCard, makeRevocation } from '../http/card-kit.js';
 import { assertServiceSigned, call, disposer, replyCode, type Reply } from './kit.js';
 
@@ -25,7 +25,7 @@ const tally = (replies: readonly Reply[]): Map<string | number, number> => {
 
 test('races: one winner for a chain slot, a revocation, a snapshot; the rest get 40037, 40310, 40027', async (t) => {
   const keep = disposer(t);
-  const server = keep(await startServer({ args: ['--quiet'] }));
+  const server = keep(await startInProcess({ args: ['--quiet'] }));
   const a = makeCard('alice');
   assert.equal((await call(server, 'POST', '/card/v5', { body: a.raw })).status, 201);
 
@@ -80,9 +80,8 @@ test('races: one winner for a chain slot, a revocation, a snapshot; the rest get
   );
 
   // The same single winners after a clean restart.
-  const stopped = await server.stop();
-  assert.equal(stopped.code, 0, stopped.stderr);
-  const again = keep(await startServer({ dir: server.dir, args: ['--quiet'] }));
+  await assert.doesNotReject(server.stop());
+  const again = keep(await startInProcess({ dir: server.dir, args: ['--quiet'] }));
   assert.match(again.stdout(), /\(4 cards\)/);
   const revokingId = cardIdOf(
     decodeBase64((JSON.parse(revoking.text) as { content_snapshot: string }).content_snapshot) ??
