@@ -50,9 +50,17 @@ describe("a newcomer's second hour against cards serve", { concurrency: true }, 
     assert.equal(json.status, 4, said(json));
     assert.equal(json.json<{ error: { name: string } }>().error.name, 'IDENTITY_HAS_CARD');
 
-    const replaced = await box.cards(['create', '--identity', 'dora', '--previous', id, '--json']);
+    // Their own times: the same key, identity and second as the first card is the same snapshot
+    // (SNAPSHOT_NOT_UNIQUE), and in-process commands often run within one second.
+    const replaced = await box.cards([
+      'create',
+      ...['--identity', 'dora', '--previous', id, '--created-at', '1700000100', '--json'],
+    ]);
     assert.equal(replaced.status, 0, said(replaced));
-    const second = await box.cards(['create', '--identity', 'dora', '--new-chain', '--json']);
+    const second = await box.cards([
+      'create',
+      ...['--identity', 'dora', '--new-chain', '--created-at', '1700000200', '--json'],
+    ]);
     assert.equal(second.status, 0, said(second));
     assert.equal((await chainsOf('dora')).length, 2, 'a second chain, asked for');
   });
