@@ -9,7 +9,10 @@
  * is touched. `exp` is required; the current time is always passed in. jose's errors become
  * CardsErrors here and nowhere else (house habit 3).
  */
-import { jwtVerify, decodeProtectedHeader, errors as joseErrors } from 'jose';
+// jose's own entry points for the three parts used: the package's root loads all of it.
+import { decodeProtectedHeader } from 'jose/decode/protected_header';
+import * as joseErrors from 'jose/errors';
+import { jwtVerify } from 'jose/jwt/verify';
 import { sign } from 'node:crypto';
 import { encodeBase64Url, utf8 } from '../core/encoding.js';
 import { CardsError } from '../core/errors.js';
