@@ -30,9 +30,8 @@ if (files.length === 0) {
 let passed = 0;
 let failed = 0;
 let postgresPassed = 0;
-// A file gets 10 minutes (the whole suite takes about 10 on two cores). Wall-clock time: the test host is a
-// virtual machine its host can stop for minutes, and a 3-minute limit killed whichever two files
-// were running when it resumed (CI, twice). A file that really hangs still fails, by name; the
+// A file gets 10 minutes of wall-clock time, far more than any needs: the test host is a virtual
+// machine its host can stop for minutes, and a file that really hangs still fails, by name. The
 // limits inside the tests count running time only (test/helpers/awake.ts).
 const stream = run({ files, concurrency: 2, timeout: 600_000 });
 stream.on('test:pass', (event) => {
