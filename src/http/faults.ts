@@ -1,10 +1,10 @@
 /**
  * Faults on purpose (`cards serve` as a test double): the rules in force (core/fault-rule.ts) and
  * the one hook that applies them, on every request of a route a fault may touch, after its
- * route's guard and before its handler. A faulted request reaches no handler, so it changes nothing (a
- * faulted create stores nothing and logs nothing); its error is sent by the stack's `refuse`, so
- * its bytes are those of the real refusal in the active wire profile; the journal marks it with
- * what the rule did.
+ * route's guard and before its handler. A faulted request reaches no handler, so it changes
+ * nothing (a faulted create stores nothing and logs nothing); its error is sent by the stack's
+ * `refuse`, so its bytes are those of the real refusal in the active wire profile; the journal
+ * marks it with what the rule did.
  */
 import type {
   FastifyContextConfig,

@@ -14,8 +14,9 @@ import type { Database } from './database.js';
 import { DATES, datesOf, type DateColumns } from './keyknox-dates.js';
 
 const C = (columns: readonly string[]): string => columns.map((c) => `${c} COLLATE "C"`).join(', ');
-const V1_KEY = C(['app', 'identity']);
-const V2_KEY = C(['app', 'owner', 'root', 'path', 'key']);
+/** Each table's key in code-point order: the order of its pages and of an export's records. */
+export const V1_KEY = C(['app', 'identity']);
+export const V2_KEY = C(['app', 'owner', 'root', 'path', 'key']);
 const after = (key: string, count: number): string =>
   `WHERE (${key}) > (${Array.from({ length: count }, (_, i) => `$${i + 2}`).join(', ')})`;
 

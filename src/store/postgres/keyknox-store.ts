@@ -11,7 +11,7 @@
 import { decodeStoredBase64, encodeBase64 } from '../../core/encoding.js';
 import type { Database } from './database.js';
 import { DATES, dateValues, datesOf, type DateColumns } from './keyknox-dates.js';
-import { v1Page, v2Page } from './keyknox-pages.js';
+import { V1_KEY, V2_KEY, v1Page, v2Page } from './keyknox-pages.js';
 import { unavailable } from './errors.js';
 import type {
   KeyknoxRecord,
@@ -55,14 +55,12 @@ const V2_LIST = `SELECT root, path, key, readers, revision FROM cards_keyknox_v2
 /** Every blob and entry, a page at a time in primary-key order (keyset paging). */
 const V1_ALL = `SELECT app, identity, meta, value, version, hash, revision, ${DATES}
   FROM cards_keyknox_v1
-  WHERE $4 OR (app COLLATE "C", identity COLLATE "C") > ($1, $2)
-  ORDER BY app COLLATE "C", identity COLLATE "C" LIMIT $3`;
+  WHERE $4 OR (${V1_KEY}) > ($1, $2)
+  ORDER BY ${V1_KEY} LIMIT $3`;
 const V2_ALL = `SELECT app, owner, root, path, key, copies, readers, hash, revision, ${DATES}
   FROM cards_keyknox_v2
-  WHERE $7 OR (app COLLATE "C", owner COLLATE "C", root COLLATE "C", path COLLATE "C",
-    key COLLATE "C") > ($1, $2, $3, $4, $5)
-  ORDER BY app COLLATE "C", owner COLLATE "C", root COLLATE "C", path COLLATE "C", key COLLATE "C"
-  LIMIT $6`;
+  WHERE $7 OR (${V2_KEY}) > ($1, $2, $3, $4, $5)
+  ORDER BY ${V2_KEY} LIMIT $6`;
 /** Records per page of records(). */
 const PAGE = 200;
 
