@@ -18,10 +18,23 @@
  * alone and the others of its batch commit. A card that lost reads why from the committed
  * state (insert-conflict.ts), so its code and message are the JSON store's. Serialization
  * failures (40001) and deadlocks are retried. No SQL here: sql.ts.
+ *
+ * A COMMIT whose answer is lost (the connection broke, the client stopped waiting) may have
+ * committed all the same. Such a batch is neither acknowledged nor refused on a guess: the
+ * database is asked, off the writer's path, whether the batch's first card is stored at the
+ * seq the batch gave it (a transaction commits whole or not at all), until `inDoubtMs` has
+ * passed; when it still cannot be asked, the answer (503) says that the card may be stored.
  */
 import type pg from 'pg';
 import { CardsError } from '../../core/errors.js';
-import { isRetryable, isRowRefusal, isUniqueViolation, rowRefused, unavailable } from './errors.js';
+import {
+  isCommitInDoubt,
+  isRetryable,
+  isRowRefusal,
+  isUniqueViolation,
+  rowRefused,
+  unavailable,
+} from './errors.js';
 import { RowEntry } from './rows.js';
 import * as SQL from './sql.js';
 import { wireJsonOf, type CardEntry, type StoredCard } from '../store.js';
@@ -31,6 +44,10 @@ export interface GroupCommitOptions {
   connect(): Promise<pg.PoolClient>;
   /** Why `card` cannot be stored, read from the committed state; undefined if nothing now. */
   conflict(card: StoredCard): Promise<CardsError | undefined>;
+  /** The seq of the stored card `id`, undefined when none is stored; throws when it cannot tell. */
+  seqOf(id: string): Promise<number | undefined>;
+  /** How long a batch whose COMMIT went unanswered asks whether it was stored, ms. */
+  readonly inDoubtMs: number;
   /** Cards waiting at most; more are refused at once with 503 (a bounded queue). */
   readonly maxQueue: number;
   /** Cards per transaction at most. */
@@ -64,6 +81,24 @@ interface FactRow {
   chain_id: string;
   chain_seq: string;
   superseded: boolean;
+}
+
+/** What a batch's transaction decided. */
+interface Outcome {
+  readonly winners: Pending[];
+  readonly entries: RowEntry[];
+  readonly losers: Pending[];
+  /** The counter after the batch. */
+  readonly nextSeq: number;
+}
+
+/** A COMMIT that failed in a way that leaves the batch stored or not (errors.ts). */
+class CommitInDoubt extends Error {
+  readonly outcome: Outcome;
+  constructor(cause: unknown, outcome: Outcome) {
+    super('the answer to COMMIT was lost', { cause });
+    this.outcome = outcome;
+  }
 }
 
 export interface Committed {
@@ -131,10 +166,11 @@ export class GroupCommit {
   /** One batch, tried again on serialization failures; never rejects. */
   async #write(batch: Pending[]): Promise<void> {
     for (let attempt = 1; ; attempt++) {
-      let outcome: { winners: Pending[]; entries: RowEntry[]; losers: Pending[] };
+      let outcome: Outcome;
       try {
         outcome = await this.#transaction(batch);
       } catch (err) {
+        if (err instanceof CommitInDoubt) return this.#offPath(this.#settleInDoubt(batch, err));
         if (attempt < ATTEMPTS && (isRetryable(err) || isUniqueViolation(err))) {
           await backoff(attempt);
           continue;
@@ -149,19 +185,24 @@ export class GroupCommit {
         for (const pending of batch) pending.reject(failure);
         return;
       }
-      outcome.winners.forEach((pending, i) => pending.resolve(outcome.entries[i] as RowEntry));
-      // Losers read why after the commit, off the writer's path (the next batch goes on).
-      for (const pending of outcome.losers) {
-        const settled = this.#settleLoser(pending).finally(() => this.#settling.delete(settled));
-        this.#settling.add(settled);
-      }
-      return;
+      return this.#acknowledge(outcome);
     }
   }
 
-  async #transaction(
-    batch: Pending[],
-  ): Promise<{ winners: Pending[]; entries: RowEntry[]; losers: Pending[] }> {
+  /** A committed batch's answers; losers read why after the commit, off the writer's path. */
+  #acknowledge({ winners, entries, losers, nextSeq }: Outcome): void {
+    if (winners.length > 0) this.#onCommit({ cards: winners.length, nextSeq });
+    winners.forEach((pending, i) => pending.resolve(entries[i] as RowEntry));
+    for (const pending of losers) this.#offPath(this.#settleLoser(pending));
+  }
+
+  /** Work that settles cards beside the writer (the next batch goes on meanwhile). */
+  #offPath(work: Promise<void>): void {
+    const settled = work.finally(() => this.#settling.delete(settled));
+    this.#settling.add(settled);
+  }
+
+  async #transaction(batch: Pending[]): Promise<Outcome> {
     const client = await this.#options.connect();
     let broken: Error | undefined;
     try {
@@ -240,14 +281,48 @@ export class GroupCommit {
       }
       if (winners.length > 0)
         await client.query({ ...SQL.APPEND_BATCH, values: [...columns, seq] });
-      await client.query('COMMIT');
-      if (winners.length > 0) this.#onCommit({ cards: winners.length, nextSeq: seq });
-      return { winners, entries, losers };
+      const outcome: Outcome = { winners, entries, losers, nextSeq: seq };
+      try {
+        await client.query('COMMIT');
+      } catch (err) {
+        throw winners.length > 0 && isCommitInDoubt(err) ? new CommitInDoubt(err, outcome) : err;
+      }
+      return outcome;
     } catch (err) {
       await client.query('ROLLBACK').catch((lost: Error) => (broken = lost));
       throw err;
     } finally {
       client.release(broken);
+    }
+  }
+
+  /** Stored or not, as the database says once it can be asked (see the header). */
+  async #settleInDoubt(batch: Pending[], doubt: CommitInDoubt): Promise<void> {
+    const { winners, losers, entries } = doubt.outcome;
+    const first = entries[0] as RowEntry;
+    const deadline = Date.now() + this.#options.inDoubtMs;
+    for (let attempt = 1; ; attempt++) {
+      let seq: number | undefined;
+      try {
+        seq = await this.#options.seqOf(first.id);
+      } catch {
+        if (Date.now() < deadline) {
+          await backoff(Math.min(attempt, 8));
+          continue;
+        }
+        const unknown = new CardsError(
+          'STORE_UNAVAILABLE',
+          'The card store (PostgreSQL) went away while storing this card, so whether it was stored is not known. Get the card by its id before sending it again.',
+          { cause: doubt.cause, status: 503 },
+        );
+        for (const pending of winners) pending.reject(unknown);
+        for (const pending of losers) pending.reject(unavailable(doubt.cause));
+        return;
+      }
+      if (seq === first.seq) return this.#acknowledge(doubt.outcome);
+      const failure = unavailable(doubt.cause);
+      for (const pending of batch) pending.reject(failure);
+      return;
     }
   }
 

@@ -38,6 +38,8 @@ export class Database {
   /** The URL with the password redacted. */
   readonly location: string;
   readonly maxWaiting: number;
+  /** Longest statement, ms. */
+  readonly statementTimeoutMs: number;
 
   constructor(options: DatabaseOptions) {
     const statementTimeout = options.statementTimeoutMs ?? DEFAULT_STATEMENT_TIMEOUT_MS;
@@ -60,6 +62,7 @@ export class Database {
     );
     this.location = redactUrl(options.url);
     this.maxWaiting = options.maxWaiting ?? 256;
+    this.statementTimeoutMs = statementTimeout;
   }
 
   /** One statement on a pooled connection; 503 at once when too many wait for one. */

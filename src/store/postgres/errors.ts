@@ -40,6 +40,17 @@ export const rowRefused = (err: unknown): CardsError =>
     { cause: err },
   );
 
+/**
+ * A COMMIT that failed this way may have committed all the same: no answer came (the socket
+ * broke, the client stopped waiting) or the session was ended around it (class 08 connection
+ * exception, class 57 operator intervention). Any other SQLSTATE is the server's answer: rolled
+ * back.
+ */
+export const isCommitInDoubt = (err: unknown): boolean => {
+  const code = sqlState(err);
+  return code === undefined || !/^[0-9A-Z]{5}$/.test(code) || /^(08|57)/.test(code);
+};
+
 /** The server ended the session (a restart, an administrator), or the socket broke. */
 export function isConnectionLost(err: unknown): boolean {
   const code = sqlState(err);

@@ -64,6 +64,11 @@ export class PostgresStore implements CardStore {
       {
         connect: () => db.connect(),
         conflict: (card) => insertConflict(this, card),
+        seqOf: async (id) => {
+          const [row] = await db.rows<{ seq: string }>(SQL.SEQ_OF, [id]);
+          return row && Number(row.seq);
+        },
+        inDoubtMs: 3 * db.statementTimeoutMs,
         maxQueue: db.maxWaiting,
         maxBatch: MAX_BATCH,
       },

@@ -188,6 +188,9 @@ export const CHAINS_OF: Prepared = {
   WHERE c.identity = ANY($1::text[]) ORDER BY c.chain_seq, c.seq`,
 };
 
+/** Where the card `id` stands in the registry, if it is stored. */
+export const SEQ_OF = `SELECT seq FROM cards WHERE id = $1`;
+
 export const COUNT = `SELECT next_seq FROM cards_counter WHERE id = 1`;
 
 /** Cards with their places after position $1, in insertion order (the admin listing). */
