@@ -22,8 +22,8 @@
  * A COMMIT whose answer is lost (the connection broke, the client stopped waiting) may have
  * committed all the same. Such a batch is neither acknowledged nor refused on a guess: the
  * database is asked, off the writer's path, whether the batch's first card is stored at the
- * seq the batch gave it (a transaction commits whole or not at all), until `inDoubtMs` has
- * passed; when it still cannot be asked, the answer (503) says that the card may be stored.
+ * seq the batch gave it (a transaction commits whole or not at all); when it cannot be asked in
+ * time, the answer (503) says that the card may be stored.
  */
 import type pg from 'pg';
 import { CardsError } from '../../core/errors.js';
@@ -44,10 +44,11 @@ export interface GroupCommitOptions {
   connect(): Promise<pg.PoolClient>;
   /** Why `card` cannot be stored, read from the committed state; undefined if nothing now. */
   conflict(card: StoredCard): Promise<CardsError | undefined>;
-  /** The seq of the stored card `id`, undefined when none is stored; throws when it cannot tell. */
-  seqOf(id: string): Promise<number | undefined>;
-  /** How long a batch whose COMMIT went unanswered asks whether it was stored, ms. */
-  readonly inDoubtMs: number;
+  /**
+   * The seq of the stored card `id` (undefined when none is), read once the database answers
+   * after a COMMIT whose answer was lost (`cause`); 503 when it cannot be read in time.
+   */
+  seqAfterLostAnswer(id: string, cause: unknown): Promise<number | undefined>;
   /** Cards waiting at most; more are refused at once with 503 (a bounded queue). */
   readonly maxQueue: number;
   /** Cards per transaction at most. */
@@ -300,30 +301,17 @@ export class GroupCommit {
   async #settleInDoubt(batch: Pending[], doubt: CommitInDoubt): Promise<void> {
     const { winners, losers, entries } = doubt.outcome;
     const first = entries[0] as RowEntry;
-    const deadline = Date.now() + this.#options.inDoubtMs;
-    for (let attempt = 1; ; attempt++) {
-      let seq: number | undefined;
-      try {
-        seq = await this.#options.seqOf(first.id);
-      } catch {
-        if (Date.now() < deadline) {
-          await backoff(Math.min(attempt, 8));
-          continue;
-        }
-        const unknown = new CardsError(
-          'STORE_UNAVAILABLE',
-          'The card store (PostgreSQL) went away while storing this card, so whether it was stored is not known. Get the card by its id before sending it again.',
-          { cause: doubt.cause, status: 503 },
-        );
-        for (const pending of winners) pending.reject(unknown);
-        for (const pending of losers) pending.reject(unavailable(doubt.cause));
-        return;
-      }
-      if (seq === first.seq) return this.#acknowledge(doubt.outcome);
-      const failure = unavailable(doubt.cause);
-      for (const pending of batch) pending.reject(failure);
+    let seq: number | undefined;
+    try {
+      seq = await this.#options.seqAfterLostAnswer(first.id, doubt.cause);
+    } catch (unknown) {
+      for (const pending of winners) pending.reject(unknown);
+      for (const pending of losers) pending.reject(unavailable(doubt.cause));
       return;
     }
+    if (seq === first.seq) return this.#acknowledge(doubt.outcome);
+    const failure = unavailable(doubt.cause);
+    for (const pending of batch) pending.reject(failure);
   }
 
   async #settleLoser(pending: Pending): Promise<void> {

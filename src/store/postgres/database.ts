@@ -9,7 +9,13 @@
 import pg from 'pg';
 import { CardsError, isCardsError } from '../../core/errors.js';
 import { DEFAULT_POOL_SIZE, DEFAULT_STATEMENT_TIMEOUT_MS } from '../defaults.js';
-import { isConnectionLost, isRetryable, redactUrl, unavailable } from './errors.js';
+import {
+  isCommitInDoubt,
+  isConnectionLost,
+  isRetryable,
+  redactUrl,
+  unavailable,
+} from './errors.js';
 import type { Prepared } from './sql.js';
 
 export interface DatabaseOptions {
@@ -65,14 +71,19 @@ export class Database {
     this.statementTimeoutMs = statementTimeout;
   }
 
-  /** One statement on a pooled connection; 503 at once when too many wait for one. */
-  async query(text: string | Prepared, values: unknown[] = []): Promise<pg.QueryResult> {
+  /** 503 at once when too many requests wait for a connection. */
+  #refuseWhenBusy(): void {
     if (this.pool.waitingCount >= this.maxWaiting)
       throw new CardsError(
         'STORE_UNAVAILABLE',
         'The card store (PostgreSQL) is busy: every connection is in use. Try again later.',
         { status: 503 },
       );
+  }
+
+  /** One statement on a pooled connection; 503 at once when too many wait for one. */
+  async query(text: string | Prepared, values: unknown[] = []): Promise<pg.QueryResult> {
+    this.#refuseWhenBusy();
     return typeof text === 'string'
       ? this.pool.query(text, values)
       : this.pool.query({ ...text, values });
@@ -132,6 +143,53 @@ export class Database {
         throw isCardsError(err) ? err : unavailable(err);
       } finally {
         client.release();
+      }
+    }
+  }
+
+  /**
+   * One write statement: the rows it changed. When its answer is lost after it was sent, it may
+   * have landed all the same: `landed` reads from the database whether it did (afterLostAnswer),
+   * and a write that landed counts as one row changed.
+   */
+  async write(
+    text: string,
+    values: unknown[],
+    landed: () => Promise<boolean>,
+    check: string,
+  ): Promise<number> {
+    this.#refuseWhenBusy();
+    const client = await this.connect();
+    try {
+      const { rowCount } = await client.query(text, values);
+      client.release();
+      return rowCount ?? 0;
+    } catch (err) {
+      const lost = isCommitInDoubt(err);
+      client.release(lost ? (err as Error) : undefined);
+      if (lost && (await this.afterLostAnswer(landed, err, check))) return 1;
+      throw unavailable(err);
+    }
+  }
+
+  /**
+   * What a write whose answer was lost did (errors.ts, `isCommitInDoubt`), as `ask` reads it
+   * from the database once it answers again: asked until three statement timeouts have passed,
+   * then 503 saying the write may have landed, and `check` how to find out.
+   */
+  async afterLostAnswer<T>(ask: () => Promise<T>, cause: unknown, check: string): Promise<T> {
+    const deadline = Date.now() + 3 * this.statementTimeoutMs;
+    for (let attempt = 1; ; attempt++) {
+      try {
+        return await ask();
+      } catch {
+        if (Date.now() >= deadline)
+          throw new CardsError(
+            'STORE_UNAVAILABLE',
+            `The card store (PostgreSQL) went away during this write, so whether it was stored is not known. ${check}`,
+            { cause, status: 503 },
+          );
+        await backoff(Math.min(attempt, 8));
       }
     }
   }

@@ -131,9 +131,13 @@ export class PostgresKeyknoxStore implements KeyknoxStore {
       next.revision,
       ...dateValues(next),
     ];
+    const landed = async (): Promise<boolean> => {
+      const row = await this.v1Get(address);
+      return row?.revision === next.revision && row.hash === next.hash;
+    };
     return expected === 0
-      ? this.#landed(V1_INSERT, values)
-      : this.#landed(V1_UPDATE, [...values, expected]);
+      ? this.#landed(V1_INSERT, values, landed)
+      : this.#landed(V1_UPDATE, [...values, expected], landed);
   }
 
   async v2Get(address: KeyknoxV2Address): Promise<KeyknoxV2Entry | undefined> {
@@ -152,13 +156,18 @@ export class PostgresKeyknoxStore implements KeyknoxStore {
       next.revision,
       ...dateValues(next),
     ];
+    const landed = async (): Promise<boolean> => {
+      const entry = await this.v2Get(next.address);
+      return entry?.revision === next.revision && entry.hash === next.hash;
+    };
     return expected === 0
-      ? this.#landed(V2_INSERT, values)
-      : this.#landed(V2_UPDATE, [...values, expected]);
+      ? this.#landed(V2_INSERT, values, landed)
+      : this.#landed(V2_UPDATE, [...values, expected], landed);
   }
 
   v2Delete(address: KeyknoxV2Address, expected: number): Promise<boolean> {
-    return this.#landed(V2_DELETE, [...v2Key(address), expected]);
+    const landed = async (): Promise<boolean> => (await this.v2Get(address)) === undefined;
+    return this.#landed(V2_DELETE, [...v2Key(address), expected], landed);
   }
 
   async v2List(filter: KeyknoxV2Filter): Promise<KeyknoxV2Summary[]> {
@@ -230,12 +239,12 @@ export class PostgresKeyknoxStore implements KeyknoxStore {
     }
   }
 
-  /** Runs one conditional write: whether it changed a row. */
-  async #landed(text: string, values: unknown[]): Promise<boolean> {
-    try {
-      return (await this.#db.query(text, values)).rowCount === 1;
-    } catch (err) {
-      throw unavailable(err);
-    }
+  /**
+   * Runs one conditional write: whether it changed a row. One whose answer was lost counts as
+   * changed when `landed` finds the row as the write left it (Database.write).
+   */
+  async #landed(text: string, values: unknown[], landed: () => Promise<boolean>): Promise<boolean> {
+    const check = 'Pull the entry before pushing it again.';
+    return (await this.#db.write(text, values, landed, check)) === 1;
   }
 }

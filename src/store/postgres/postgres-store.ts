@@ -64,11 +64,15 @@ export class PostgresStore implements CardStore {
       {
         connect: () => db.connect(),
         conflict: (card) => insertConflict(this, card),
-        seqOf: async (id) => {
-          const [row] = await db.rows<{ seq: string }>(SQL.SEQ_OF, [id]);
-          return row && Number(row.seq);
-        },
-        inDoubtMs: 3 * db.statementTimeoutMs,
+        seqAfterLostAnswer: (id, cause) =>
+          db.afterLostAnswer(
+            async () => {
+              const [row] = await db.rows<{ seq: string }>(SQL.SEQ_OF, [id]);
+              return row && Number(row.seq);
+            },
+            cause,
+            'Get the card by its id before sending it again.',
+          ),
         maxQueue: db.maxWaiting,
         maxBatch: MAX_BATCH,
       },
