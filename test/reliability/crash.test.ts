@@ -248,7 +248,12 @@ test(`crash safety: kill -9 at ${WORKLOAD_KILLS} random moments under 16 writers
     const clients = Array.from({ length: CLIENTS }, (_, c) =>
       runClient(server, `user${c}`, model, seededRandom(SEED + round * 100 + c), () => killed),
     );
-    await sleep(40 + Math.floor(random() * 360));
+    // A random moment once the round has made progress (4 to 19 acknowledged cards, then up to
+    // 200 ms): a slow host gives the writers fewer cards per second, never a round without any.
+    const progress = model.acked.size + CLIENTS / 4 + Math.floor(random() * 16);
+    for (const start = Date.now(); model.acked.size < progress; await sleep(5))
+      assert.ok(Date.now() - start < 60_000, `no progress in a minute (seed ${SEED})`);
+    await sleep(Math.floor(random() * 200));
     killed = true;
     const result = await server.kill();
     assert.equal(result.signal, 'SIGKILL');
