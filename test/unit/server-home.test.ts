@@ -182,25 +182,35 @@ describe('server home: one server per store', () => {
     const lock = fileHome(db).lock;
     writeFileSync(lock, `${deadPid()}\n`);
     const lockModule = new URL('../../src/store/json/lock.js', import.meta.url).href;
+    // A winner holds the lock until every racer has said how it fared (its stdin ends then),
+    // however slowly a loaded host starts them: a lock released early could be won again.
     const script = `
       const { acquireLock } = await import(${JSON.stringify(lockModule)});
       try {
         const held = await acquireLock(${JSON.stringify(lock)}, 'x');
         console.log('won');
-        await new Promise((r) => setTimeout(r, 1500)); // longer than the racers take to start
+        process.stdin.resume();
+        await new Promise((r) => process.stdin.on('end', r));
         await held.release();
       } catch (err) { console.log(err.code); }`;
-    const racers = Array.from(
-      { length: 6 },
-      () =>
+    const children = Array.from({ length: 6 }, () =>
+      spawn(process.execPath, ['--input-type=module', '-e', script]),
+    );
+    const closed = children.map((child) => new Promise((r) => child.once('close', r)));
+    const said = children.map(
+      (child) =>
         new Promise<string>((resolve) => {
-          const child = spawn(process.execPath, ['--input-type=module', '-e', script]);
           let out = '';
-          child.stdout.on('data', (d: Buffer) => (out += d.toString()));
+          child.stdout.on('data', (d: Buffer) => {
+            out += d.toString();
+            if (out.includes('\n')) resolve(out.trim());
+          });
           child.on('close', () => resolve(out.trim()));
         }),
     );
-    const outcomes = await Promise.all(racers);
+    const outcomes = await Promise.all(said);
+    for (const child of children) child.stdin.end();
+    await Promise.all(closed);
     assert.equal(outcomes.filter((o) => o === 'won').length, 1, outcomes.join(','));
     assert.equal(outcomes.filter((o) => o === 'STORE_LOCKED').length, 5, outcomes.join(','));
   });
