@@ -39,12 +39,14 @@ function assertUnavailable(reply: Reply, context: string): void {
 interface LoadResult {
   acked: string[];
   refused: string[];
+  /** 503 saying the card may be stored (its COMMIT went unanswered and could not be asked). */
+  unknown: string[];
   other: Reply[];
 }
 
 /** `workers` loops creating cards through `servers` (round robin) until `stop()`. */
 function load(servers: () => Served[], workers: number, limit = 2000) {
-  const result: LoadResult = { acked: [], refused: [], other: [] };
+  const result: LoadResult = { acked: [], refused: [], unknown: [], other: [] };
   let running = true;
   let sent = 0;
   const loops = Array.from({ length: workers }, async (_, w) => {
@@ -60,7 +62,8 @@ function load(servers: () => Served[], workers: number, limit = 2000) {
         continue; // a connection refused or reset by a killed server: never acknowledged
       }
       if (reply.status === 201) result.acked.push(card.id);
-      else if (reply.status === 503) result.refused.push(card.id);
+      else if (reply.status === 503)
+        (/not known/.test(reply.text) ? result.unknown : result.refused).push(card.id);
       else result.other.push(reply);
       if (reply.status === 503) await new Promise((resolve) => setTimeout(resolve, 20));
     }
