@@ -12,6 +12,8 @@
  * - A failed write is cut back off the journal, so nothing of it survives a restart.
  * - A corrupt or newer file is refused, never overwritten. One writer per store: the engine
  *   takes its lock (lock.ts) and checks it is none of its own companions before it opens it.
+ * - The cards of the file keep their index fields in memory and read their lines from the file
+ *   when first handed out (file-lines.ts); the journal's cards hold theirs.
  */
 import { mkdir, open, rm, type FileHandle } from 'node:fs/promises';
 import { dirname, resolve } from 'node:path';
@@ -27,6 +29,7 @@ import { DEFAULT_COMPACT_BYTES } from '../defaults.js';
 import { serializeCard } from '../record.js';
 import { StoreFile } from './store-file.js';
 import { IndexedStore } from '../indexed-store.js';
+import { StoredLine } from '../stored-line.js';
 import type { CardEntry, StoreStats, StoredCard } from '../store.js';
 
 export interface JsonStoreOptions {
@@ -149,6 +152,7 @@ export class JsonStore extends IndexedStore {
    * the server's start-up, its log catching up included, hashes next to nothing for it.
    */
   protected override seen(entry: IndexedCard): void {
+    held(entry.card);
     if (entry.checked) return;
     if (!idMatches(entry.card)) throw mismatch(entry, this.paths.store);
     entry.checked = true;
@@ -171,15 +175,29 @@ export class JsonStore extends IndexedStore {
     const entries = this.index.entries;
     for (let start = 0; start < entries.length; start += CHECK_SLICE) {
       await this.#quietMoment();
-      if (this.#closing) return;
+      // Closed or emptied meanwhile: nothing left to check.
+      if (this.#closing || this.index.entries !== entries) return;
       const end = Math.min(entries.length, start + CHECK_SLICE);
       for (let i = start; i < end; i++) {
         const entry = entries[i] as IndexedCard;
         if (entry.checked) continue;
-        if (idMatches(entry.card)) entry.checked = true;
+        let matches: boolean;
+        try {
+          // The line is read and dropped: the pass keeps nothing of the cards it checks.
+          matches = idMatches(entry.card, snapshotOf(entry.card));
+        } catch (err) {
+          this.#warn((err as Error).message);
+          return;
+        }
+        if (matches) entry.checked = true;
         else this.#warn(mismatch(entry, this.paths.store).message);
       }
     }
+  }
+
+  /** Every card, each holding its line (it may be read after the store closes). */
+  override cards(): StoredCard[] {
+    return super.cards().map(held);
   }
 
   stats(): StoreStats {
@@ -213,6 +231,7 @@ export class JsonStore extends IndexedStore {
         throw unavailable(`Cannot empty the journal ${this.paths.journal}`, err);
       }
       this.index = new CardIndex();
+      this.#file.close();
       await this.#compactAll('reset');
     })().finally(() => (this.#resetting = undefined));
     return this.#resetting;
@@ -256,6 +275,7 @@ export class JsonStore extends IndexedStore {
       await rm(this.paths.journal, { force: true });
       await fsyncDir(dirname(this.paths.journal));
     } finally {
+      this.#file.close();
       await this.#journal?.close().catch(() => undefined);
     }
   }
@@ -362,7 +382,8 @@ export class JsonStore extends IndexedStore {
   async #compactAll(when: string): Promise<void> {
     const count = this.index.size;
     try {
-      await this.#file.write(this.cards().slice(0, count));
+      // As held: a line still in the file is copied from it, not kept (store-file.ts).
+      await this.#file.write(this.index.entries.slice(0, count).map((entry) => entry.card));
     } catch (err) {
       throw unavailable(`Cannot write the store ${this.paths.store} at ${when}`, err);
     }
@@ -409,12 +430,19 @@ export class JsonStore extends IndexedStore {
 }
 
 /** The id a card's snapshot hashes to, or undefined when the snapshot is not base64. */
-function idOf(card: StoredCard): string | undefined {
-  const bytes = decodeStoredBase64(card.content_snapshot);
+function idOf(card: StoredCard, snapshot = card.content_snapshot): string | undefined {
+  const bytes = decodeStoredBase64(snapshot);
   return bytes && cardIdOf(bytes);
 }
 
-const idMatches = (card: StoredCard): boolean => idOf(card) === card.id;
+const idMatches = (card: StoredCard, snapshot?: string): boolean =>
+  idOf(card, snapshot) === card.id;
+
+const held = (card: StoredCard): StoredCard => (card instanceof StoredLine ? card.load() : card);
+
+/** The snapshot of a card, without keeping a line read from the store file for it. */
+const snapshotOf = (card: StoredCard): string =>
+  card instanceof StoredLine ? card.snapshot() : card.content_snapshot;
 
 const mismatch = (entry: IndexedCard, store: string): CardsError =>
   new CardsError(
