@@ -113,6 +113,19 @@ export class JsonStore extends IndexedStore {
     await mkdir(dirname(resolve(options.path)), { recursive: true });
     const paths = storePaths(options.path);
     const file = new StoreFile(paths.store);
+    try {
+      return await JsonStore.#open(paths, file, options);
+    } catch (err) {
+      file.close(); // a refused store reads no line of it any more
+      throw err;
+    }
+  }
+
+  static async #open(
+    paths: StorePaths,
+    file: StoreFile,
+    options: JsonStoreOptions,
+  ): Promise<JsonStore> {
     // STORE_CORRUPT for a file it cannot read; none: a new store. Relations no registry could
     // have made refuse the store before anything is rewritten.
     const index = new CardIndex();

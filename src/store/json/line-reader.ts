@@ -1,10 +1,10 @@
 /**
  * Reads a file as lines without ever holding it whole: a store the server wrote can be larger
- * than the longest string V8 makes (about 512 MiB), and it must open all the same. Each chunk is
- * cut after its last '\n' byte (a multi-byte UTF-8 character never holds one, so none is cut),
- * decoded as one string (latin1 when ASCII, the usual case: ids, base64) and split into lines
- * that are slices of it: one decode per 4 MiB rather than per line, and the lines' text is made
- * once, outside the young generation the garbage collector copies.
+ * than the longest string V8 makes (about 512 MiB), and it must open all the same. The file is
+ * read in chunks of whole lines into one reused buffer (a chunk is cut after its last '\n' byte,
+ * and a multi-byte UTF-8 character never holds one, so none is cut): the store file's card lines
+ * are checked in place (store-file.ts); readLines decodes each chunk as one string (latin1 when
+ * ASCII, the usual case: ids, base64) and splits it into lines that are slices of it.
  */
 import { isAscii } from 'node:buffer';
 import { open, type FileHandle } from 'node:fs/promises';
