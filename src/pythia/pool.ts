@@ -9,7 +9,7 @@
  * scheduling priority (`niceIncrement`) so the event loop wins the CPU when both want it.
  */
 import { availableParallelism } from 'node:os';
-import { Piscina } from 'piscina';
+import type { Piscina } from 'piscina';
 import { CardsError } from '../core/errors.js';
 import type { PasswordTransform, PythiaKeyPair, PythiaKeys } from '../crypto/pythia.js';
 import type { PythiaAnswers, PythiaJob, PythiaOutcome } from './jobs.js';
@@ -48,6 +48,8 @@ export class PythiaPool {
     if (!(Number.isSafeInteger(threads) && threads >= 1)) {
       throw new RangeError(`Pythia threads: expected an integer from 1, got ${threads}`);
     }
+    // Loaded here, not with the module: a server that is never asked for Pythia never loads it.
+    const { Piscina } = await import('piscina');
     const pool = new Piscina<PythiaJob, PythiaOutcome<unknown>>({
       filename: new URL('./worker.js', import.meta.url).href,
       minThreads: threads,
