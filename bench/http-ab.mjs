@@ -8,7 +8,8 @@
 //             on copies of one store: target ≥ 0.9× (requests/s; server CPU per request too)
 //   create    creates with the admin API on (request journal and metrics) against --no-admin,
 //             two fresh servers of this build: target ≤ 5% (server CPU per create, and req/s)
-// In `npm run bench` (its last rows) and alone: `node bench/http-ab.mjs [--quick] [--rounds N]`
+// In `npm run bench` (its last rows) and alone: `node bench/http-ab.mjs [--quick] [--rounds N]
+// [--only tile,get,search,history,create]` (--only: those measures alone, to weigh one change)
 // (after `npm run build`; needs wrk, `apt-get install wrk`). Every server is pinned to CPU 0 and
 // wrk to CPU 1; creates are sent by autocannon from this process.
 import { spawn } from 'node:child_process';
@@ -57,7 +58,16 @@ const run = async (server, requests, seconds) => {
   return { ...r, cpuUs: ((cpuMsOf(server.proc.pid) - cpu) * 1000) / Math.max(1, r.answered) };
 };
 
-export async function runHttpBench({ quick = false, rounds = quick ? 3 : 5 } = {}) {
+/** The measures, in the order they run. */
+export const HTTP_MEASURES = ['tile', 'get', 'search', 'history', 'create'];
+
+export async function runHttpBench({
+  quick = false,
+  rounds = quick ? 3 : 5,
+  only = HTTP_MEASURES,
+} = {}) {
+  const unknown = only.filter((what) => !HTTP_MEASURES.includes(what));
+  if (unknown.length > 0) throw new Error(`no such measure: ${unknown.join(', ')}`);
   if (!hasWrk()) throw new Error('the request path bench needs wrk (apt-get install wrk)');
   const size = quick ? 10_000 : 20_000;
   const seconds = quick ? 2 : 3;
@@ -72,7 +82,7 @@ export async function runHttpBench({ quick = false, rounds = quick ? 3 : 5 } = {
   const [token] = (await mintTokens(appKeyOf(keys), ['reader@example.com'])).values();
   const auth = { authorization: `Service ${token}` };
   const json = { ...auth, 'content-type': 'application/json' };
-  const reads = {
+  const allReads = {
     get: Array.from({ length: 5000 }, () => ({
       method: 'GET',
       path: `/card/v5/${pick(ids)}`,
@@ -90,6 +100,11 @@ export async function runHttpBench({ quick = false, rounds = quick ? 3 : 5 } = {
       headers: {},
     })),
   };
+  const reads = Object.fromEntries(
+    Object.entries(allReads).filter(([what]) => only.includes(what)),
+  );
+  const tileOn = only.includes('tile');
+  const createOn = only.includes('create');
   const tiles = Array.from({ length: Math.floor(size / 256) }, (_, index) =>
     tilePath({ level: 0, index, width: 256 }),
   );
@@ -98,17 +113,21 @@ export async function runHttpBench({ quick = false, rounds = quick ? 3 : 5 } = {
   // process served before changes how fast node's http code runs in it (docs/benchmarks.md).
   const build = (name) => (name === 'B' ? join(bRoot, 'bin/cards.js') : undefined);
   const builds = bRoot ? ['A', 'B'] : ['A'];
-  const servers = { node: await startNodeTiles(join(store, 'cards.json.log'), tiles) };
+  const servers = {};
+  if (tileOn) servers.node = await startNodeTiles(join(store, 'cards.json.log'), tiles);
   for (const name of builds) {
-    servers[name] = await startCards(copyStore(store), ['--quiet'], [], build(name));
-    servers[`tile ${name}`] = await startCards(copyStore(store), ['--quiet'], [], build(name));
+    if (Object.keys(reads).length > 0)
+      servers[name] = await startCards(copyStore(store), ['--quiet'], [], build(name));
+    if (tileOn)
+      servers[`tile ${name}`] = await startCards(copyStore(store), ['--quiet'], [], build(name));
   }
-  servers.admin = await startCards(copyStore(keys), ['--quiet', '--no-log']);
-  servers.noAdmin = await startCards(copyStore(keys), ['--quiet', '--no-log', '--no-admin']);
-  const creates = {
-    admin: await createPool(appKeyOf(keys), 80_000, storeIdentities(2000)),
-    noAdmin: await createPool(appKeyOf(keys), 80_000, storeIdentities(2000)),
-  };
+  const creates = {};
+  if (createOn) {
+    servers.admin = await startCards(copyStore(keys), ['--quiet', '--no-log']);
+    servers.noAdmin = await startCards(copyStore(keys), ['--quiet', '--no-log', '--no-admin']);
+    creates.admin = await createPool(appKeyOf(keys), 80_000, storeIdentities(2000));
+    creates.noAdmin = await createPool(appKeyOf(keys), 80_000, storeIdentities(2000));
+  }
   const sent = { admin: 0, noAdmin: 0 };
   const create = async (name, run) => {
     const server = servers[name];
@@ -118,22 +137,29 @@ export async function runHttpBench({ quick = false, rounds = quick ? 3 : 5 } = {
     return { rps: r.rps, cpuUs: r.cpuUsPerRequest };
   };
   const measures = {
-    tile: {
-      on: ['node', ...builds.map((name) => `tile ${name}`)],
-      requests: tiles.map((path) => ({ method: 'GET', path: `/log/${path}` })),
-    },
+    ...(tileOn && {
+      tile: {
+        on: ['node', ...builds.map((name) => `tile ${name}`)],
+        requests: tiles.map((path) => ({ method: 'GET', path: `/log/${path}`, headers: {} })),
+      },
+    }),
     ...Object.fromEntries(
       Object.entries(reads).map(([what, requests]) => [what, { on: builds, requests }]),
     ),
   };
   try {
     for (const server of Object.values(servers)) pinToCpu(server.proc.pid, 0);
-    say('warm-up: a pass of each measure on its servers, creates on both create servers');
+    say('warm-up: each measure on its servers, creates on both create servers');
+    // Every request of the rounds sent before them, twice (a history or a tile is kept once
+    // read: a side still reading them would pay for that), and at least 20,000 for the JIT.
     for (const { on, requests } of Object.values(measures))
-      for (const name of on) await run(servers[name], requests, 1);
+      for (const name of on)
+        await blast(servers[name].url, requests, {
+          amount: Math.max(2 * requests.length, 20_000),
+        });
     // Each of the pool's 2,000 identities once: every token verified and remembered before the
     // rounds (a side still verifying new tokens would pay for that, not for the admin API).
-    for (const name of ['admin', 'noAdmin']) await create(name, { amount: 2500 });
+    if (createOn) for (const name of ['admin', 'noAdmin']) await create(name, { amount: 2500 });
 
     const got = {};
     const record = (key, value) => (got[key] ??= []).push(value);
@@ -143,8 +169,9 @@ export async function runHttpBench({ quick = false, rounds = quick ? 3 : 5 } = {
       for (const [what, { on, requests }] of Object.entries(measures))
         for (const name of turn(on))
           record(`${what} ${name.split(' ').at(-1)}`, await run(servers[name], requests, seconds));
-      for (const name of turn(['admin', 'noAdmin']))
-        record(`create ${name}`, await create(name, { seconds }));
+      if (createOn)
+        for (const name of turn(['admin', 'noAdmin']))
+          record(`create ${name}`, await create(name, { seconds }));
     }
     const ratio = (a, b, key = 'rps') => median(got[a].map((x, i) => x[key] / got[b][i][key]));
     const mid = (name, key = 'rps') => median(got[name].map((x) => x[key]));
@@ -153,15 +180,17 @@ export async function runHttpBench({ quick = false, rounds = quick ? 3 : 5 } = {
       seconds,
       size,
       got,
-      tile: {
-        rps: mid('tile A'),
-        node: mid('tile node'),
-        share: ratio('tile A', 'tile node'),
-        cpu: ratio('tile A', 'tile node', 'cpuUs'),
-      },
+      ...(tileOn && {
+        tile: {
+          rps: mid('tile A'),
+          node: mid('tile node'),
+          share: ratio('tile A', 'tile node'),
+          cpu: ratio('tile A', 'tile node', 'cpuUs'),
+        },
+      }),
       ...(bRoot && {
         ab: Object.fromEntries(
-          [...Object.keys(reads), 'tile'].map((what) => [
+          Object.keys(measures).map((what) => [
             what,
             {
               A: mid(`${what} A`),
@@ -172,12 +201,14 @@ export async function runHttpBench({ quick = false, rounds = quick ? 3 : 5 } = {
           ]),
         ),
       }),
-      create: {
-        admin: mid('create admin'),
-        noAdmin: mid('create noAdmin'),
-        rpsCost: 1 - ratio('create admin', 'create noAdmin'),
-        cpuCost: ratio('create admin', 'create noAdmin', 'cpuUs') - 1,
-      },
+      ...(createOn && {
+        create: {
+          admin: mid('create admin'),
+          noAdmin: mid('create noAdmin'),
+          rpsCost: 1 - ratio('create admin', 'create noAdmin'),
+          cpuCost: ratio('create admin', 'create noAdmin', 'cpuUs') - 1,
+        },
+      }),
     };
   } finally {
     for (const server of Object.values(servers)) await server.stop();
@@ -190,28 +221,37 @@ const pct = (x) => `${(100 * x).toFixed(1)}%`;
 export function formatHttp(out) {
   const rows = [
     `the request path (medians of ${out.rounds} rounds of ${out.seconds} s; ${fmt(out.size)} stored cards; wrk, servers on CPU 0)`,
-    `  tile GET /log/tile/0/N           ${fmt(out.tile.rps)}/s = ${pct(out.tile.share)} of node's own http serving the same bytes (${fmt(out.tile.node)}/s; server CPU per tile ${out.tile.cpu.toFixed(2)}× node's); target ≥ 60%`,
   ];
+  if (out.tile)
+    rows.push(
+      `  tile GET /log/tile/0/N           ${fmt(out.tile.rps)}/s = ${pct(out.tile.share)} of node's own http serving the same bytes (${fmt(out.tile.node)}/s; server CPU per tile ${out.tile.cpu.toFixed(2)}× node's); target ≥ 60%`,
+    );
   if (out.ab)
     for (const [what, r] of Object.entries(out.ab))
       rows.push(
         `  ${`${what} A/B`.padEnd(31)}${fmt(r.A)}/s against ${fmt(r.B)}/s: ${r.rps.toFixed(2)}× (server CPU per request ${r.cpu.toFixed(2)}×)${what === 'tile' ? '' : '; target ≥ 0.9×'}`,
       );
   else rows.push('  get, search, history A/B        skipped: set B_ROOT to another built checkout');
-  rows.push(
-    `  create, admin API on            ${fmt(out.create.admin)}/s against ${fmt(out.create.noAdmin)}/s with --no-admin: costs ${pct(out.create.rpsCost)} of req/s, ${pct(out.create.cpuCost)} of server CPU per create; target ≤ 5%`,
-  );
+  if (out.create)
+    rows.push(
+      `  create, admin API on            ${fmt(out.create.admin)}/s against ${fmt(out.create.noAdmin)}/s with --no-admin: costs ${pct(out.create.rpsCost)} of req/s, ${pct(out.create.cpuCost)} of server CPU per create; target ≤ 5%`,
+    );
   return rows.join('\n');
 }
 
 if (process.argv[1] === fileURLToPath(import.meta.url)) {
   const { values } = parseArgs({
-    options: { quick: { type: 'boolean', default: false }, rounds: { type: 'string' } },
+    options: {
+      quick: { type: 'boolean', default: false },
+      rounds: { type: 'string' },
+      only: { type: 'string' },
+    },
   });
   process.once('exit', removeTempDirs);
   const out = await runHttpBench({
     quick: values.quick,
     ...(values.rounds && { rounds: Number(values.rounds) }),
+    ...(values.only && { only: values.only.split(',') }),
   });
   console.log(formatHttp(out));
 }
