@@ -8,11 +8,18 @@
  * line per request answered, with its route name for `onServed` (the request journal, metrics).
  *
  * The hooks every request passes are callbacks, not async functions: no promise and no microtask
- * turn per hook on the cheapest routes (a tile, /health).
+ * turn per hook on the cheapest routes (a tile, /health). What is recorded of a request is
+ * bound to its route when the route is added (onRoute): no lookup of the route per request.
  */
 import { createServer, type IncomingHttpHeaders, type IncomingMessage } from 'node:http';
 import type { Socket } from 'node:net';
-import Fastify, { type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
+import Fastify, {
+  type FastifyContextConfig,
+  type FastifyInstance,
+  type FastifyReply,
+  type FastifyRequest,
+  type onResponseHookHandler,
+} from 'fastify';
 import { CardsError, wireErrorOf, type WireCardsError, type WireCode } from '../core/errors.js';
 import type { RouteName } from '../core/routes.js';
 import { rawErrorResponse, toCardsError } from './error-reply.js';
@@ -211,23 +218,35 @@ export function createStack(options: StackOptions): {
     if (closing) reply.header('connection', 'close');
     done(null, payload);
   });
-  app.addHook('onResponse', (request, reply, done) => {
-    record(
-      request.method,
-      request.url,
-      reply.statusCode,
-      request.refusal,
-      reply.elapsedTime,
-      // The route's name costs a getter's object: read only for a record that keeps it.
-      (options.onServed && request.routeOptions.config.routeName) || '',
-      request.identity,
-      request.headers,
-      request.fault,
-    );
-    done();
+  /** The request line and record of an answer of `route` ('' for a path no route serves). */
+  const recordAs =
+    (route: RouteName | ''): onResponseHookHandler =>
+    (request, reply, done) => {
+      record(
+        request.method,
+        request.url,
+        reply.statusCode,
+        request.refusal,
+        reply.elapsedTime,
+        route,
+        request.identity,
+        request.headers,
+        request.fault,
+      );
+      done();
+    };
+  // Each route's recorder, bound to its name; the answers of no route, by the 404 handler's.
+  app.addHook('onRoute', (route) => {
+    const name = (route.config as FastifyContextConfig | undefined)?.routeName ?? '';
+    route.onResponse = [...[route.onResponse ?? []].flat(), recordAs(name)];
   });
   app.setErrorHandler((err, _request, reply) => refuse(reply, toCardsError(err)));
-  app.setNotFoundHandler((request, reply) => notFound(request, reply));
+  // A scope of its own (fastify's Server reference, setNotFoundHandler), so its recorder is no
+  // route's: a request no route serves passes the onRequest hook above, then this.
+  void app.register(async (missing) => {
+    missing.addHook('onResponse', recordAs(''));
+    missing.setNotFoundHandler((request, reply) => notFound(request, reply));
+  });
   // No response, so no onResponse: the request is recorded here.
   const drop: Drop = (request, reply) => {
     reply.hijack();
