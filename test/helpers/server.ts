@@ -12,6 +12,7 @@
  *
  * Restart on the same store: `startServer({ dir: server.dir })`. Crash: `server.kill()`.
  * The environment is hermetic: no CARDS_* variable of the machine leaks in; `env` adds some.
+ * A start that must be refused: `runServeToExit(args)`, in this process unless `process: true`.
  *
  * PostgreSQL: `store: URL` serves from that database (`--store URL`); with
  * CARDS_TEST_ENGINE=postgres (the `*-postgres.test.ts` twins) every server gets a fresh database
