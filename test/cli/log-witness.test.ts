@@ -19,7 +19,13 @@ import {
   formatVerifierKey,
 } from '../../src/log/note-keys.js';
 import { startInProcess } from '../helpers/in-process-server.js';
-import { CARDS_BIN, hermeticEnv, makeTempDir, removeTempDirs } from '../helpers/server.js';
+import {
+  CARDS_BIN,
+  hermeticEnv,
+  makeTempDir,
+  removeTempDirs,
+  START_LIMIT_MS,
+} from '../helpers/server.js';
 import { sandbox } from './harness.js';
 
 after(removeTempDirs);
@@ -50,7 +56,10 @@ async function startWitness(logKey: string, dir: string, json = false) {
   const exited = new Promise<number | null>((resolve) => proc.on('exit', resolve));
   try {
     await new Promise<void>((resolve, reject) => {
-      const timer = setTimeout(() => reject(new Error(`witness did not start: ${out}`)), 10_000);
+      const timer = setTimeout(
+        () => reject(new Error(`witness did not start: ${out}`)),
+        START_LIMIT_MS,
+      );
       proc.stdout.on('data', () => {
         if (started.test(out)) {
           clearTimeout(timer);
