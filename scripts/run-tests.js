@@ -55,6 +55,16 @@ if (files.length === 0) {
   process.exit(1);
 }
 
+// One throwaway PostgreSQL for every file of the run (test/helpers/postgres.ts): each file makes
+// its own databases on it, where a file run alone starts a server of its own (initdb and a start,
+// seconds each). CARDS_TEST_DATABASE_URL, when set, names the server instead.
+if (files.length > 1 && !process.env.CARDS_TEST_DATABASE_URL) {
+  const helper = new URL('../dist/test/helpers/postgres.js', import.meta.url);
+  const { startOwnPostgres } = await import(helper.href);
+  const postgres = await startOwnPostgres(); // stopped and removed when this process exits
+  process.env.CARDS_TEST_DATABASE_URL = postgres.adminUrl;
+}
+
 let passed = 0;
 let failed = 0;
 let postgresPassed = 0;
