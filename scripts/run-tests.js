@@ -5,6 +5,7 @@
 // PostgreSQL tests must run on every machine, never be skipped for want of a server).
 // Usage: node scripts/run-tests.js [filter-substring...]
 import { existsSync, readdirSync } from 'node:fs';
+import { availableParallelism } from 'node:os';
 import { join, relative } from 'node:path';
 import { run } from 'node:test';
 import { spec } from 'node:test/reporters';
@@ -71,7 +72,9 @@ let postgresPassed = 0;
 // A file gets 10 minutes of wall-clock time, far more than any needs: the test host is a virtual
 // machine its host can stop for minutes, and a file that really hangs still fails, by name. The
 // limits inside the tests count running time only (test/helpers/awake.ts).
-const stream = run({ files, concurrency: 2, timeout: 600_000 });
+// One file more than there are CPUs (3 on 2): a file often waits on a timer, a child process or
+// an fsync, and with two at a time the CPUs sat about a fifth idle.
+const stream = run({ files, concurrency: availableParallelism() + 1, timeout: 600_000 });
 stream.on('test:pass', (event) => {
   if (event.details?.type === 'suite') return;
   passed++;
