@@ -12,7 +12,8 @@ import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { said, sandbox, type Sandbox } from './harness.js';
 
-describe('--timeout is a deadline for the whole request', () => {
+// The cases wait out their 2 s at once: each is its own command against the one trickling server.
+describe('--timeout is a deadline for the whole request', { concurrency: true }, () => {
   let server: Server;
   let box: Sandbox;
   const open = new Set<ServerResponse>();

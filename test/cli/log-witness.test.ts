@@ -1,6 +1,7 @@
 /**
- * Witnessed log end to end, two processes (C2SP tlog-witness v1.0.0): `cards witness
- * serve` trusts the log's key; `cards serve --witness URL --witness-key VKEY` submits every new
+ * Witnessed log end to end, two processes (C2SP tlog-witness v1.0.0): `cards witness serve`
+ * (a process) trusts the log's key; `cards serve --witness URL --witness-key VKEY` (in the
+ * test's process, in-process-server.ts: its options on a real port) submits every new
  * checkpoint and serves it with the cosignature; `cards verify --witness VKEY` accepts it and
  * refuses when the required witness did not cosign. A restart of the log (the witness then
  * answers 409 with its size, and the log resends from there) keeps the cosignatures coming.
@@ -17,12 +18,13 @@ import {
   KEY_TYPE_ED25519,
   formatVerifierKey,
 } from '../../src/log/note-keys.js';
+import { startInProcess } from '../helpers/in-process-server.js';
 import {
   CARDS_BIN,
   hermeticEnv,
   makeTempDir,
   removeTempDirs,
-  startServer,
+  START_LIMIT_MS,
 } from '../helpers/server.js';
 import { sandbox } from './harness.js';
 
@@ -54,7 +56,10 @@ async function startWitness(logKey: string, dir: string, json = false) {
   const exited = new Promise<number | null>((resolve) => proc.on('exit', resolve));
   try {
     await new Promise<void>((resolve, reject) => {
-      const timer = setTimeout(() => reject(new Error(`witness did not start: ${out}`)), 10_000);
+      const timer = setTimeout(
+        () => reject(new Error(`witness did not start: ${out}`)),
+        START_LIMIT_MS,
+      );
       proc.stdout.on('data', () => {
         if (started.test(out)) {
           clearTimeout(timer);
@@ -89,7 +94,7 @@ async function cosignedCheckpoint(url: string): Promise<string> {
 
 test('a witnessed log: cosigned checkpoints, verify --witness, a restart resyncs (409)', async (t) => {
   const dir = makeTempDir('cards-witnessed-');
-  const first = await startServer({ dir, args: ['--quiet'] });
+  const first = await startInProcess({ dir, args: ['--quiet'] });
   const logKey = /^log key: (\S+)$/m.exec(first.stdout())?.[1] ?? '';
   await first.stop();
   const witness = await startWitness(logKey, join(dir, 'witness'));
@@ -103,7 +108,7 @@ test('a witnessed log: cosigned checkpoints, verify --witness, a restart resyncs
     '--witness-key',
     witness.vkey,
   ];
-  let server = await startServer({ dir, args });
+  let server = await startInProcess({ dir, args });
   t.after(() => server.dispose());
   const box = sandbox({ CARDS_URL: server.url, CARDS_DB: server.paths.store });
   t.after(() => box.cleanup());
@@ -138,7 +143,7 @@ test('a witnessed log: cosigned checkpoints, verify --witness, a restart resyncs
 
   // Restart: the log no longer knows the witness's size; the 409 tells it, and it resends.
   await server.stop();
-  server = await startServer({ dir, args });
+  server = await startInProcess({ dir, args });
   const again = await box.cards([
     'create',
     '--identity',
@@ -203,7 +208,7 @@ test("a witness's answer reaches the server's terminal with its controls written
     KEY_TYPE_COSIGNATURE,
     generatePrivateKey().publicKey.raw,
   );
-  const server = await startServer({
+  const server = await startInProcess({
     args: ['--log-interval', '50', '--witness', `http://127.0.0.1:${port}`, '--witness-key', vkey],
   });
   t.after(() => server.dispose());

@@ -191,7 +191,13 @@ test('log audit compares every page of the registry list with the log (1,100 car
   writeFileSync(join(box.dir, 'seed.json'), JSON.stringify({ version: 1, identities }));
   const seeded = await box.cards(['seed', 'seed.json', '--json']);
   assert.equal(seeded.status, 0, seeded.stderr);
-  await new Promise((resolve) => setTimeout(resolve, 300));
+  // The log integrates the cards every 50 ms: the audit starts once its checkpoint holds them all.
+  let size = 0;
+  for (let polls = 0; size < 1100 && polls < 600; polls++) {
+    if (polls > 0) await new Promise((resolve) => setTimeout(resolve, 50));
+    const checkpoint = await (await fetch(`${server.url}/log/checkpoint`)).text();
+    size = Number(checkpoint.split('\n')[1]);
+  }
   // The admin list answers 1,000 cards a page: the audit follows next_cursor to the end.
   const audit = await box.cards(['log', 'audit', '--url', server.url, '--json']);
   assert.equal(audit.status, 0, audit.stdout + audit.stderr);

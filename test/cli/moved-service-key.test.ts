@@ -10,7 +10,8 @@ import { join } from 'node:path';
 import { after, describe, test } from 'node:test';
 import { postCard } from '../helpers/post-card.js';
 import { freshStoreUrl } from '../helpers/postgres.js';
-import { removeTempDirs, startServer, type TestServer } from '../helpers/server.js';
+import { startInProcess } from '../helpers/in-process-server.js';
+import { removeTempDirs, type Served } from '../helpers/server.js';
 import { makeCard } from '../http/card-kit.js';
 import { said, sandbox } from './harness.js';
 
@@ -23,7 +24,7 @@ const ARGS = ['--quiet', '--no-log'];
 let dumps = 0;
 
 /** `cards export` from one server, `cards import` into the other: import's stderr. */
-async function move(from: TestServer, to: TestServer): Promise<string> {
+async function move(from: Served, to: Served): Promise<string> {
   const file = join(box.dir, `dump-${dumps++}.ndjson`);
   const exported = await box.cards(['export', '--url', from.url, '--out', file]);
   assert.equal(exported.status, 0, said(exported));
@@ -32,7 +33,7 @@ async function move(from: TestServer, to: TestServer): Promise<string> {
   return imported.stderr;
 }
 
-const inspect = async (server: TestServer, id: string) =>
+const inspect = async (server: Served, id: string) =>
   box.cards([
     'inspect',
     id,
@@ -47,11 +48,11 @@ const inspect = async (server: TestServer, id: string) =>
 
 describe('a moved registry and its service key', () => {
   test('JSON → PostgreSQL with the key moved: inspect checks out; without it: refused, saying why', async (t) => {
-    const source = await startServer({ args: ARGS });
+    const source = await startInProcess({ args: ARGS });
     t.after(() => source.dispose());
     const card = makeCard('alice');
     await postCard(source, 'alice', card.raw);
-    const moved = await startServer({
+    const moved = await startInProcess({
       store: await freshStoreUrl(),
       args: [...ARGS, '--service-key', source.paths.serviceKey],
     });
@@ -64,7 +65,7 @@ describe('a moved registry and its service key', () => {
     assert.equal(report.ok, true);
     assert.equal(report.service.checked, true);
 
-    const elsewhere = await startServer({ store: await freshStoreUrl(), args: ARGS });
+    const elsewhere = await startInProcess({ store: await freshStoreUrl(), args: ARGS });
     t.after(() => elsewhere.dispose());
     assert.notEqual(elsewhere.serviceKey, source.serviceKey);
     // The import says at once that the cards were signed with another registry's key.

@@ -8,7 +8,13 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { openSync, closeSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, test } from 'node:test';
-import { CARDS_BIN, hermeticEnv, makeTempDir, removeTempDirs } from '../helpers/server.js';
+import {
+  CARDS_BIN,
+  hermeticEnv,
+  makeTempDir,
+  removeTempDirs,
+  START_LIMIT_MS,
+} from '../helpers/server.js';
 
 after(removeTempDirs);
 
@@ -16,7 +22,7 @@ after(removeTempDirs);
 function firstLine(proc: ChildProcess): Promise<string> {
   return new Promise((resolve, reject) => {
     let out = '';
-    const timer = setTimeout(() => reject(new Error(`no banner: ${out}`)), 15_000);
+    const timer = setTimeout(() => reject(new Error(`no banner: ${out}`)), START_LIMIT_MS);
     proc.stdout?.setEncoding('utf8').on('data', (d: string) => {
       out += d;
       const url = /^listening on (\S+)$/m.exec(out)?.[1];

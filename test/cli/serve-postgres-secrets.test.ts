@@ -3,12 +3,14 @@
  * the database like the service and app keys (cards_keys), made by the first server to start
  * and taken by every other one that has no --admin-token; the banner says where it came from.
  * `cards jwt --store postgres://…` mints tokens with the app key kept there, which the servers
- * accept. Real `cards serve` processes and the CLI on one throwaway database.
+ * accept. Servers in this process on real ports (in-process-server.ts, with `cards serve`'s
+ * options and banner) and the CLI, on one throwaway database.
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { makeCard } from '../http/card-kit.js';
-import { startServer, type TestServer } from '../helpers/server.js';
+import { startInProcess } from '../helpers/in-process-server.js';
+import type { Served } from '../helpers/server.js';
 import { said, sandbox } from './harness.js';
 import { freshStoreUrl, sql, startOwnPostgres, type TestPostgres } from '../helpers/postgres.js';
 
@@ -18,10 +20,10 @@ before(async () => {
 });
 after(() => postgres.destroy());
 
-const tokenOf = (server: TestServer): string =>
+const tokenOf = (server: Served): string =>
   /^admin token: (\S+)$/m.exec(server.stdout())?.[1] ?? 'none printed';
 
-async function adminInfo(server: TestServer, token?: string): Promise<number> {
+async function adminInfo(server: Served, token?: string): Promise<number> {
   const response = await fetch(`${server.url.replace('0.0.0.0', '127.0.0.1')}/_cards/info`, {
     headers: token === undefined ? {} : { authorization: `Bearer ${token}` },
   });
@@ -32,10 +34,10 @@ async function adminInfo(server: TestServer, token?: string): Promise<number> {
 describe('admin token kept in the database', () => {
   test('the first server makes it, a second one with no --admin-token takes the same one', async (t) => {
     const store = await freshStoreUrl(postgres);
-    const a = await startServer({ store, args: [] });
+    const a = await startInProcess({ store, args: [] });
     t.after(() => a.dispose());
     // Listening beyond loopback: the admin API needs the token.
-    const b = await startServer({ store, args: ['--host', '0.0.0.0'] });
+    const b = await startInProcess({ store, args: ['--host', '0.0.0.0'] });
     t.after(() => b.dispose());
     const token = tokenOf(a);
     assert.match(token, /^cards_admin_/);
@@ -61,7 +63,7 @@ describe('admin token kept in the database', () => {
   test('--admin-token wins and is not kept; the database keeps its own', async (t) => {
     const store = await freshStoreUrl(postgres);
     const given = 'given-admin-token-0123456789';
-    const a = await startServer({ store, args: ['--admin-token', given] });
+    const a = await startInProcess({ store, args: ['--admin-token', given] });
     t.after(() => a.dispose());
     assert.equal(tokenOf(a), given);
     assert.doesNotMatch(a.stdout(), /^admin token from:/m);
@@ -80,7 +82,7 @@ describe('cards jwt --store postgres://…', () => {
     assert.equal(none.status, 7, said(none));
     assert.match(none.stderr, /No app key is kept in postgres:\/\/postgres:\*\*\*@/);
     assert.equal((await sql(store, `SELECT to_regclass('cards_keys') AS t`))[0]?.t, null);
-    const server = await startServer({ store, args: ['--quiet'] });
+    const server = await startInProcess({ store, args: ['--quiet'] });
     t.after(() => server.dispose());
     const minted = await box.cards(['jwt', '--identity', 'alice', '--store', store, '--json']);
     assert.equal(minted.status, 0, said(minted));

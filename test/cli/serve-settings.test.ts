@@ -1,7 +1,8 @@
 /**
  * `cards serve` resolves its settings like every command (flag > env > profile > default):
  * environment switches mean what they say, bad values name their variable, and `cards config`
- * lists serve's settings with their source. bin/cards.js in subprocesses, temp dirs, port 0.
+ * lists serve's settings with their source. `cards serve` in this process (its options, a real
+ * port 0; refusals through the executable's funnel), temp dirs.
  */
 import assert from 'node:assert/strict';
 import { mkdirSync, writeFileSync } from 'node:fs';
@@ -10,20 +11,21 @@ import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { after, describe, test } from 'node:test';
 import { said, sandbox } from './harness.js';
-import { makeTempDir, removeTempDirs, runServeToExit, startServer } from '../helpers/server.js';
+import { startInProcess } from '../helpers/in-process-server.js';
+import { makeTempDir, removeTempDirs, runServeToExit } from '../helpers/server.js';
 
 after(removeTempDirs);
 
 /** Starts serve with `env`, asks /health from another origin, and stops it. */
 async function probe(env: Record<string, string>): Promise<{ cors: boolean; logged: boolean }> {
-  const server = await startServer({ env });
+  const server = await startInProcess({ env });
   try {
     const health = await fetch(`${server.url}/health`, { headers: { origin: 'http://app.test' } });
     assert.equal(health.status, 200);
     const cors = health.headers.get('access-control-allow-origin') === '*';
-    const { code, stderr } = await server.stop('SIGINT');
-    assert.equal(code, 0, stderr);
-    return { cors, logged: /GET \/health 200/.test(stderr) };
+    // Closes as `cards serve` does on SIGINT; rejects when closing fails.
+    await server.stop();
+    return { cors, logged: /GET \/health 200/.test(server.stderr()) };
   } finally {
     await server.dispose();
   }
@@ -131,7 +133,7 @@ describe('cards config: serve settings', () => {
         profiles: { local: { db: 'from-profile.json', compat: 'virgil' } },
       }),
     );
-    const server = await startServer({
+    const server = await startInProcess({
       dir,
       // An empty CARDS_DB is unset for the resolver, and keeps the helper from adding --db.
       env: { CARDS_CONFIG: config, CARDS_PROFILE: 'local', CARDS_DB: '' },
@@ -158,7 +160,7 @@ describe("cards serve listens on the profile's loopback url", () => {
 
   test('init --url, then serve and get with no flags meet; --port and non-loopback URLs do not move it', async () => {
     const box = sandbox();
-    const servers: Awaited<ReturnType<typeof startServer>>[] = [];
+    const servers: Awaited<ReturnType<typeof startInProcess>>[] = [];
     try {
       const port = await freePort();
       const env = { CARDS_CONFIG: join(box.dir, 'config.json') };
@@ -171,7 +173,7 @@ describe("cards serve listens on the profile's loopback url", () => {
       assert.deepEqual(serve.port, { value: port, source: 'config' });
       assert.deepEqual(serve.host, { value: 'localhost', source: 'config' });
       // Empty CARDS_PORT and CARDS_HOST are unset, and keep the helper from adding flags.
-      const server = await startServer({
+      const server = await startInProcess({
         dir: box.dir,
         env: { ...env, CARDS_PORT: '', CARDS_HOST: '' },
         args: ['--quiet'],
@@ -183,7 +185,7 @@ describe("cards serve listens on the profile's loopback url", () => {
       const got = await box.cards(['get', made.json<{ id: string }>().id, '--json'], { env });
       assert.equal(got.status, 0, said(got));
       // An explicit flag wins over the profile.
-      const flagged = await startServer({
+      const flagged = await startInProcess({
         dir: box.dir,
         env: { ...env, CARDS_HOST: '' },
         args: ['--quiet', '--port', '0', '--db', join(box.dir, 'other.json')],

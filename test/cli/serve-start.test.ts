@@ -15,6 +15,7 @@ import {
   makeTempDir,
   removeTempDirs,
   runServeToExit,
+  START_LIMIT_MS,
   startServer,
 } from '../helpers/server.js';
 import { said, sandbox } from './harness.js';
@@ -58,7 +59,7 @@ function spawnServe(args: readonly string[], cwd: string): Serving {
 }
 
 async function until<T>(what: string, probe: () => T | undefined, serving: Serving): Promise<T> {
-  for (let i = 0; i < 300; i++) {
+  for (let i = 0; i < START_LIMIT_MS / 50; i++) {
     const value = probe();
     if (value !== undefined) return value;
     await new Promise((r) => setTimeout(r, 50));

@@ -74,6 +74,11 @@ describe('cards snapshot', () => {
     const checkpoint = async (): Promise<string> =>
       (await (await fetch(`${server.url}/log/checkpoint`)).text()).split('\n\n')[0] as string;
     const cards = await listed();
+    // The log takes in new cards at its interval: compared once it holds every card listed.
+    for (let polls = 0; polls < 600; polls++) {
+      if (Number((await checkpoint()).split('\n')[1]) === cards.length) break;
+      await new Promise((resolve) => setTimeout(resolve, 50));
+    }
     const log = await checkpoint();
 
     const refused = await box.cards(['snapshot', 'restore', 'broken', '--yes']);

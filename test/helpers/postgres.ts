@@ -11,8 +11,9 @@
  * Nothing found is a failure, never a skip: `npm test` must run these tests (scripts/run-tests.js
  * also fails a full run in which no PostgreSQL test passed).
  *
- * One server per test process (each test file is a process); each suite takes a fresh database
- * (`freshDatabase()`). The fault tests take a server of their own (`startOwnPostgres()`), which
+ * One server per test process (each test file is a process), or one for a whole run: the runner
+ * (scripts/run-tests.js) starts one and names it in CARDS_TEST_DATABASE_URL. Each suite takes a
+ * fresh database (`freshDatabase()`). The fault tests take a server of their own (`startOwnPostgres()`), which
  * they may stop and start.
  */
 import { execFileSync, spawnSync } from 'node:child_process';
@@ -126,7 +127,8 @@ export async function startOwnPostgres(): Promise<TestPostgres> {
     `-c listen_addresses=127.0.0.1`,
     `-c port=${port}`,
     `-c unix_socket_directories=${dir}`,
-    `-c max_connections=200`,
+    // The files of a run share one server (scripts/run-tests.js), each with its own pools.
+    `-c max_connections=600`,
     `-c shared_buffers=64MB`,
     `-c log_min_messages=fatal`,
   ].join(' ');

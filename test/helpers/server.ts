@@ -12,6 +12,7 @@
  *
  * Restart on the same store: `startServer({ dir: server.dir })`. Crash: `server.kill()`.
  * The environment is hermetic: no CARDS_* variable of the machine leaks in; `env` adds some.
+ * A start that must be refused: `runServeToExit(args)`, in this process unless `process: true`.
  *
  * PostgreSQL: `store: URL` serves from that database (`--store URL`); with
  * CARDS_TEST_ENGINE=postgres (the `*-postgres.test.ts` twins) every server gets a fresh database
@@ -27,9 +28,16 @@ import { APP_KEY_NAME } from '../../src/server/server-keys.js';
 import { mintToken, type TokenFormat } from '../../src/crypto/tokens.js';
 import { fileHome, type FileHome } from '../../src/server/file-home.js';
 import { storePaths, type StorePaths } from '../../src/store/json/paths.js';
+import { runCardsInProcess } from '../cli/harness.js';
 import { awakeTimer } from './awake.js';
 import { freshStoreUrl, sql } from './postgres.js';
 import { checkFetchesTo } from './contract.js';
+
+/**
+ * How long a process's start may take before a test gives up on it: a start takes a second
+ * alone and over 15 s on a host at a load of 12 on 2 cores; the limit only names a hang.
+ */
+export const START_LIMIT_MS = 60_000;
 
 export const CARDS_BIN = new URL('../../../bin/cards.js', import.meta.url).pathname;
 
@@ -42,7 +50,7 @@ export interface StartServerOptions {
   readonly dir?: string;
   /** A PostgreSQL URL to serve from (`--store`); default: by CARDS_TEST_ENGINE (see above). */
   readonly store?: string;
-  /** How long to wait for the start-up lines, ms. Default 15 s. */
+  /** How long to wait for the start-up lines, ms. Default START_LIMIT_MS. */
   readonly timeoutMs?: number;
 }
 
@@ -219,7 +227,7 @@ export async function startServer(options: StartServerOptions = {}): Promise<Tes
 
   const { url, serviceKey } = await new Promise<{ url: string; serviceKey: string }>(
     (resolve, reject) => {
-      const timer = awakeTimer(options.timeoutMs ?? 15_000, () => {
+      const timer = awakeTimer(options.timeoutMs ?? START_LIMIT_MS, () => {
         proc.kill('SIGKILL');
         reject(
           new Error(`cards serve did not start in time.\nstdout:\n${stdout}\nstderr:\n${stderr}`),
@@ -289,27 +297,49 @@ export async function startServer(options: StartServerOptions = {}): Promise<Tes
   };
 }
 
-/** Runs `cards serve …` expecting it to exit by itself (a refusal); kills it after `timeoutMs`. */
-export function runServeToExit(
+export interface RunServeOptions {
+  readonly env?: Readonly<Record<string, string | undefined>>;
+  readonly cwd?: string;
+  /** How long it may run before it is given up on (killed, or abandoned in-process), ms. */
+  readonly timeoutMs?: number;
+  /** Spawn `node bin/cards.js serve` instead of running it in this process. */
+  readonly process?: boolean;
+}
+
+/**
+ * Runs `cards serve …` expecting it to exit by itself (a refusal). By default in this process,
+ * through the executable's funnel (`runCardsInProcess`, test/cli/harness.ts): its status is the
+ * one bin/cards.js exits with, its stdout and stderr what it would print. `process: true`
+ * spawns `node bin/cards.js serve` (killed after `timeoutMs`) for what only a process shows: the
+ * exit status the shell sees, the lock between two processes.
+ */
+export async function runServeToExit(
   args: readonly string[],
-  options: {
-    env?: Readonly<Record<string, string | undefined>>;
-    cwd?: string;
-    timeoutMs?: number;
-  } = {},
+  options: RunServeOptions = {},
 ): Promise<ExitResult> {
+  const cwd = options.cwd ?? tmpdir();
+  const env = hermeticEnv({ CARDS_HOME: join(cwd, '.cards-no-home'), ...options.env });
+  const limitMs = options.timeoutMs ?? START_LIMIT_MS;
+  if (options.process !== true) {
+    const defined = Object.entries(env).filter((e): e is [string, string] => e[1] !== undefined);
+    const result = await runCardsInProcess(['serve', ...args], {
+      cwd,
+      env: Object.fromEntries(defined),
+      limitMs,
+    });
+    return { code: result.status, signal: null, stdout: result.stdout, stderr: result.stderr };
+  }
   return new Promise((resolve, reject) => {
-    const cwd = options.cwd ?? tmpdir();
     const proc = spawn(process.execPath, [CARDS_BIN, 'serve', ...args], {
       cwd,
-      env: hermeticEnv({ CARDS_HOME: join(cwd, '.cards-no-home'), ...options.env }),
+      env,
       stdio: ['ignore', 'pipe', 'pipe'],
     });
     let stdout = '';
     let stderr = '';
     proc.stdout.setEncoding('utf8').on('data', (chunk: string) => (stdout += chunk));
     proc.stderr.setEncoding('utf8').on('data', (chunk: string) => (stderr += chunk));
-    const timer = awakeTimer(options.timeoutMs ?? 15_000, () => proc.kill('SIGKILL'));
+    const timer = awakeTimer(limitMs, () => proc.kill('SIGKILL'));
     proc.on('error', reject);
     proc.on('close', (code, signal) => {
       timer.clear();

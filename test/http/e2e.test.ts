@@ -169,7 +169,9 @@ describe('cards serve end to end', () => {
     async (t) => {
       const server = await startServer();
       t.after(() => server.dispose());
-      const second = await runServeToExit(['--port', '0', '--db', server.paths.store]);
+      const second = await runServeToExit(['--port', '0', '--db', server.paths.store], {
+        process: true,
+      });
       assert.equal(second.code, 1);
       assert.match(second.stderr, /STORE_LOCKED.*pid \d+/);
       assert.equal(second.stdout, '');

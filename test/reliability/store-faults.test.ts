@@ -329,6 +329,7 @@ describe('store faults: start-up', () => {
     for (const [name, db] of spellings) {
       const second = await runServeToExit(['--port', '0', '--db', db, '--quiet'], {
         cwd: server.dir,
+        process: true,
       });
       assert.equal(second.code, 1, `${name}: refused (${second.stdout} ${second.stderr})`);
       assert.match(second.stderr, /STORE_LOCKED.*pid \d+/, name);

@@ -67,7 +67,8 @@ async function asOneBatch(
     for (let i = 0; i < 200; i++) {
       const [row] = await sql<{ n: string }>(
         url,
-        `SELECT count(*) AS n FROM pg_stat_activity WHERE wait_event_type = 'Lock' AND application_name = 'cards'`,
+        `SELECT count(*) AS n FROM pg_stat_activity
+         WHERE wait_event_type = 'Lock' AND application_name = 'cards' AND datname = current_database()`,
       );
       if (Number(row?.n) > 0) break;
       await new Promise((resolve) => setTimeout(resolve, 10));

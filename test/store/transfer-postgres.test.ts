@@ -211,7 +211,7 @@ describe('schema and configuration', () => {
       ],
     ];
     for (const [url, code, message] of cases) {
-      const result = await runServeToExit(['--port', '0', '--store', url]);
+      const result = await runServeToExit(['--port', '0', '--store', url], { process: true });
       assert.equal(result.code, 9, `${code}: ${result.stderr}`);
       assert.match(result.stderr, new RegExp(code));
       assert.match(result.stderr, message);
