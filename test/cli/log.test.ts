@@ -212,3 +212,21 @@ test('log audit compares every page of the registry list with the log (1,100 car
     [1100, 1100, 'checked', []],
   );
 });
+
+test('log audit of a log behind the registry: cards stored after its checkpoint are not problems', async (t) => {
+  // A minute between integrations: the first card is logged at once, the next waits.
+  const { server, box } = await serverInSandbox({ args: ['--quiet', '--log-interval', '60000'] });
+  t.after(() => server.dispose());
+  t.after(() => box.cleanup());
+  await create(box, 'alice');
+  for (let polls = 0; polls < 600; polls++) {
+    const checkpoint = await (await fetch(`${server.url}/log/checkpoint`)).text();
+    if (checkpoint.split('\n')[1] === '1') break;
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  }
+  await create(box, 'bob');
+  const audit = await box.cards(['log', 'audit', '--url', server.url, '--json']);
+  assert.equal(audit.status, 0, audit.stdout + audit.stderr);
+  const report = audit.json<{ size: number; cardsChecked: number; problems: string[] }>();
+  assert.deepEqual([report.size, report.cardsChecked, report.problems], [1, 1, []]);
+});
