@@ -107,8 +107,7 @@ export interface Reservation {
 
 export class CardIndex {
   readonly #byId = new Map<string, IndexedCard>();
-  /** An identity's chain, or its chains when it has several (most have one: no array made). */
-  readonly #byIdentity = new Map<string, Chain | Chain[]>();
+  readonly #byIdentity = new Map<string, Chain[]>();
   readonly #entries: IndexedCard[] = [];
   /** Every identity, and every card id, in code-point order for the admin listings. */
   readonly #identities = new SortedKeys();
@@ -137,8 +136,7 @@ export class CardIndex {
 
   /** The chains of an identity, oldest first (by when their first card was stored). */
   chainsOf(identity: string): readonly Chain[] {
-    const chains = this.#byIdentity.get(identity);
-    return chains === undefined ? [] : chains instanceof Chain ? [chains] : chains;
+    return this.#byIdentity.get(identity) ?? [];
   }
 
   /**
@@ -148,8 +146,8 @@ export class CardIndex {
    * order of the chain's cards).
    */
   revisionOf(identity: string): number | undefined {
-    if (!this.#byIdentity.has(identity)) return undefined;
-    const chains = this.chainsOf(identity);
+    const chains = this.#byIdentity.get(identity);
+    if (!chains) return undefined;
     let revision = 0;
     for (const chain of chains) if (chain.revision > revision) revision = chain.revision;
     return revision;
@@ -252,11 +250,11 @@ export class CardIndex {
     } else {
       chain = new Chain(card.identity);
       const chains = this.#byIdentity.get(card.identity);
-      if (chains === undefined) {
-        this.#byIdentity.set(card.identity, chain);
+      if (chains) chains.push(chain);
+      else {
+        this.#byIdentity.set(card.identity, [chain]);
         this.#identities.add(card.identity);
-      } else if (chains instanceof Chain) this.#byIdentity.set(card.identity, [chains, chain]);
-      else chains.push(chain);
+      }
     }
     const entry = new IndexedCard(card, chain, this.#entries.length);
     if (previous) chain.cards.push(entry);

@@ -55,7 +55,7 @@ export const corrupt = (what: string): CardsError =>
 
 /** One line of the journal and of the store file: the record with its keys in a fixed order. */
 export function serializeCard(card: StoredCard): string {
-  if (card instanceof StoredLine) return card.text();
+  if (card instanceof StoredLine) return card.line;
   return JSON.stringify({
     id: card.id,
     identity: card.identity,

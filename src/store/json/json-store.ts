@@ -12,8 +12,6 @@
  * - A failed write is cut back off the journal, so nothing of it survives a restart.
  * - A corrupt or newer file is refused, never overwritten. One writer per store: the engine
  *   takes its lock (lock.ts) and checks it is none of its own companions before it opens it.
- * - The cards of the file keep their index fields in memory and read their lines from the file
- *   when first handed out (file-lines.ts); the journal's cards hold theirs.
  */
 import { mkdir, open, rm, type FileHandle } from 'node:fs/promises';
 import { dirname, resolve } from 'node:path';
@@ -29,7 +27,6 @@ import { DEFAULT_COMPACT_BYTES } from '../defaults.js';
 import { serializeCard } from '../record.js';
 import { StoreFile } from './store-file.js';
 import { IndexedStore } from '../indexed-store.js';
-import { StoredLine } from '../stored-line.js';
 import type { CardEntry, StoreStats, StoredCard } from '../store.js';
 
 export interface JsonStoreOptions {
@@ -113,19 +110,6 @@ export class JsonStore extends IndexedStore {
     await mkdir(dirname(resolve(options.path)), { recursive: true });
     const paths = storePaths(options.path);
     const file = new StoreFile(paths.store);
-    try {
-      return await JsonStore.#open(paths, file, options);
-    } catch (err) {
-      file.close(); // a refused store reads no line of it any more
-      throw err;
-    }
-  }
-
-  static async #open(
-    paths: StorePaths,
-    file: StoreFile,
-    options: JsonStoreOptions,
-  ): Promise<JsonStore> {
     // STORE_CORRUPT for a file it cannot read; none: a new store. Relations no registry could
     // have made refuse the store before anything is rewritten.
     const index = new CardIndex();
@@ -165,7 +149,6 @@ export class JsonStore extends IndexedStore {
    * the server's start-up, its log catching up included, hashes next to nothing for it.
    */
   protected override seen(entry: IndexedCard): void {
-    held(entry.card);
     if (entry.checked) return;
     if (!idMatches(entry.card)) throw mismatch(entry, this.paths.store);
     entry.checked = true;
@@ -188,29 +171,15 @@ export class JsonStore extends IndexedStore {
     const entries = this.index.entries;
     for (let start = 0; start < entries.length; start += CHECK_SLICE) {
       await this.#quietMoment();
-      // Closed or emptied meanwhile: nothing left to check.
-      if (this.#closing || this.index.entries !== entries) return;
+      if (this.#closing) return;
       const end = Math.min(entries.length, start + CHECK_SLICE);
       for (let i = start; i < end; i++) {
         const entry = entries[i] as IndexedCard;
         if (entry.checked) continue;
-        let matches: boolean;
-        try {
-          // The line is read and dropped: the pass keeps nothing of the cards it checks.
-          matches = idMatches(entry.card, snapshotOf(entry.card));
-        } catch (err) {
-          this.#warn((err as Error).message);
-          return;
-        }
-        if (matches) entry.checked = true;
+        if (idMatches(entry.card)) entry.checked = true;
         else this.#warn(mismatch(entry, this.paths.store).message);
       }
     }
-  }
-
-  /** Every card, each holding its line (it may be read after the store closes). */
-  override cards(): StoredCard[] {
-    return super.cards().map(held);
   }
 
   stats(): StoreStats {
@@ -244,7 +213,6 @@ export class JsonStore extends IndexedStore {
         throw unavailable(`Cannot empty the journal ${this.paths.journal}`, err);
       }
       this.index = new CardIndex();
-      this.#file.close();
       await this.#compactAll('reset');
     })().finally(() => (this.#resetting = undefined));
     return this.#resetting;
@@ -288,7 +256,6 @@ export class JsonStore extends IndexedStore {
       await rm(this.paths.journal, { force: true });
       await fsyncDir(dirname(this.paths.journal));
     } finally {
-      this.#file.close();
       await this.#journal?.close().catch(() => undefined);
     }
   }
@@ -395,8 +362,7 @@ export class JsonStore extends IndexedStore {
   async #compactAll(when: string): Promise<void> {
     const count = this.index.size;
     try {
-      // As held: a line still in the file is copied from it, not kept (store-file.ts).
-      await this.#file.write(this.index.entries.slice(0, count).map((entry) => entry.card));
+      await this.#file.write(this.cards().slice(0, count));
     } catch (err) {
       throw unavailable(`Cannot write the store ${this.paths.store} at ${when}`, err);
     }
@@ -443,19 +409,12 @@ export class JsonStore extends IndexedStore {
 }
 
 /** The id a card's snapshot hashes to, or undefined when the snapshot is not base64. */
-function idOf(card: StoredCard, snapshot = card.content_snapshot): string | undefined {
-  const bytes = decodeStoredBase64(snapshot);
+function idOf(card: StoredCard): string | undefined {
+  const bytes = decodeStoredBase64(card.content_snapshot);
   return bytes && cardIdOf(bytes);
 }
 
-const idMatches = (card: StoredCard, snapshot?: string): boolean =>
-  idOf(card, snapshot) === card.id;
-
-const held = (card: StoredCard): StoredCard => (card instanceof StoredLine ? card.load() : card);
-
-/** The snapshot of a card, without keeping a line read from the store file for it. */
-const snapshotOf = (card: StoredCard): string =>
-  card instanceof StoredLine ? card.snapshot() : card.content_snapshot;
+const idMatches = (card: StoredCard): boolean => idOf(card) === card.id;
 
 const mismatch = (entry: IndexedCard, store: string): CardsError =>
   new CardsError(

@@ -16,14 +16,12 @@
  * STORE_CORRUPT and never overwritten. Writes replace the file atomically (src/io/fs-durable.ts).
  */
 import { isAscii } from 'node:buffer';
-import { openSync } from 'node:fs';
-import { open, readFile, type FileHandle } from 'node:fs/promises';
+import { readFile } from 'node:fs/promises';
 import { replaceFile } from '../../io/fs-durable.js';
 import { corrupt, readStoredCard, serializeCard } from '../record.js';
 import type { StoredCard } from '../store.js';
-import { FileLines } from './file-lines.js';
-import { fileSize, readChunks } from './line-reader.js';
-import { fileLine, movedLine, StoredLine } from '../stored-line.js';
+import { fileSize, readLines } from './line-reader.js';
+import { parseStoredLine, type StoredLine } from '../stored-line.js';
 
 const STORE_FORMAT = 'cards-store';
 const STORE_VERSION = 1;
@@ -37,95 +35,49 @@ const PLAIN_JSON_MAX = 400 * 1024 * 1024;
 /** The file's lines, as storeChunks writes them (below), one card per line. */
 const HEADER = ['{', `"format": "${STORE_FORMAT}",`, `"version": ${STORE_VERSION},`, '"cards": ['];
 const FOOTER = [']', '}'];
-/** Where storeChunks puts the first card line. */
-const FIRST_CARD_AT = Buffer.byteLength(HEADER.join('\n')) + 1;
-
-const NEWLINE = 10;
-const COMMA = 44;
-const CLOSE_BRACKET = 93;
-
-/** What readStoreLines found: the cards, and where their lines are (`lines`, to close). */
-interface StoreLines {
-  readonly cards: StoredLine[];
-  readonly lines: FileLines;
-}
 
 /**
- * The cards of a store file exactly as storeChunks writes it, streamed, each card line checked
- * where it lies in the chunk's bytes and left in the file (stored-line.ts `fileLine`);
- * undefined when the file is shaped in any other way (then the caller parses it as plain JSON);
- * 'blank' when it holds only white space (`touch cards.json`: nothing to lose by starting it).
+ * The cards of a store file exactly as storeChunks writes it, streamed; undefined when the file
+ * is shaped in any other way (then the caller parses it as plain JSON); 'blank' when it holds
+ * only white space (`touch cards.json`: nothing to lose by starting it).
  */
-async function readStoreLines(path: string): Promise<StoreLines | undefined | 'blank'> {
-  const handle = await open(path, 'r');
-  const lines = new FileLines(openSync(path, 'r'), 0);
-  let found: StoreLines | undefined | 'blank';
-  try {
-    found = await readCardLines(handle, lines);
-  } finally {
-    await handle.close();
-    if (typeof found !== 'object') lines.close();
-  }
-  return found;
-}
-
-async function readCardLines(
-  handle: FileHandle,
-  source: FileLines,
-): Promise<StoreLines | undefined | 'blank'> {
+async function readStoreLines(path: string): Promise<StoredLine[] | undefined | 'blank'> {
   const cards: StoredLine[] = [];
   let position = 0; // lines seen
+  let pending: string | undefined; // the last card line, waiting to know whether one follows
   let footer = -1; // index into FOOTER once the cards ended
   let blank = true;
-  let base = -1; // where the first card line starts
-  let more = false; // the last card line ended with a comma: another card must follow
-  for await (const { bytes, offset, terminated } of readChunks(handle)) {
-    const ascii = isAscii(bytes);
-    for (let start = 0; start < bytes.length;) {
-      const newline = terminated ? bytes.indexOf(NEWLINE, start) : bytes.length;
-      const line = start;
-      start = newline + 1;
-      const card =
-        !blank &&
-        position >= HEADER.length &&
-        footer < 0 &&
-        !(newline === line + 1 && bytes[line] === CLOSE_BRACKET);
-      if (card) {
-        // A card line, checked as bytes; `,` ends every one but the last.
-        if (!terminated || (cards.length > 0 && !more)) return undefined;
-        more = bytes[newline - 1] === COMMA;
-        if (base < 0) base = offset + line;
-        const stored = fileLine(
-          bytes,
-          line,
-          more ? newline - 1 : newline,
-          ascii,
-          source,
-          offset + line - base,
-        );
-        if (!stored) return undefined;
-        cards.push(stored);
-      } else {
-        const text = bytes.toString(ascii ? 'latin1' : 'utf8', line, newline);
-        if (blank && text.trim() === '') continue;
-        blank = false;
-        if (!terminated) return undefined;
-        if (position < HEADER.length) {
-          if (text !== HEADER[position]) return undefined;
-        } else if (footer >= 0) {
-          if (++footer >= FOOTER.length || text !== FOOTER[footer]) return undefined;
-        } else {
-          if (more) return undefined; // the footer's "]" after a card line ending in ","
-          footer = 0;
+  for await (const lines of readLines(path)) {
+    for (const { text, terminated } of lines) {
+      if (blank && text.trim() === '') continue;
+      blank = false;
+      if (!terminated) return undefined;
+      if (position < HEADER.length) {
+        if (text !== HEADER[position]) return undefined;
+      } else if (footer >= 0) {
+        if (++footer >= FOOTER.length || text !== FOOTER[footer]) return undefined;
+      } else if (text === FOOTER[0]) {
+        if (pending !== undefined) {
+          if (pending.endsWith(',')) return undefined;
+          const card = parseStoredLine(pending);
+          if (!card) return undefined;
+          cards.push(card);
         }
+        footer = 0;
+      } else {
+        if (pending !== undefined) {
+          if (!pending.endsWith(',')) return undefined;
+          const card = parseStoredLine(pending.slice(0, -1));
+          if (!card) return undefined;
+          cards.push(card);
+        }
+        pending = text;
       }
       position++;
     }
   }
   if (blank) return 'blank';
-  if (footer !== FOOTER.length - 1) return undefined;
-  source.rebase(base < 0 ? 0 : base);
-  return { cards, lines: source };
+  return footer === FOOTER.length - 1 ? cards : undefined;
 }
 
 export class StoreFile {
@@ -134,8 +86,6 @@ export class StoreFile {
   bytes = 0;
   /** Whether the last read found a store in the file (false: a new store). */
   found = false;
-  /** Where the lines of the cards read from the file are read (stored-line.ts). */
-  #lines: FileLines | undefined;
 
   constructor(path: string) {
     this.path = path;
@@ -148,16 +98,12 @@ export class StoreFile {
    * plain JSON when it fits in one string.
    */
   async read(): Promise<readonly StoredCard[]> {
-    this.close();
     this.bytes = await fileSize(this.path);
     if (this.bytes === 0) return [];
-    const found = await readStoreLines(this.path);
-    if (found === 'blank') return [];
+    const cards = await readStoreLines(this.path);
+    if (cards === 'blank') return [];
     this.found = true;
-    if (found) {
-      this.#lines = found.lines;
-      return found.cards;
-    }
+    if (cards) return cards;
     if (this.bytes > PLAIN_JSON_MAX)
       throw corrupt(
         `${this.path} is not in the one-card-per-line format this store writes, and at ${this.bytes} bytes it is too large to read as plain JSON`,
@@ -167,23 +113,9 @@ export class StoreFile {
     return parseStoreText(text, this.path);
   }
 
-  /**
-   * Replaces the file by one holding `cards` (src/io/fs-durable.ts: whole or not at all). The
-   * cards read from the file, if any, come first in `cards` and in the same order: their lines
-   * keep their places after the header, and they are read from the new file.
-   */
+  /** Replaces the file by one holding `cards` (src/io/fs-durable.ts: whole or not at all). */
   async write(cards: readonly StoredCard[]): Promise<void> {
     this.bytes = await replaceFile(this.path, storeChunks(cards));
-    this.#lines?.moveTo(this.path, FIRST_CARD_AT);
-  }
-
-  /**
-   * The cards read from the file are not read any more: before a write that does not begin
-   * with them (the store emptied), and when the store closes.
-   */
-  close(): void {
-    this.#lines?.close();
-    this.#lines = undefined;
   }
 }
 
@@ -212,39 +144,10 @@ function parseStoreText(text: string, path: string): readonly StoredCard[] {
 function* storeChunks(cards: readonly StoredCard[]): Generator<string> {
   yield HEADER.join('\n');
   for (let start = 0; start < cards.length; start += CHUNK) {
+    const lines: string[] = [];
     const end = Math.min(cards.length, start + CHUNK);
-    yield (start === 0 ? '\n' : ',\n') + joinLines(cards, start, end);
+    for (let i = start; i < end; i++) lines.push(serializeCard(cards[i] as StoredCard));
+    yield (start === 0 ? '\n' : ',\n') + lines.join(',\n');
   }
   yield `\n${FOOTER.join('\n')}\n`;
-}
-
-/**
- * The lines of cards `from` to `to` joined by ",\n", as the file holds them: a run of cards
- * whose lines lie one after the other in the file read is read in one piece.
- */
-function joinLines(cards: readonly StoredCard[], from: number, to: number): string {
-  const parts: string[] = [];
-  for (let i = from; i < to;) {
-    const first = cards[i] as StoredCard;
-    const source = first instanceof StoredLine ? first.source : undefined;
-    if (!source || !(first instanceof StoredLine)) {
-      parts.push(serializeCard(first));
-      i++;
-      continue;
-    }
-    let last = first;
-    for (i++; i < to; i++) {
-      const next = cards[i];
-      if (!(next instanceof StoredLine) || next.source !== source) break;
-      if (next.offset !== last.offset + last.length + 2) break; // after last's ",\n"
-      last = next;
-    }
-    const text = source.read(first.offset, last.offset + last.length - first.offset);
-    // Lines hold no raw newline (JSON escapes it): the last one starts after the last '\n'.
-    if (!text.startsWith(`{"id":"${first.id}"`)) throw movedLine(first.id);
-    if (!text.startsWith(`{"id":"${last.id}"`, text.lastIndexOf('\n') + 1))
-      throw movedLine(last.id);
-    parts.push(text);
-  }
-  return parts.join(',\n');
 }
