@@ -107,7 +107,8 @@ export interface Reservation {
 
 export class CardIndex {
   readonly #byId = new Map<string, IndexedCard>();
-  readonly #byIdentity = new Map<string, Chain[]>();
+  /** An identity's chain, or its chains when it has several (most have one: no array made). */
+  readonly #byIdentity = new Map<string, Chain | Chain[]>();
   readonly #entries: IndexedCard[] = [];
   /** Every identity, and every card id, in code-point order for the admin listings. */
   readonly #identities = new SortedKeys();
@@ -136,7 +137,8 @@ export class CardIndex {
 
   /** The chains of an identity, oldest first (by when their first card was stored). */
   chainsOf(identity: string): readonly Chain[] {
-    return this.#byIdentity.get(identity) ?? [];
+    const chains = this.#byIdentity.get(identity);
+    return chains === undefined ? [] : chains instanceof Chain ? [chains] : chains;
   }
 
   /**
@@ -146,8 +148,8 @@ export class CardIndex {
    * order of the chain's cards).
    */
   revisionOf(identity: string): number | undefined {
-    const chains = this.#byIdentity.get(identity);
-    if (!chains) return undefined;
+    if (!this.#byIdentity.has(identity)) return undefined;
+    const chains = this.chainsOf(identity);
     let revision = 0;
     for (const chain of chains) if (chain.revision > revision) revision = chain.revision;
     return revision;
@@ -250,11 +252,11 @@ export class CardIndex {
     } else {
       chain = new Chain(card.identity);
       const chains = this.#byIdentity.get(card.identity);
-      if (chains) chains.push(chain);
-      else {
-        this.#byIdentity.set(card.identity, [chain]);
+      if (chains === undefined) {
+        this.#byIdentity.set(card.identity, chain);
         this.#identities.add(card.identity);
-      }
+      } else if (chains instanceof Chain) this.#byIdentity.set(card.identity, [chains, chain]);
+      else chains.push(chain);
     }
     const entry = new IndexedCard(card, chain, this.#entries.length);
     if (previous) chain.cards.push(entry);
