@@ -35,6 +35,7 @@ import {
   rowRefused,
   unavailable,
 } from './errors.js';
+import { backoff } from './database.js';
 import { RowEntry } from './rows.js';
 import * as SQL from './sql.js';
 import { wireJsonOf, type CardEntry, type StoredCard } from '../store.js';
@@ -327,6 +328,3 @@ export class GroupCommit {
     this.#enqueue(pending);
   }
 }
-
-const backoff = (attempt: number): Promise<void> =>
-  new Promise((resolve) => setTimeout(resolve, 2 ** attempt + Math.random() * 10));

@@ -199,5 +199,6 @@ export class Database {
   }
 }
 
+/** The wait before try `attempt + 1`: 2^attempt ms and up to 10 ms of jitter. */
 export const backoff = (attempt: number): Promise<void> =>
   new Promise((resolve) => setTimeout(resolve, 2 ** attempt + Math.random() * 10));
