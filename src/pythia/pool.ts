@@ -27,14 +27,6 @@ export interface PythiaPoolOptions {
   readonly signal?: AbortSignal;
 }
 
-export interface PythiaPoolStats {
-  readonly threads: number;
-  readonly queued: number;
-  readonly completed: number;
-  /** Share of the pool's time spent computing, 0 to 1. */
-  readonly utilization: number;
-}
-
 export class PythiaPool {
   readonly #pool: Piscina<PythiaJob, PythiaOutcome<unknown>>;
 
@@ -102,15 +94,6 @@ export class PythiaPool {
     includeProof: boolean,
   ): Promise<PasswordTransform> {
     return this.#run({ op: 'password', key, blindedPassword, salt, includeProof });
-  }
-
-  get stats(): PythiaPoolStats {
-    return {
-      threads: this.#pool.threads.length,
-      queued: this.#pool.queueSize,
-      completed: this.#pool.completed,
-      utilization: this.#pool.utilization,
-    };
   }
 
   /** Lets running jobs finish, then stops the threads. */
