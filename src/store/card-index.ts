@@ -121,11 +121,6 @@ export class CardIndex {
     return this.#entries.length;
   }
 
-  /** Cards being written (reserved, not yet committed). */
-  get pending(): number {
-    return this.#pendingIds.size;
-  }
-
   /** Every durable card in insertion order. */
   get entries(): readonly IndexedCard[] {
     return this.#entries;
