@@ -18,7 +18,7 @@ import { cardIdOf } from '../core/card-id.js';
 import { decodeStoredBase64 } from '../core/encoding.js';
 import { CARD_ID_PATTERN } from '../core/limits.js';
 import type { LogWriter } from '../log/log-writer.js';
-import { parseTilePath, TILE_WIDTH, type TileRef } from '../log/tile-path.js';
+import { parseTilePath, TILE_WIDTH } from '../log/tile-path.js';
 import type { CardEntry, CardStore } from '../store/store.js';
 
 /**
@@ -107,10 +107,6 @@ export class CardLog {
 
   get size(): number {
     return this.writer.published.size;
-  }
-
-  readTile(tile: TileRef): Promise<Uint8Array | undefined> {
-    return this.writer.readTile(tile);
   }
 
   /**
