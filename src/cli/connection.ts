@@ -108,14 +108,9 @@ export function tokenSource(ctx: CommandContext, settings: Settings): TokenSourc
   });
 }
 
-export function connect(
-  ctx: CommandContext,
-  settings: Settings,
-  options: { timeoutMs?: number } = {},
-): CardsClient {
+export function connect(ctx: CommandContext, settings: Settings): CardsClient {
   return new CardsClient({
     timeoutMs: settings.timeout.value * 1000,
-    ...options,
     url: settings.url.value,
     profile: settings.wire,
     tokens: tokenSource(ctx, settings),
