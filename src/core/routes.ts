@@ -390,9 +390,6 @@ export const ROUTES = [
 export type RouteName = (typeof ROUTES)[number]['name'];
 
 /** The admin API and the page: absent from a server started with --no-admin. */
-export type AdminRouteName = Extract<(typeof ROUTES)[number], { tag: 'admin' | 'page' }>['name'];
-export type CardRouteName = Exclude<RouteName, AdminRouteName>;
-
 export const isAdminRoute = (route: Pick<RouteSpec, 'tag'>): boolean =>
   route.tag === 'admin' || route.tag === 'page';
 
