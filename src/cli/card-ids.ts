@@ -15,7 +15,7 @@ import type { CommandContext } from './context.js';
 import { cardIdKindOf, type CardIdKind } from './flags.js';
 
 /** The fewest hex digits a short card id has (git's default abbreviation is 7; ids here are 64). */
-export const SHORT_ID_MIN = 8;
+const SHORT_ID_MIN = 8;
 /** Matching ids an ambiguous prefix lists. */
 const LISTED = 10;
 

@@ -29,7 +29,7 @@ export interface BuildOptions extends ConnectionFlags {
  * The owner's key: --key FILE, the keystore's, or (with --new-key or a yes) a new one. A new
  * key is not stored here: the caller stores it once the card passed validation.
  */
-export async function ownerKey(
+async function ownerKey(
   ctx: CommandContext,
   identity: string,
   options: { key?: string; newKey?: boolean },

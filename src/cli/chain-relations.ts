@@ -59,7 +59,7 @@ export interface ChainRelation {
   readonly unknown: string | null;
 }
 
-export const REVOKER_NOT_LISTED = 'the revoking card is not listed by search';
+const REVOKER_NOT_LISTED = 'the revoking card is not listed by search';
 
 /**
  * The relation of one fetched card. No superseded header: nothing names it, it is active (or a

@@ -19,7 +19,7 @@ import { isInlinePublicKey } from './inputs.js';
 import { openJsonDocument } from './json-document.js';
 
 /** The settings a profile may hold; each is the value of the flag of the same name. */
-export const PROFILE_KEYS = [
+const PROFILE_KEYS = [
   'url',
   'appKey',
   'appConfig',

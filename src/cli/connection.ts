@@ -18,7 +18,7 @@ import { ownerUrl } from './local-server.js';
 import { fileHome } from '../server/file-home.js';
 
 /** Lifetime of tokens minted for requests: 20 minutes, the stock client's default. */
-export const REQUEST_TOKEN_TTL_SECONDS = 20 * 60;
+const REQUEST_TOKEN_TTL_SECONDS = 20 * 60;
 
 export interface AppCredentials {
   readonly key: PrivateKey;
@@ -29,7 +29,7 @@ export interface AppCredentials {
 }
 
 /** The vendor CLI's app credentials file: {"APP_ID","APP_KEY_ID","APP_KEY"}. */
-export function readAppConfig(ctx: CommandContext, file: string): AppCredentials {
+function readAppConfig(ctx: CommandContext, file: string): AppCredentials {
   const json = parseJson(
     readFileBytes(ctx, file, 'App config').toString('utf8'),
     `App config ${file}`,
@@ -94,7 +94,7 @@ export function missingCredentials(ctx: CommandContext, settings: Settings): Car
   );
 }
 
-export function tokenSource(ctx: CommandContext, settings: Settings): TokenSource {
+function tokenSource(ctx: CommandContext, settings: Settings): TokenSource {
   const credential = settings.credential;
   if (credential?.kind === 'token') return fixedToken(credential.token);
   const app = appCredentials(ctx, settings) as AppCredentials;

@@ -16,7 +16,7 @@ export interface InStream extends AsyncIterable<Buffer | string> {
   readonly isTTY?: boolean;
 }
 
-export type Env = Readonly<Record<string, string | undefined>>;
+type Env = Readonly<Record<string, string | undefined>>;
 
 /** A question put through prompts.ts (defined here, where the injected PromptFn needs it). */
 export interface Question {
@@ -46,7 +46,7 @@ export interface CommandContext {
 }
 
 /** CARDS_HOME, else `.cards` in the context's HOME (the user's home folder when unset). */
-export function cardsHome(env: Env, cwd: string): string {
+function cardsHome(env: Env, cwd: string): string {
   const home = env.CARDS_HOME;
   return home ? resolve(cwd, home) : join(env.HOME || homedir(), '.cards');
 }

@@ -74,7 +74,7 @@ export const integer =
   };
 
 /** Seconds above 0, fractions allowed. */
-export function seconds(raw: string): number {
+function seconds(raw: string): number {
   const value = Number(raw);
   if (!/^\d+(\.\d+)?$/.test(raw.trim()) || !(value > 0))
     throw new InvalidArgumentError(`must be a number of seconds above 0, got "${raw}".`);

@@ -15,7 +15,7 @@ import {
 import { readPrivateKeyFile } from '../io/key-files.js';
 import type { CommandContext } from './context.js';
 
-export async function readStdin(ctx: CommandContext): Promise<Buffer> {
+async function readStdin(ctx: CommandContext): Promise<Buffer> {
   const chunks: Buffer[] = [];
   for await (const chunk of ctx.stdin)
     chunks.push(typeof chunk === 'string' ? Buffer.from(chunk) : chunk);

@@ -30,7 +30,7 @@ export interface Accepted {
   readonly size: number;
 }
 
-export function trustPath(ctx: CommandContext, origin: string): string {
+function trustPath(ctx: CommandContext, origin: string): string {
   const name = Buffer.from(sha256(new TextEncoder().encode(origin)).subarray(0, 8)).toString('hex');
   return join(ctx.home, 'logs', `${name}.json`);
 }

@@ -23,7 +23,7 @@ export function colorLevel(ctx: CommandContext, flag: boolean | undefined): 0 | 
   return ctx.stdout.isTTY === true ? 1 : 0;
 }
 
-export function makeStyle(level: 0 | 1): Style {
+function makeStyle(level: 0 | 1): Style {
   const c: ChalkInstance = new Chalk({ level });
   return { ok: c.green, bad: c.red, warn: c.yellow, dim: c.dim, bold: c.bold, id: c.cyan };
 }

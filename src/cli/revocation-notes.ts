@@ -13,7 +13,7 @@ import { join } from 'node:path';
 import type { RawCard } from '../core/card.js';
 import { isObject } from '../core/json.js';
 
-export const notesFile = (home: string): string => join(home, 'revoked-chains.jsonl');
+const notesFile = (home: string): string => join(home, 'revoked-chains.jsonl');
 
 interface Note {
   readonly url: string;

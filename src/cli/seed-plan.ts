@@ -46,7 +46,7 @@ const bad = (where: string, why: string): CardsError =>
   });
 
 /** Every `${name.field}` in a JSON value's strings. */
-export function referencesIn(value: unknown, out: string[] = []): string[] {
+function referencesIn(value: unknown, out: string[] = []): string[] {
   if (typeof value === 'string') for (const m of value.matchAll(REF)) out.push(m[1] as string);
   else if (Array.isArray(value)) for (const v of value) referencesIn(v, out);
   else if (isObject(value)) for (const v of Object.values(value)) referencesIn(v, out);

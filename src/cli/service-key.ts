@@ -34,7 +34,7 @@ export const SERVICE_KEY_HINT =
   'pass --service-key KEY|FILE (the "service key:" line of `cards serve`; `cards key service --db STORE` prints it for a local store, `cards key public STORE.service-key.pem` too), or --db STORE to use a local store\'s key';
 
 /** The key of the local `cards serve` store named by the settings, if it has one beside it. */
-export function localServiceKeyFile(ctx: CommandContext, db: string): string | undefined {
+function localServiceKeyFile(ctx: CommandContext, db: string): string | undefined {
   const file = fileHome(db, ctx.cwd).serviceKey;
   return existsSync(file) ? file : undefined;
 }

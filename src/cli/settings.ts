@@ -36,7 +36,7 @@ export interface Setting<T> {
   readonly source: Source;
 }
 
-export type Credential =
+type Credential =
   | { readonly kind: 'token'; readonly token: string; readonly source: Source }
   | { readonly kind: 'app-config'; readonly file: string; readonly source: Source }
   | { readonly kind: 'app-key'; readonly file: string; readonly source: Source }

@@ -53,7 +53,7 @@ const DELAY_MAX_MS = 600_000;
 const invalid = (message: string): CardsError => new CardsError('FAULT_INVALID', message);
 
 /** A route a fault may touch, by name or unique prefix (route-name.ts). */
-export function faultRoute(name: string): RouteName {
+function faultRoute(name: string): RouteName {
   if (ROUTES.some((route) => route.name === name && isAdminRoute(route)))
     throw invalid(`route "${name}" is an admin or page route, which faults never touch.`);
   const found = lookUpRoute(name, FAULTABLE_ROUTES);
@@ -93,7 +93,7 @@ const text = (input: Record<string, unknown>, key: string): string | undefined =
 };
 
 /** A rule from its JSON form; unknown fields are refused (a typo would widen the rule). */
-export function parseFaultRule(input: unknown): FaultRule {
+function parseFaultRule(input: unknown): FaultRule {
   if (!isRecord(input)) throw invalid('A fault rule is a JSON object.');
   for (const key of Object.keys(input))
     if (!KEYS.has(key))

@@ -18,7 +18,7 @@
 import { isPortableText } from './encoding.js';
 
 /** Nesting depth of arrays and objects at most (a snapshot has one level). */
-export const MAX_DEPTH = 64;
+const MAX_DEPTH = 64;
 
 export type StrictJsonProblem = 'syntax' | 'duplicate' | 'text';
 

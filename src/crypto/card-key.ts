@@ -32,7 +32,7 @@ import { sha512, verifyParts } from './ed25519.js';
 import { FALCON512_PUBLIC_KEY_LENGTH, verifyFalcon512 } from './falcon.js';
 import { PublicKey } from './keys.js';
 
-export type CardKeyType =
+type CardKeyType =
   'ed25519' | 'secp256r1' | 'rsa' | 'curve25519-ed25519' | 'curve25519-round5-ed25519-falcon';
 
 export interface CardKey {

@@ -25,7 +25,7 @@ const N = 1 << LOGN;
 const NONCE_LENGTH = 40;
 const CT_BITS = 12; // max_sig_bits[9] in the Falcon reference code
 /** Falcon-512 CT signature: header + nonce + 512 × 12 bits. */
-export const FALCON512_CT_LENGTH = 1 + NONCE_LENGTH + (N * CT_BITS) / 8; // 809
+const FALCON512_CT_LENGTH = 1 + NONCE_LENGTH + (N * CT_BITS) / 8; // 809
 /** Falcon-512 public key: header 0x09 + 512 × 14 bits. */
 export const FALCON512_PUBLIC_KEY_LENGTH = 897;
 

@@ -60,7 +60,7 @@ export interface PythiaKeyPair {
 }
 
 /** Which transformation key: the one brainkey key, or a numbered password key version. */
-export type PythiaKeyName = { readonly brainkey: true } | { readonly password: number };
+type PythiaKeyName = { readonly brainkey: true } | { readonly password: number };
 
 // The library computes k = HMAC-SHA384(pythiaSecret, scope ‖ keyId) mod the group order
 // (VirgilSecurity/pythia `compute_kw`). A fixed scope label makes `scope ‖ keyId` unambiguous,
@@ -74,7 +74,7 @@ const keyId = (name: PythiaKeyName): Uint8Array =>
  * The transformation key pair `name` derived from the kept `secret`: the same secret always
  * gives the same keys (a restart, and every server sharing the secret, answer alike).
  */
-export function deriveKeyPair(
+function deriveKeyPair(
   p: PythiaPrimitives,
   secret: Uint8Array,
   name: PythiaKeyName,
@@ -159,7 +159,7 @@ export function transformPassword(
 }
 
 /** The token that moves a deblinded password from the key `from` to the key `to`. */
-export function passwordUpdateToken(
+function passwordUpdateToken(
   p: PythiaPrimitives,
   from: PythiaKeyPair,
   to: PythiaKeyPair,
@@ -206,11 +206,11 @@ export function derivePythiaKeys(
 }
 
 /** A proof key as app developers configure it: `PK.<version>.<base64 public key>`. */
-export const formatProofKey = (version: number, publicKey: Uint8Array): string =>
+const formatProofKey = (version: number, publicKey: Uint8Array): string =>
   `PK.${String(version)}.${encodeBase64(publicKey)}`;
 
 /** An update token as app developers apply it: `UT.<from>.<to>.<base64 token>`. */
-export const formatUpdateToken = (from: number, to: number, token: Uint8Array): string =>
+const formatUpdateToken = (from: number, to: number, token: Uint8Array): string =>
   `UT.${String(from)}.${String(to)}.${encodeBase64(token)}`;
 
 function checkBlinded(blinded: Uint8Array): void {

@@ -35,7 +35,7 @@ const der = (tag: number, value: Uint8Array): Uint8Array =>
   concatBytes(Uint8Array.of(tag), derLength(value.byteLength), value);
 
 /** SEQUENCE { sha512 AlgorithmIdentifier, OCTET STRING inner }: the stock signature wrapper. */
-export function wrapInnerSignature(inner: Uint8Array): Uint8Array {
+function wrapInnerSignature(inner: Uint8Array): Uint8Array {
   return der(0x30, concatBytes(SHA512_ALG, der(0x04, inner)));
 }
 

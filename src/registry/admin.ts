@@ -27,7 +27,7 @@ export interface CardRow {
   readonly revoked_by: string | null;
 }
 
-export interface HistoryCard extends CardRow {
+interface HistoryCard extends CardRow {
   /** UNIX seconds, from the decoded snapshot; null when it cannot be read. */
   readonly created_at: number | null;
   readonly content_snapshot: string;
@@ -53,7 +53,7 @@ const EXPORT_PAGE = 1000;
  */
 const HISTORY_CACHE_BYTES = 16 * 1024 * 1024;
 
-export const cardRow = (entry: CardEntry): CardRow => ({
+const cardRow = (entry: CardEntry): CardRow => ({
   seq: entry.seq,
   id: entry.id,
   identity: entry.card.identity,

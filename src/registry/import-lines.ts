@@ -49,7 +49,7 @@ export async function checkedDump(
 }
 
 /** One NDJSON line → a stored card whose derived fields agree with its snapshot. */
-export function parseImportLine(line: string, number: number): StoredCard {
+function parseImportLine(line: string, number: number): StoredCard {
   const bad = (why: string): CardsError =>
     new CardsError('IMPORT_INVALID', `Import line ${number} ${why}.`, {
       hint: 'Import what `cards export` or GET /_cards/export wrote, one record per line.',

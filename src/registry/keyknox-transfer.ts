@@ -26,7 +26,7 @@ const CHUNK = 100;
 /** How a line of a dump that is a Keyknox record begins (before any other check). */
 const KEYKNOX_HEAD = /^\s*\{\s*"keyknox/;
 
-export const keyknoxText = (r: KeyknoxRecord): string =>
+const keyknoxText = (r: KeyknoxRecord): string =>
   r.kind === 'keyknox1' ? keyknox1Line(r.address, r.record) : keyknox2Line(r.entry);
 
 /** Every blob and entry as dump lines, a chunk of lines at a time. */

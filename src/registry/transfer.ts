@@ -41,7 +41,7 @@ export async function exportCards(
 }
 
 /** One line of a dump → a checked stored card; VERIFICATION_FAILED / STORE_CORRUPT name it. */
-export function verifiedCard(line: string, where: string): StoredCard {
+function verifiedCard(line: string, where: string): StoredCard {
   let card: StoredCard | undefined = parseStoredLine(line);
   if (!card) {
     let value: unknown;

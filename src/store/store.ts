@@ -157,7 +157,7 @@ export interface CardStore {
 }
 
 /** The wire object of a stored card (spec 2.1), without the derived fields. */
-export const wireCard = (
+const wireCard = (
   card: StoredCard,
 ): { content_snapshot: string; signatures: readonly RawSignature[] } => ({
   content_snapshot: card.content_snapshot,

@@ -32,7 +32,7 @@ export const json: EngineKind = {
  * Takes the store's lock (STORE_LOCKED when another server holds it), then opens the store; a
  * store that cannot be opened releases the lock again, so a refusal leaves no lock behind.
  */
-export async function openJsonEngine(path: string, options: EngineOptions = {}): Promise<Engine> {
+async function openJsonEngine(path: string, options: EngineOptions = {}): Promise<Engine> {
   const files = storeCompanions(path);
   // A store that is, or links to, one of its companions is refused before anything is made.
   checkCompanions(files);

@@ -162,7 +162,7 @@ function statOf(path: string): { dev: number; ino: number } | undefined {
  * The store file's real path, so that every spelling of it, a symlink included, finds the same
  * journal (and the server the same lock and keys: one server per file).
  */
-export function realStorePath(db: string, cwd = process.cwd()): string {
+function realStorePath(db: string, cwd = process.cwd()): string {
   const absolute = resolve(cwd, db);
   try {
     return realpathSync.native(absolute);

@@ -7,9 +7,9 @@
 import { CardsError } from '../../core/errors.js';
 
 /** SQLSTATEs a retry of the same statement may cure (serialization failure, deadlock). */
-export const RETRYABLE = new Set(['40001', '40P01']);
+const RETRYABLE = new Set(['40001', '40P01']);
 
-export const UNIQUE_VIOLATION = '23505';
+const UNIQUE_VIOLATION = '23505';
 
 const sqlState = (err: unknown): string | undefined => {
   const code = (err as { code?: unknown } | null)?.code;

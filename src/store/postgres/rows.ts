@@ -20,7 +20,7 @@ export interface CardRow {
 }
 
 /** serializeCard's line for a row: id, identity, previous, revoking, then the wire object. */
-export function recordLine(row: CardRow): string {
+function recordLine(row: CardRow): string {
   const previous =
     row.previous_card_id === null ? '' : `,"previous_card_id":"${row.previous_card_id}"`;
   return (
