@@ -7,9 +7,9 @@
  */
 import { decodeBase64, utf8Length } from '../core/encoding.js';
 import { CardsError, type ErrorCode } from '../core/errors.js';
-import { isObject } from '../core/json.js';
 import { LIMITS } from '../core/limits.js';
 import type { KeyknoxCopy } from '../store/keyknox.js';
+import { bodyObject } from './requests.js';
 
 /** Most readers one v2 entry may have (a push's list, and all pushes' together). */
 export const KEYKNOX_READERS_MAX = 1024;
@@ -37,12 +37,12 @@ export interface V2Reset extends V2Keys {
 }
 
 export function parseV1Push(body: unknown): KeyknoxCopy {
-  const b = object(body, 'Keyknox v1 push');
+  const b = bodyObject(body, 'Keyknox v1 push');
   return { meta: content(b.meta, 'meta'), value: content(b.value, 'value') };
 }
 
 export function parseV2Push(body: unknown): V2Push {
-  const b = object(body, 'Keyknox v2 push');
+  const b = bodyObject(body, 'Keyknox v2 push');
   return {
     root: part(b.root, 'root'),
     path: part(b.path, 'path'),
@@ -54,7 +54,7 @@ export function parseV2Push(body: unknown): V2Push {
 }
 
 export function parseV2Pull(body: unknown): V2Pull {
-  const b = object(body, 'Keyknox v2 pull');
+  const b = bodyObject(body, 'Keyknox v2 pull');
   const identity = optionalPart(b.identity, 'identity');
   const address = {
     root: part(b.root, 'root'),
@@ -65,11 +65,11 @@ export function parseV2Pull(body: unknown): V2Pull {
 }
 
 export function parseV2Keys(body: unknown): V2Keys {
-  return filter(object(body, 'Keyknox v2 keys'), false);
+  return filter(bodyObject(body, 'Keyknox v2 keys'), false);
 }
 
 export function parseV2Reset(body: unknown): V2Reset {
-  return filter(object(body, 'Keyknox v2 reset'), true);
+  return filter(bodyObject(body, 'Keyknox v2 reset'), true);
 }
 
 /**
@@ -94,11 +94,6 @@ function filter(b: Record<string, unknown>, withKey: boolean): V2Reset {
     ...(key === undefined ? {} : { key }),
     ...(identity === undefined ? {} : { identity }),
   };
-}
-
-function object(body: unknown, what: string): Record<string, unknown> {
-  if (!isObject(body)) throw new CardsError('BODY_PARSE', `${what} body must be a JSON object.`);
-  return body;
 }
 
 function content(field: unknown, name: string): Uint8Array {

@@ -10,7 +10,6 @@
  */
 import { decodeBase64, encodeBase64 } from '../core/encoding.js';
 import { CardsError } from '../core/errors.js';
-import { isObject } from '../core/json.js';
 import {
   brainkeyTweak,
   PYTHIA_SIZES,
@@ -19,6 +18,7 @@ import {
   type PythiaKeys,
 } from '../crypto/pythia.js';
 import type { PythiaThrottle } from './pythia-throttle.js';
+import { bodyObject } from './requests.js';
 
 /** What computes the pairings (src/pythia/pool.ts, on worker threads). */
 export interface PythiaCompute {
@@ -34,11 +34,6 @@ export interface PythiaCompute {
 export interface PasswordAnswer {
   readonly transformed_password: string;
   readonly proof?: { readonly value_c: string; readonly value_u: string };
-}
-
-function object(body: unknown, what: string): Record<string, unknown> {
-  if (!isObject(body)) throw new CardsError('BODY_PARSE', `${what} body must be a JSON object.`);
-  return body;
 }
 
 function blinded(field: unknown): Uint8Array {
@@ -92,7 +87,7 @@ export class Pythia {
     caller: { app: string; identity: string },
     body: unknown,
   ): Promise<{ seed: string }> {
-    const b = object(body, 'Pythia brainkey');
+    const b = bodyObject(body, 'Pythia brainkey');
     const blindedPassword = blinded(b.blinded_password);
     const id = b.brainkey_id;
     if (id !== undefined && id !== null && typeof id !== 'string')
@@ -116,7 +111,7 @@ export class Pythia {
     caller: { app: string; identity: string },
     body: unknown,
   ): Promise<PasswordAnswer> {
-    const b = object(body, 'Pythia password');
+    const b = bodyObject(body, 'Pythia password');
     const blindedPassword = blinded(b.blinded_password);
     const salt = saltOf(b.user_id);
     const versions = this.#keys.passwords.length;

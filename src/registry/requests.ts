@@ -9,6 +9,12 @@ import { isObject } from '../core/json.js';
 import { LIMITS } from '../core/limits.js';
 import { decodeSnapshot, type Snapshot, type SnapshotPurpose } from '../core/snapshot.js';
 
+/** A request body that must be a JSON object: BODY_PARSE naming `what` when it is not. */
+export function bodyObject(body: unknown, what: string): Record<string, unknown> {
+  if (!isObject(body)) throw new CardsError('BODY_PARSE', `${what} body must be a JSON object.`);
+  return body;
+}
+
 /**
  * The identities of a search body: `{"identities": [...]}` (1-50 strings) or
  * `{"identity": "..."}`; `identities` wins when both are given. Repeats are dropped, the order
