@@ -10,7 +10,7 @@ import { signParts, verifyParts } from './ed25519.js';
 import type { PrivateKey } from './keys.js';
 import { checkIdentityText } from './token-identity.js';
 import { checkTokenTimes, tokenLeeways } from './token-times.js';
-import type { TrustedKey, VerifiedToken } from './token-types.js';
+import { keysFor, type TrustedKey, type VerifiedToken } from './token-types.js';
 
 export const STOCK_ALG = 'VEDS512';
 export const STOCK_CTY = 'virgil-jwt;v=1';
@@ -80,11 +80,7 @@ export function verifyStockToken(
   const signature = decodeBase64Url(signaturePart);
   if (!signature) throw new CardsError('TOKEN_MALFORMED', 'Token signature is not base64url.');
   const signingInput = utf8(`${headerPart}.${claimsPart}`);
-  const kid = header.kid;
-  const candidates =
-    typeof kid === 'string' && options.keys.some((k) => k.kid === kid)
-      ? options.keys.filter((k) => k.kid === kid)
-      : options.keys;
+  const candidates = keysFor(options.keys, header.kid);
   let verified = false;
   for (const { key } of candidates) {
     try {

@@ -20,7 +20,7 @@ import type { PrivateKey } from './keys.js';
 import { mintStockToken, verifyStockToken, STOCK_ALG } from './stock-token.js';
 import { checkIdentityText } from './token-identity.js';
 import { checkTokenTimes, tokenLeeways } from './token-times.js';
-import type { TrustedKey, VerifiedToken } from './token-types.js';
+import { keysFor, type TrustedKey, type VerifiedToken } from './token-types.js';
 
 export type { TrustedKey, VerifiedToken } from './token-types.js';
 export { tokenLeeways } from './token-times.js';
@@ -103,10 +103,7 @@ export async function verifyToken(
       `Token algorithm ${JSON.stringify(alg)} is not allowed; use EdDSA (Ed25519) or VEDS512.`,
     );
   }
-  const candidates =
-    typeof kid === 'string' && options.keys.some((k) => k.kid === kid)
-      ? options.keys.filter((k) => k.kid === kid)
-      : options.keys;
+  const candidates = keysFor(options.keys, kid);
   const leeway = tokenLeeways(options.clockSkewSeconds);
   const nowSeconds = options.now / 1000;
   let lastError: unknown = new CardsError('TOKEN_SIGNATURE', 'No trusted token key is configured.');
