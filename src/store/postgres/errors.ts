@@ -20,6 +20,8 @@ export const isRetryable = (err: unknown): boolean => RETRYABLE.has(sqlState(err
 export const isUniqueViolation = (err: unknown): boolean => sqlState(err) === UNIQUE_VIOLATION;
 /** 42P01: the table is not there (a database no server has migrated yet). */
 export const isUndefinedTable = (err: unknown): boolean => sqlState(err) === '42P01';
+/** 42P07: the table is there already (another server created it first). */
+export const isDuplicateTable = (err: unknown): boolean => sqlState(err) === '42P07';
 
 /**
  * SQLSTATE classes of a refusal of one row's data rather than of the database (PostgreSQL

@@ -10,7 +10,7 @@
  */
 import type pg from 'pg';
 import { CardsError } from '../../core/errors.js';
-import { isRetryable, isUniqueViolation } from './errors.js';
+import { isDuplicateTable, isRetryable, isUniqueViolation } from './errors.js';
 import {
   APPLIED_VERSION,
   CREATE_MIGRATIONS,
@@ -38,9 +38,10 @@ async function ensureMigrationsTable(client: pg.PoolClient): Promise<void> {
       await client.query(CREATE_MIGRATIONS);
       return;
     } catch (err) {
-      // 23505 / 42P07: another server created it between our check and our create.
-      const code = (err as { code?: string }).code;
-      if (attempt < 3 && (code === '23505' || code === '42P07' || isRetryable(err))) continue;
+      // Another server created it between our check and our create: its catalog row (23505)
+      // or the table (42P07).
+      if (attempt < 3 && (isUniqueViolation(err) || isDuplicateTable(err) || isRetryable(err)))
+        continue;
       throw err;
     }
   }
