@@ -8,11 +8,21 @@
  * partial tile that is gone (tlog-tiles lets a log remove it once its full tile exists: a
  * static copy of the tiles folder) is read from its full tile.
  */
-import { CardsError } from '../core/errors.js';
+import { CardsError, codeForWire, type WireCode } from '../core/errors.js';
 import { routePath } from '../core/routes.js';
 import type { TileReader } from '../log/tile-hashes.js';
 import { prefixOfOrigin } from '../log/log-epochs.js';
 import { readTileAt } from '../log/memory-tiles.js';
+
+/**
+ * The refusals of a log route a reader acts on, by the code the service names; any other is
+ * SERVICE_REFUSED, or LOG_DISABLED on a 404.
+ */
+const TAKEN_OVER: ReadonlySet<WireCode> = new Set([
+  'LOG_NOT_INTEGRATED',
+  'LOG_DISABLED',
+  'CARD_NOT_FOUND',
+]);
 
 export class RemoteLog {
   readonly url: string;
@@ -45,16 +55,17 @@ export class RemoteLog {
     const { status, body } = await this.#get(path);
     const text = Buffer.from(body).toString('utf8');
     if (status === 200) return text;
-    let code: string | undefined;
+    let code: unknown;
     let message: string | undefined;
     try {
-      ({ code, message } = JSON.parse(text) as { code?: string; message?: string });
+      ({ code, message } = JSON.parse(text) as { code?: unknown; message?: string });
     } catch {
       /* not an Error object */
     }
-    if (code === '91007') throw new CardsError('LOG_NOT_INTEGRATED', message);
-    if (code === '91010') throw new CardsError('LOG_DISABLED', message);
-    if (code === '10001') throw new CardsError('CARD_NOT_FOUND', message);
+    // Spec 2.5: a string of digits; the deployed service's profile writes a number.
+    const named =
+      typeof code === 'string' || typeof code === 'number' ? codeForWire(code) : undefined;
+    if (named !== undefined && TAKEN_OVER.has(named)) throw new CardsError(named, message);
     throw new CardsError(
       status === 404 ? 'LOG_DISABLED' : 'SERVICE_REFUSED',
       `${what} from ${this.url}: HTTP ${status}${message ? ` (${message})` : ''}.`,
