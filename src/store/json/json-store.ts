@@ -26,6 +26,7 @@ import { storePaths, type StorePaths } from './paths.js';
 import { DEFAULT_COMPACT_BYTES } from '../defaults.js';
 import { serializeCard } from '../record.js';
 import { StoreFile } from './store-file.js';
+import { unavailable } from './unavailable.js';
 import { IndexedStore } from '../indexed-store.js';
 import type { CardEntry, StoreStats, StoredCard } from '../store.js';
 
@@ -55,13 +56,6 @@ const CHECK_SLICE = 2000;
 const CHECK_IDLE = 0.5;
 const CHECK_STEP_MS = 100;
 const CHECK_WAIT_MS = 1000;
-
-const unavailable = (what: string, cause: unknown): CardsError =>
-  new CardsError(
-    'STORE_UNAVAILABLE',
-    `${what}: ${(cause as NodeJS.ErrnoException).code ?? 'write failed'}.`,
-    { cause },
-  );
 
 export class JsonStore extends IndexedStore {
   readonly paths: StorePaths;

@@ -41,6 +41,7 @@ import {
 } from '../keyknox-record.js';
 import { MemoryKeyknoxStore, v1Key, v2Key } from '../memory/keyknox-store.js';
 import { readLines } from './line-reader.js';
+import { unavailable } from './unavailable.js';
 
 export const KEYKNOX_HEADER = '{"format":"cards-keyknox","version":1}';
 
@@ -62,13 +63,6 @@ const textOf = (line: KeyknoxLine): string =>
     : line.kind === 'keyknox2'
       ? keyknox2Line(line.entry)
       : keyknox2DeleteLine(line.address);
-
-const unavailable = (what: string, cause: unknown): CardsError =>
-  new CardsError(
-    'STORE_UNAVAILABLE',
-    `${what}: ${(cause as NodeJS.ErrnoException).code ?? 'write failed'}.`,
-    { cause },
-  );
 
 export class KeyknoxFile implements KeyknoxStore {
   readonly #path: string;
