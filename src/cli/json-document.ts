@@ -2,7 +2,7 @@
  * A small JSON document of the CLI (the config file, the keystore index), read whole and
  * written whole through lowdb with this project's own adapter (house habit 9): an absent file
  * is the empty document, a file `decode` refuses is never overwritten, and a write replaces the
- * file atomically with its mode (src/io/fs-durable.ts) in a folder only its owner can enter.
+ * file atomically, mode 0600 (src/io/fs-durable.ts), in a folder only its owner can enter.
  */
 import { mkdirSync, readFileSync } from 'node:fs';
 import { dirname } from 'node:path';
@@ -13,7 +13,6 @@ export function openJsonDocument<T>(
   path: string,
   decode: (text: string) => T,
   empty: T,
-  mode = 0o600,
 ): LowSync<T> {
   const document = new LowSync<T>(
     {
@@ -27,7 +26,7 @@ export function openJsonDocument<T>(
       },
       write(data) {
         mkdirSync(dirname(path), { recursive: true, mode: 0o700 });
-        replaceFileSync(path, `${JSON.stringify(data, null, 2)}\n`, mode);
+        replaceFileSync(path, `${JSON.stringify(data, null, 2)}\n`, 0o600);
       },
     },
     empty,
