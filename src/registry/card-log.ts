@@ -160,9 +160,9 @@ export class CardLog {
 
   /**
    * The tlog-proof of the card with this id; waits up to two intervals for a card acknowledged
-   * but not integrated yet (unless `wait` is false), then LOG_NOT_INTEGRATED.
+   * but not integrated yet, then LOG_NOT_INTEGRATED.
    */
-  async proof(cardId: string, { wait = true }: { wait?: boolean } = {}): Promise<string> {
+  async proof(cardId: string): Promise<string> {
     if (!CARD_ID_PATTERN.test(cardId))
       throw new CardsError(
         'CARD_ID_INVALID',
@@ -170,7 +170,7 @@ export class CardLog {
       );
     const entry = await this.#store.getCard(cardId.toLowerCase());
     if (!entry) throw new CardsError('CARD_NOT_FOUND');
-    if (entry.seq >= this.size && wait) {
+    if (entry.seq >= this.size) {
       this.notify();
       await this.#waitFor(entry.seq + 1, 2 * this.#interval + 1000);
     }
