@@ -23,8 +23,6 @@ export interface DatabaseOptions {
   readonly url: string;
   /** Connections at most. */
   readonly poolSize?: number;
-  /** Requests waiting for a connection at most; more get 503 at once. Default 256. */
-  readonly maxWaiting?: number;
   /** Longest wait for a connection (a new one, or a free one of the pool), ms. */
   readonly connectTimeoutMs?: number;
   /** Longest statement, ms (PostgreSQL statement_timeout). */
@@ -43,7 +41,8 @@ export class Database {
   readonly pool: pg.Pool;
   /** The URL with the password redacted. */
   readonly location: string;
-  readonly maxWaiting: number;
+  /** Requests waiting for a connection at most; more get 503 at once. */
+  readonly maxWaiting = 256;
   /** Longest statement, ms. */
   readonly statementTimeoutMs: number;
 
@@ -67,7 +66,6 @@ export class Database {
       warn(`PostgreSQL dropped an idle connection (${err.code ?? 'connection lost'}).`),
     );
     this.location = redactUrl(options.url);
-    this.maxWaiting = options.maxWaiting ?? 256;
     this.statementTimeoutMs = statementTimeout;
   }
 
