@@ -62,6 +62,9 @@ async function keepRow(db: Database, name: SecretName, make: () => string): Prom
   return { value: (await read()) ?? '', created: false, where };
 }
 
+/** The longest a peek waits to connect, and for its one statement, ms. */
+const PEEK_TIMEOUT_MS = 5000;
+
 /**
  * A secret kept in the database at `url`, read with one connection and without opening the
  * engine, so nothing is migrated or made (`cards jwt --store URL`); no value when there is none
@@ -70,14 +73,13 @@ async function keepRow(db: Database, name: SecretName, make: () => string): Prom
 export async function peekSecret(
   url: string,
   name: SecretName,
-  timeoutMs = 5000,
 ): Promise<{ value?: string; where: string }> {
   checkDatabaseUrl(url);
   const where = `kept in ${redactUrl(url)} (cards_keys, name "${name}")`;
   const client = new pg.Client({
     connectionString: url,
-    connectionTimeoutMillis: timeoutMs,
-    statement_timeout: timeoutMs,
+    connectionTimeoutMillis: PEEK_TIMEOUT_MS,
+    statement_timeout: PEEK_TIMEOUT_MS,
     application_name: 'cards',
   });
   // An error on the idle socket after the query (the server going away) is not ours to throw.
