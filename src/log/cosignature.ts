@@ -57,11 +57,9 @@ export function cosignatureTimestamp(signature: Uint8Array): number | undefined 
   return Number(t);
 }
 
-/** A note verifier for a cosigner's 0x04 vkey (or name and raw key): checks the v1 message. */
-export function cosignatureVerifier(vkeyOrName: string, raw?: Uint8Array): NoteVerifier {
-  const parsed = raw
-    ? { name: vkeyOrName, type: KEY_TYPE_COSIGNATURE, key: raw }
-    : parseVerifierKey(vkeyOrName);
+/** A note verifier for a cosigner's 0x04 vkey: checks the v1 message. */
+export function cosignatureVerifier(vkey: string): NoteVerifier {
+  const parsed = parseVerifierKey(vkey);
   if (parsed.type !== KEY_TYPE_COSIGNATURE) {
     throw new CardsError('KEY_FORMAT', `cosigner key ${parsed.name}: not a cosignature (0x04) key`);
   }
