@@ -90,6 +90,6 @@ export async function* adminPages<Page extends { next_cursor: string | null }>(
   } while (cursor !== undefined);
 }
 
-/** The admin list of cards from `cursor` on, a page at a time, following next_cursor to the end. */
-export const cardPages = (admin: AdminClient, limit: string, cursor?: string) =>
-  adminPages<ListResult>(admin, 'adminCards', limit, cursor);
+/** The admin list of cards, a page at a time, following next_cursor to the end. */
+export const cardPages = (admin: AdminClient, limit: string) =>
+  adminPages<ListResult>(admin, 'adminCards', limit);
