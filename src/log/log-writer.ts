@@ -41,7 +41,6 @@ import type { TileStore, TileTransaction } from './tile-store.js';
 import { formatTlogProof } from './tlog-proof.js';
 
 export type { CheckpointCosigner } from './cosigning.js';
-export { epochOrigin } from './log-epochs.js';
 
 export interface LogWriterOptions {
   readonly tiles: TileStore;

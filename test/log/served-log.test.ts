@@ -25,7 +25,7 @@ import { createApp } from '../../src/http/app.js';
 import { openCheckpoint } from '../../src/log/checkpoint.js';
 import { decodeEntryBundle } from '../../src/log/entry-bundle.js';
 import { prefixOfOrigin } from '../../src/log/log-epochs.js';
-import { epochOrigin } from '../../src/log/log-writer.js';
+import { epochOrigin } from '../../src/log/log-epochs.js';
 import { ed25519Verifier, formatVerifierKey, KEY_TYPE_ED25519 } from '../../src/log/note-keys.js';
 import { tilePath } from '../../src/log/tile-path.js';
 import { verifyTlogProof } from '../../src/log/tlog-proof.js';
