@@ -17,8 +17,6 @@ import type { CommandContext } from '../../context.js';
 import { RemoteLog } from '../../log-remote.js';
 import { resolveSettings, type ConnectionFlags } from '../../settings.js';
 
-export type { CardState } from '../../../core/chain.js';
-
 export interface GetOptions extends ConnectionFlags {
   id: string;
   /** Save the card (`<id>.json`) and its log proof (`<id>.proof`) in the working folder. */
