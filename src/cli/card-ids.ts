@@ -10,6 +10,7 @@ import { existsSync } from 'node:fs';
 import { resolve } from 'node:path';
 import type { Command } from 'commander';
 import { CardsError } from '../core/errors.js';
+import { CARD_ID_PATTERN } from '../core/limits.js';
 import { adminClient, type AdminFlags, type ListResult } from './admin-access.js';
 import type { CommandContext } from './context.js';
 import { cardIdKindOf, type CardIdKind } from './flags.js';
@@ -19,7 +20,6 @@ const SHORT_ID_MIN = 8;
 /** Matching ids an ambiguous prefix lists. */
 const LISTED = 10;
 
-const WHOLE = /^[0-9a-f]{64}$/i;
 const HEX = /^[0-9a-f]+$/i;
 
 /**
@@ -56,7 +56,7 @@ async function wholeCardId(
   kind: CardIdKind,
   where: string,
 ): Promise<string> {
-  if (WHOLE.test(value) || !HEX.test(value) || value.length > 64) return value;
+  if (CARD_ID_PATTERN.test(value) || !HEX.test(value) || value.length > 64) return value;
   if (kind === 'id-or-file' && existsSync(resolve(ctx.cwd, value))) return value;
   const orFile = kind === 'id-or-file' ? ', and no file has that name' : '';
   if (value.length < SHORT_ID_MIN)
