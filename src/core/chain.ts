@@ -6,7 +6,7 @@
  * key), which ends the chain: the chain is revoked. Every store, the registry and the CLI read a
  * card's state and the refusal for naming a card as previous from here, so they cannot disagree.
  */
-import type { ErrorCode } from './errors.js';
+import { CardsError, type ErrorCode } from './errors.js';
 
 /**
  * The state of a card (spec section 3):
@@ -56,6 +56,23 @@ export function previousConflict(
   if (target.successor === target.revokedBy) return 'CHAIN_REVOKED';
   return 'PREVIOUS_SUPERSEDED';
 }
+
+/**
+ * The chain rules' refusals that name the cards involved, worded once for the registry's checks
+ * and every engine's atomic re-check, so a race lost in a store reads as a sequential refusal.
+ */
+export const previousNotFound = (previousId: string): CardsError =>
+  new CardsError('PREVIOUS_NOT_FOUND', `Previous Card ID ${previousId} does not exist.`);
+
+/** `lastId`: the last card of the chain `previousId` is in, as the store can tell it. */
+export const previousSuperseded = (previousId: string, lastId: string | undefined): CardsError =>
+  new CardsError(
+    'PREVIOUS_SUPERSEDED',
+    `Previous Card exists already: card ${previousId} is superseded; the last card of its chain is ${lastId}.`,
+  );
+
+export const snapshotNotUnique = (id: string): CardsError =>
+  new CardsError('SNAPSHOT_NOT_UNIQUE', `Card content snapshot is not unique: card ${id} exists.`);
 
 /** A card as the CLI sees it on the wire: enough to link chains. */
 export interface ChainLink {

@@ -10,7 +10,12 @@
  */
 import { parseRawCard, parseSignatures, type RawSignature } from '../core/card.js';
 import { cardIdOf } from '../core/card-id.js';
-import { previousConflict } from '../core/chain.js';
+import {
+  previousConflict,
+  previousNotFound,
+  previousSuperseded,
+  snapshotNotUnique,
+} from '../core/chain.js';
 import { encodeBase64 } from '../core/encoding.js';
 import { CardsError, isCardsError } from '../core/errors.js';
 import { CARD_ID_PATTERN, SELF_SIGNER } from '../core/limits.js';
@@ -176,11 +181,7 @@ export class Registry {
     let previous: CardEntry | undefined;
     if (previousId !== undefined) {
       previous = await this.#store.getCard(previousId);
-      if (!previous)
-        throw new CardsError(
-          'PREVIOUS_NOT_FOUND',
-          `Previous Card ID ${previousId} does not exist.`,
-        );
+      if (!previous) throw previousNotFound(previousId);
       await this.#checkTarget(previous, revoking);
       if (previous.card.identity !== snapshot.identity)
         throw new CardsError('PREVIOUS_IDENTITY_MISMATCH');
@@ -190,10 +191,7 @@ export class Registry {
       // server sharing the store): answer as a request arriving after it would (40037 / 40310).
       const now = previousId === undefined ? undefined : await this.#store.getCard(previousId);
       if (now) await this.#checkTarget(now, revoking);
-      throw new CardsError(
-        'SNAPSHOT_NOT_UNIQUE',
-        `Card content snapshot is not unique: card ${id} exists.`,
-      );
+      throw snapshotNotUnique(id);
     }
     if (previous?.revoking) throw new CardsError('CHAIN_REVOKED');
   }
@@ -204,10 +202,7 @@ export class Registry {
     if (conflict === undefined) return;
     if (conflict === 'CHAIN_REVOKED') throw new CardsError(conflict);
     const last = await this.#store.lastOfChain(target.id);
-    throw new CardsError(
-      conflict,
-      `Previous Card exists already: card ${target.id} is superseded; the last card of its chain is ${last?.id ?? target.successor}.`,
-    );
+    throw previousSuperseded(target.id, last?.id ?? target.successor);
   }
 
   /** Signs the card and inserts it; the store re-checks the chain rules atomically. */

@@ -11,7 +11,14 @@
  * readable only once it is durable. `load` refuses a store whose relations are impossible (a
  * hand-edited or damaged file) with STORE_CORRUPT.
  */
-import { cardState, previousConflict, type CardState } from '../core/chain.js';
+import {
+  cardState,
+  previousConflict,
+  previousNotFound,
+  previousSuperseded,
+  snapshotNotUnique,
+  type CardState,
+} from '../core/chain.js';
 import { CardsError } from '../core/errors.js';
 import {
   wireJsonOf,
@@ -183,11 +190,7 @@ export class CardIndex {
     const previous =
       card.previous_card_id === undefined ? undefined : this.#byId.get(card.previous_card_id);
     if (card.previous_card_id !== undefined) {
-      if (!previous)
-        throw new CardsError(
-          'PREVIOUS_NOT_FOUND',
-          `Previous Card ID ${card.previous_card_id} does not exist.`,
-        );
+      if (!previous) throw previousNotFound(card.previous_card_id);
       const last = previous.chain.last;
       const afterLast = this.#pendingSuccessors.get(last.id);
       const lastId = afterLast?.id ?? last.id;
@@ -199,20 +202,12 @@ export class CardIndex {
         },
         card.revoking === true,
       );
-      if (conflict === 'PREVIOUS_SUPERSEDED')
-        throw new CardsError(
-          conflict,
-          `Previous Card exists already: card ${previous.id} is superseded; the last card of its chain is ${lastId}.`,
-        );
+      if (conflict === 'PREVIOUS_SUPERSEDED') throw previousSuperseded(previous.id, lastId);
       if (conflict) throw new CardsError(conflict);
       if (previous.card.identity !== card.identity)
         throw new CardsError('PREVIOUS_IDENTITY_MISMATCH');
     }
-    if (this.#byId.has(card.id) || this.#pendingIds.has(card.id))
-      throw new CardsError(
-        'SNAPSHOT_NOT_UNIQUE',
-        `Card content snapshot is not unique: card ${card.id} exists.`,
-      );
+    if (this.#byId.has(card.id) || this.#pendingIds.has(card.id)) throw snapshotNotUnique(card.id);
     if (previous?.revoking) throw new CardsError('CHAIN_REVOKED');
     this.#pendingIds.add(card.id);
     if (card.previous_card_id !== undefined)

@@ -6,7 +6,12 @@
  * shared engine (PostgreSQL) asks this after its atomic insert refused a card, so a loser of a
  * race gets the same code and message as on the JSON store.
  */
-import { previousConflict } from '../../core/chain.js';
+import {
+  previousConflict,
+  previousNotFound,
+  previousSuperseded,
+  snapshotNotUnique,
+} from '../../core/chain.js';
 import { CardsError } from '../../core/errors.js';
 import type { CardEntry, StoredCard } from '../store.js';
 
@@ -23,28 +28,17 @@ export async function insertConflict(
   let previous: CardEntry | undefined;
   if (card.previous_card_id !== undefined) {
     previous = await store.getCard(card.previous_card_id);
-    if (!previous)
-      return new CardsError(
-        'PREVIOUS_NOT_FOUND',
-        `Previous Card ID ${card.previous_card_id} does not exist.`,
-      );
+    if (!previous) return previousNotFound(card.previous_card_id);
     const conflict = previousConflict(previous, card.revoking === true);
     if (conflict === 'PREVIOUS_SUPERSEDED') {
       const last = await store.lastOfChain(previous.id);
-      return new CardsError(
-        conflict,
-        `Previous Card exists already: card ${previous.id} is superseded; the last card of its chain is ${last?.id ?? previous.successor}.`,
-      );
+      return previousSuperseded(previous.id, last?.id ?? previous.successor);
     }
     if (conflict) return new CardsError(conflict);
     if (previous.card.identity !== card.identity)
       return new CardsError('PREVIOUS_IDENTITY_MISMATCH');
   }
-  if (await store.getCard(card.id))
-    return new CardsError(
-      'SNAPSHOT_NOT_UNIQUE',
-      `Card content snapshot is not unique: card ${card.id} exists.`,
-    );
+  if (await store.getCard(card.id)) return snapshotNotUnique(card.id);
   if (previous?.revoking) return new CardsError('CHAIN_REVOKED');
   return undefined;
 }
