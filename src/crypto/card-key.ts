@@ -27,7 +27,7 @@ import { constants, createPublicKey, createVerify, verify, type KeyObject } from
 import { CardsError } from '../core/errors.js';
 import { concatBytes, decodeHex } from '../core/encoding.js';
 import { oidToString, readDer, readOnly, readSequence, TAG } from './asn1.js';
-import { ED25519_SPKI_PREFIX, isEd25519Spki } from './der.js';
+import { ED25519_SPKI_PREFIX, isEd25519Spki, SHA512_ALGORITHM } from './der.js';
 import { sha512, verifyParts } from './ed25519.js';
 import { FALCON512_PUBLIC_KEY_LENGTH, verifyFalcon512 } from './falcon.js';
 import { PublicKey } from './keys.js';
@@ -59,8 +59,6 @@ const ALG = {
     '3059060a2b0601040183ac1b0101304b3024060a2b0601040183ac1b01023016300506032b656e300d060b2b0601040183ac1b0202093023060a2b0601040183ac1b01023015300506032b6570300c060a2b0601040183ac1b0201',
   ),
 };
-/** The signature wrapper's AlgorithmIdentifier: sha512 with NULL parameters. */
-const SHA512_ALG = hex('300d06096086480165030402030500');
 
 const keyError = (message: string): CardsError => new CardsError('KEY_FORMAT', message);
 
@@ -68,7 +66,7 @@ const keyError = (message: string): CardsError => new CardsError('KEY_FORMAT', m
 function unwrap(signature: Uint8Array, algorithm: string): Uint8Array {
   try {
     const [alg, inner] = readSequence(signature, [TAG.sequence, TAG.octetString], 'signature');
-    if (alg && inner && same(alg.bytes, SHA512_ALG)) return inner.value;
+    if (alg && inner && same(alg.bytes, SHA512_ALGORITHM)) return inner.value;
   } catch {
     // reported below, naming the algorithm
   }

@@ -14,6 +14,9 @@ export { ED25519_SPKI_LENGTH, ED25519_SPKI_PREFIX, isEd25519Spki } from '../core
 
 const hex = (text: string): Uint8Array => decodeHex(text) as Uint8Array;
 
+/** AlgorithmIdentifier { OID 2.16.840.1.101.3.4.2.3 (sha512), NULL }: the signature wrapper's. */
+export const SHA512_ALGORITHM = hex('300d06096086480165030402030500');
+
 /** SEQUENCE { SEQUENCE { OID 2.16.840.1.101.3.4.2.3 (sha512), NULL }, OCTET STRING (64) } */
 export const SIGNATURE_PREFIX = hex('3051300d060960864801650304020305000440');
 export const SIGNATURE_LENGTH = SIGNATURE_PREFIX.byteLength + 64; // 83

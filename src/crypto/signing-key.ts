@@ -14,15 +14,13 @@ import {
   type KeyObject,
 } from 'node:crypto';
 import { CardsError } from '../core/errors.js';
-import { concatBytes, decodeBase64, decodeHex, encodeBase64 } from '../core/encoding.js';
-import { ED25519_PKCS8_LENGTH, ED25519_PKCS8_PREFIX } from './der.js';
+import { concatBytes, decodeBase64, encodeBase64 } from '../core/encoding.js';
+import { ED25519_PKCS8_LENGTH, ED25519_PKCS8_PREFIX, SHA512_ALGORITHM } from './der.js';
 import { generatePrivateKey, parsePrivateKey, PrivateKey } from './keys.js';
 
 /** `cards keygen --type` values. */
 export const KEY_TYPES = ['ed25519', 'p256', 'rsa2048', 'rsa3072', 'rsa4096', 'rsa8192'] as const;
 export type KeyTypeName = (typeof KEY_TYPES)[number];
-
-const SHA512_ALG = decodeHex('300d06096086480165030402030500') as Uint8Array;
 
 /** DER length octets for `n` (definite form). */
 function derLength(n: number): Uint8Array {
@@ -36,7 +34,7 @@ const der = (tag: number, value: Uint8Array): Uint8Array =>
 
 /** SEQUENCE { sha512 AlgorithmIdentifier, OCTET STRING inner }: the stock signature wrapper. */
 function wrapInnerSignature(inner: Uint8Array): Uint8Array {
-  return der(0x30, concatBytes(SHA512_ALG, der(0x04, inner)));
+  return der(0x30, concatBytes(SHA512_ALGORITHM, der(0x04, inner)));
 }
 
 export class OtherPrivateKey {
