@@ -10,7 +10,7 @@ import type { KeyknoxStore } from '../store/keyknox.js';
 import { serializeCard, readStoredCard } from '../store/record.js';
 import type { CardStore, StoredCard } from '../store/store.js';
 import { cardDefect } from './card-defect.js';
-import { KeyknoxImport } from './keyknox-transfer.js';
+import { badLine, KeyknoxImport } from './keyknox-transfer.js';
 
 /** Export pages (each a run of lines) → the lines one by one. */
 export function* toLines(pages: readonly string[]): Generator<string> {
@@ -50,10 +50,7 @@ export async function checkedDump(
 
 /** One NDJSON line → a stored card whose derived fields agree with its snapshot. */
 function parseImportLine(line: string, number: number): StoredCard {
-  const bad = (why: string): CardsError =>
-    new CardsError('IMPORT_INVALID', `Import line ${number} ${why}.`, {
-      hint: 'Import what `cards export` or GET /_cards/export wrote, one record per line.',
-    });
+  const bad = (why: string): CardsError => badLine(number, why);
   let value: unknown;
   try {
     value = JSON.parse(line);

@@ -42,7 +42,8 @@ export async function* exportKeyknox(store: KeyknoxStore): AsyncGenerator<string
   if (chunk.length > 0) yield chunk.join('');
 }
 
-const invalid = (number: number, why: string): CardsError =>
+/** Line `number` of an import refused (IMPORT_INVALID), a card's line or a Keyknox line. */
+export const badLine = (number: number, why: string): CardsError =>
   new CardsError('IMPORT_INVALID', `Import line ${number} ${why}.`, {
     hint: 'Import what `cards export` or GET /_cards/export wrote, one record per line.',
   });
@@ -66,18 +67,18 @@ export class KeyknoxImport {
     try {
       value = JSON.parse(line);
     } catch {
-      throw invalid(number, 'is not valid JSON');
+      throw badLine(number, 'is not valid JSON');
     }
     if (!isKeyknoxLine(value)) return false;
     if (this.#store === undefined)
-      throw invalid(number, 'is a Keyknox entry, and this registry keeps none');
+      throw badLine(number, 'is a Keyknox entry, and this registry keeps none');
     let record;
     try {
       record = readKeyknoxLine(value, 'it');
     } catch (err) {
-      throw invalid(number, `is not a Keyknox record this cards reads: ${(err as Error).message}`);
+      throw badLine(number, `is not a Keyknox record this cards reads: ${(err as Error).message}`);
     }
-    if (record.kind === 'keyknox2del') throw invalid(number, 'deletes a Keyknox entry');
+    if (record.kind === 'keyknox2del') throw badLine(number, 'deletes a Keyknox entry');
     this.#held.push({ record, number });
     return true;
   }
@@ -101,7 +102,7 @@ export class KeyknoxImport {
         this.skipped++;
         continue;
       }
-      throw invalid(number, 'names a Keyknox entry the registry holds already, stored otherwise');
+      throw badLine(number, 'names a Keyknox entry the registry holds already, stored otherwise');
     }
   }
 
