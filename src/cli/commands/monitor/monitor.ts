@@ -136,8 +136,9 @@ function eventOf(
   };
 }
 
-export const eventLine = (e: MonitorEvent): string =>
-  `#${e.index} ${e.kind.padEnd(11)} ${e.id}${e.publicKey ? ` key ${e.publicKey}` : ''}${e.unexpected ? '  UNEXPECTED KEY' : ''}`;
+/** A card as --follow prints it when read: a batch holding an unexpected key ends the run instead. */
+const eventLine = (e: MonitorEvent): string =>
+  `#${e.index} ${e.kind.padEnd(11)} ${e.id}${e.publicKey ? ` key ${e.publicKey}` : ''}`;
 
 function statePath(ctx: CommandContext, origin: string, identity: string): string {
   const name = Buffer.from(
