@@ -12,6 +12,7 @@
 import { dirname, join, resolve } from 'node:path';
 import type { LowSync } from 'lowdb';
 import { CardsError } from '../core/errors.js';
+import { isObject } from '../core/json.js';
 import { isProfileName } from '../core/profile.js';
 import { DEFAULT_URL } from '../server/defaults.js';
 import type { CommandContext } from './context.js';
@@ -88,9 +89,6 @@ const invalid = (path: string, why: string): CardsError =>
   new CardsError('CONFIG_INVALID', `Configuration file ${path} is invalid: ${why}.`, {
     hint: 'fix or remove it, or write a fresh one with `cards init`',
   });
-
-const isObject = (value: unknown): value is Record<string, unknown> =>
-  typeof value === 'object' && value !== null && !Array.isArray(value);
 
 function decode(path: string, text: string): ConfigFile {
   let json: unknown;

@@ -8,6 +8,7 @@
  * faults and read the journal. Pure.
  */
 import { CardsError, WIRE_ERRORS, type WireCode } from './errors.js';
+import { isObject } from './json.js';
 import { lookUpRoute } from './route-name.js';
 import { isAdminRoute, ROUTES, type RouteName } from './routes.js';
 
@@ -81,9 +82,6 @@ function errorOf(value: unknown): WireCode {
   );
 }
 
-const isRecord = (value: unknown): value is Record<string, unknown> =>
-  typeof value === 'object' && value !== null && !Array.isArray(value);
-
 const text = (input: Record<string, unknown>, key: string): string | undefined => {
   const value = input[key];
   if (value === undefined) return undefined;
@@ -94,7 +92,7 @@ const text = (input: Record<string, unknown>, key: string): string | undefined =
 
 /** A rule from its JSON form; unknown fields are refused (a typo would widen the rule). */
 function parseFaultRule(input: unknown): FaultRule {
-  if (!isRecord(input)) throw invalid('A fault rule is a JSON object.');
+  if (!isObject(input)) throw invalid('A fault rule is a JSON object.');
   for (const key of Object.keys(input))
     if (!KEYS.has(key))
       throw invalid(`unknown field "${key}"; a rule has ${[...KEYS].join(', ')}.`);
@@ -144,10 +142,10 @@ const withoutState = (rule: Record<string, unknown>): Record<string, unknown> =>
 
 /** A rule file or body: one rule, a list, or `{"faults": [...]}` (what GET /_cards/faults sends). */
 export function parseFaultRules(input: unknown): FaultRule[] {
-  const list = isRecord(input) && Array.isArray(input.faults) ? input.faults : input;
+  const list = isObject(input) && Array.isArray(input.faults) ? input.faults : input;
   return (Array.isArray(list) ? list : [list]).map((rule, i) => {
     try {
-      return parseFaultRule(isRecord(rule) ? withoutState(rule) : rule);
+      return parseFaultRule(isObject(rule) ? withoutState(rule) : rule);
     } catch (err) {
       if (err instanceof CardsError && Array.isArray(list))
         throw invalid(`rule ${i + 1}: ${err.message}`);
