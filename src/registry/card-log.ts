@@ -23,9 +23,9 @@ import type { CardEntry, CardStore } from '../store/store.js';
 
 /**
  * Bytes of proof texts kept for the current checkpoint: a proof is about 1 KiB (some 20 hashes
- * and the signed checkpoint), so about 30,000 of them. Bounded by bytes like the tiles: a count
- * bound (16,384 before) let a client cycling through 20,000 cards miss every time, since an LRU
- * cache smaller than what is asked in turn evicts each proof just before it is asked again.
+ * and the signed checkpoint), so about 30,000 of them. Bounded by bytes like the tiles, and
+ * large: a client cycling through more cards than an LRU cache holds misses every time, since
+ * each proof is evicted just before it is asked again.
  */
 const PROOF_CACHE_BYTES = 32 * 1024 * 1024;
 
