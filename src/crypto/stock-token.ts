@@ -8,7 +8,7 @@ import { isObject } from '../core/json.js';
 import { decodeBase64Url, decodeUtf8, encodeBase64Url, utf8 } from '../core/encoding.js';
 import { signParts, verifyParts } from './ed25519.js';
 import type { PrivateKey } from './keys.js';
-import { checkIdentityText } from './token-identity.js';
+import { checkAppText, checkIdentityText } from './token-identity.js';
 import { checkTokenTimes, tokenLeeways } from './token-times.js';
 import { keysFor, type TrustedKey, type VerifiedToken } from './token-types.js';
 
@@ -98,6 +98,7 @@ export function verifyStockToken(
   const { iss, sub } = claims;
   if (typeof iss !== 'string' || !iss.startsWith(ISSUER_PREFIX))
     throw new CardsError('TOKEN_CLAIMS', `Token "iss" must start with "${ISSUER_PREFIX}".`);
+  checkAppText(iss);
   if (options.appId !== undefined && iss !== ISSUER_PREFIX + options.appId)
     throw new CardsError('TOKEN_CLAIMS', 'Token "iss" names another app.');
   if (

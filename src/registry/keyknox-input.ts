@@ -1,11 +1,15 @@
 /**
  * Reading Keyknox request bodies and the previous-hash header into typed requests: strict base64
  * for `meta`/`value`, addresses of non-empty strings within the identity limit, reader lists.
+ * Every address part and reader is well-formed Unicode without U+0000, as an identity is
+ * (docs/http.md, "Text"): PostgreSQL text holds no U+0000 and stores a lone surrogate as U+FFFD,
+ * so without the rule one engine would fail on what another stores, and "x\uD800" and "x\uDBFF"
+ * would be one root, path, key or reader there.
  * A body that is not an object is 30001 as on the card routes; a field of the wrong type or
  * form is the Keyknox code of that field. Optional fields absent, null or "" are not given
  * (JSON.stringify drops undefined ones; no stock client sends an empty address part). Pure.
  */
-import { decodeBase64, utf8Length } from '../core/encoding.js';
+import { decodeBase64, isPortableText, utf8Length } from '../core/encoding.js';
 import { CardsError, type ErrorCode } from '../core/errors.js';
 import { LIMITS } from '../core/limits.js';
 import type { KeyknoxCopy } from '../store/keyknox.js';
@@ -109,6 +113,8 @@ function part(field: unknown, name: string): string {
       'KEYKNOX_ADDRESS_INVALID',
       `"${name}" must be a non-empty string of at most ${LIMITS.identityMax} bytes.`,
     );
+  if (!isPortableText(field))
+    invalid('KEYKNOX_ADDRESS_INVALID', `"${name}" must be well-formed Unicode without U+0000.`);
   return field;
 }
 
@@ -126,6 +132,11 @@ function readers(field: unknown): string[] {
   for (const item of field as unknown[]) {
     if (typeof item !== 'string' || item === '' || utf8Length(item) > LIMITS.identityMax)
       invalid('KEYKNOX_IDENTITIES_INVALID', `"identities" holds an item that is not an identity.`);
+    if (!isPortableText(item))
+      invalid(
+        'KEYKNOX_IDENTITIES_INVALID',
+        `"identities" holds an item that is not well-formed Unicode without U+0000.`,
+      );
     out.add(item);
   }
   return [...out];

@@ -6,11 +6,13 @@
  * move), written before the cards. A dump without such lines imports as it always did.
  *
  * Import reads every Keyknox line before storing any, so a refused line (not a record this
- * `cards` reads, a deletion line, an entry stored differently already) stores no Keyknox entry,
+ * `cards` reads, a deletion line, text that is not well-formed Unicode without U+0000 as the
+ * Keyknox routes refuse it, an entry stored differently already) stores no Keyknox entry,
  * and, the lines being ahead of the cards in an export, no card either. Each record goes in
  * through the store's compare-and-swap from revision 0 (nothing stored there); with `append`,
  * one stored identically already is skipped.
  */
+import { isPortableText } from '../core/encoding.js';
 import { CardsError } from '../core/errors.js';
 import type { KeyknoxRecord, KeyknoxStore } from '../store/keyknox.js';
 import {
@@ -48,6 +50,12 @@ export const badLine = (number: number, why: string): CardsError =>
     hint: 'Import what `cards export` or GET /_cards/export wrote, one record per line.',
   });
 
+/** Every string of a record's address and readers. */
+const textOf = (r: KeyknoxRecord): string[] =>
+  r.kind === 'keyknox1'
+    ? [r.address.app, r.address.identity]
+    : [...Object.values(r.entry.address), ...r.entry.readers.map((reader) => reader.identity)];
+
 /** The Keyknox lines of one import: taken while reading, stored together once all are read. */
 export class KeyknoxImport {
   readonly #store: KeyknoxStore | undefined;
@@ -79,6 +87,8 @@ export class KeyknoxImport {
       throw badLine(number, `is not a Keyknox record this cards reads: ${(err as Error).message}`);
     }
     if (record.kind === 'keyknox2del') throw badLine(number, 'deletes a Keyknox entry');
+    if (!textOf(record).every(isPortableText))
+      throw badLine(number, 'holds text that is not well-formed Unicode without U+0000');
     this.#held.push({ record, number });
     return true;
   }
