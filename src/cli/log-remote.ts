@@ -6,13 +6,21 @@
  * `/log/reset-N/` for the one a reset began), so nothing read of one log answers for another.
  * A tile the server does not have is `undefined` (404), any other failure a CardsError; a
  * partial tile that is gone (tlog-tiles lets a log remove it once its full tile exists: a
- * static copy of the tiles folder) is read from its full tile.
+ * static copy of the tiles folder) is read from its full tile. No answer is read past the
+ * largest entry bundle (256 entries of at most 65,535 bytes, C2SP tlog-tiles): a log that sends
+ * more is not answering as a log, however long it keeps sending.
  */
+import { boundedBody, sizeName } from '../client/bounded-body.js';
 import { CardsError, codeForWire, type WireCode } from '../core/errors.js';
+import { MAX_ENTRY_SIZE } from '../log/entry-bundle.js';
 import { routePath } from '../core/routes.js';
 import type { TileReader } from '../log/tile-hashes.js';
 import { prefixOfOrigin } from '../log/log-epochs.js';
 import { readTileAt } from '../log/memory-tiles.js';
+import { TILE_WIDTH } from '../log/tile-path.js';
+
+/** The largest answer a log gives: a full entry bundle of the largest entries. */
+const LOG_ANSWER_MAX = TILE_WIDTH * (2 + MAX_ENTRY_SIZE);
 
 /**
  * The refusals of a log route a reader acts on, by the code the service names; any other is
@@ -39,8 +47,15 @@ export class RemoteLog {
       // The deadline covers the body too: a server that trickles it is given up on as well.
       const signal = AbortSignal.timeout(this.#timeoutSeconds * 1000);
       const res = await fetch(`${this.url}${path}`, { signal });
-      return { status: res.status, body: new Uint8Array(await res.arrayBuffer()) };
+      const body = await boundedBody(res, LOG_ANSWER_MAX);
+      if (body === undefined)
+        throw new CardsError(
+          'NOT_A_SERVICE',
+          `The log at ${this.url} answered ${path} with more than ${sizeName(LOG_ANSWER_MAX)}, more than any checkpoint, proof or tile holds.`,
+        );
+      return { status: res.status, body };
     } catch (cause) {
+      if (cause instanceof CardsError) throw cause;
       const why =
         (cause as Error).name === 'TimeoutError'
           ? `no answer within ${this.#timeoutSeconds} s`

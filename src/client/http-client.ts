@@ -12,7 +12,12 @@ import { LIMITS } from '../core/limits.js';
 import type { WireProfile } from '../core/profile.js';
 import { routePath } from '../core/routes.js';
 import type { TokenSource } from './token-source.js';
-import { createTransport, type Exchange, type Transport } from './transport.js';
+import {
+  AnswerTooLargeError,
+  createTransport,
+  type Exchange,
+  type Transport,
+} from './transport.js';
 
 export interface ClientOptions {
   /** Base URL without the path, e.g. http://127.0.0.1:8080 (a trailing slash is dropped). */
@@ -133,6 +138,11 @@ export class CardsClient {
       res = await this.transport.send(method, new URL(this.url + path), headers, text);
     } catch (cause) {
       this.debug?.(`< no answer: ${(cause as Error).message} (${Date.now() - started} ms)\n`);
+      if (cause instanceof AnswerTooLargeError)
+        throw new CardsError(
+          'NOT_A_SERVICE',
+          `not a Cards service at ${this.url}: ${cause.message}.`,
+        );
       throw unreachable(this.url, cause);
     }
     if (this.debug) this.debug(describeResponse(res, Date.now() - started));

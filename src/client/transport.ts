@@ -9,6 +9,8 @@
  */
 import http from 'node:http';
 import https from 'node:https';
+import { LIMITS } from '../core/limits.js';
+import { sizeName } from './bounded-body.js';
 
 export interface Exchange {
   readonly status: number;
@@ -42,7 +44,12 @@ export function createTransport(options: { timeoutMs: number; maxSockets?: numbe
           },
           (res) => {
             const chunks: Buffer[] = [];
-            res.on('data', (chunk: Buffer) => chunks.push(chunk));
+            let size = 0;
+            res.on('data', (chunk: Buffer) => {
+              size += chunk.byteLength;
+              if (size <= LIMITS.answerMax) chunks.push(chunk);
+              else req.destroy(new AnswerTooLargeError());
+            });
             res.on('error', reject);
             // Cut off mid-answer (a deadline): reject with why, since no 'end' will come.
             res.on('close', () => {
@@ -69,6 +76,16 @@ export function createTransport(options: { timeoutMs: number; maxSockets?: numbe
       agents.https.destroy();
     },
   };
+}
+
+/** An answer longer than any the card routes give (LIMITS.answerMax): given up on, not read. */
+export class AnswerTooLargeError extends Error {
+  override readonly name = 'AnswerTooLargeError';
+  constructor() {
+    super(
+      `answered more than ${sizeName(LIMITS.answerMax)}, more than any answer of a Cards service`,
+    );
+  }
 }
 
 /** A request past its whole-request deadline: `code` as node names a timed-out socket. */

@@ -21,6 +21,12 @@ export const LIMITS = {
    * up to 1 MiB each, kept per reader): read whole, so bounded, far above e3kit's entries.
    */
   keyknoxLineMax: 32 * 1024 * 1024,
+  /**
+   * Most bytes a client reads of one answer of the card routes: far above any search answer,
+   * far below the 512 MiB a JavaScript string holds; a server sending more is not answering as
+   * a Cards service.
+   */
+  answerMax: 256 * 1024 * 1024,
   /** The admin API's pages (cards, identities): rows by default, and at most. */
   adminPageDefault: 100,
   adminPageMax: 1000,
