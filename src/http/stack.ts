@@ -186,6 +186,13 @@ export function createStack(options: StackOptions): {
     },
   });
 
+  /**
+   * A request whose body was given up on before its end (an import refused at a line too long
+   * stops reading it): the connection is mid-message, so no further request can follow on it
+   * (RFC 9112 section 9.6). A body merely unread (a refusal before parsing) is still drained by
+   * node and the connection kept.
+   */
+  const bodyAbandoned = (req: IncomingMessage): boolean => !req.complete && req.destroyed;
   // Connections over the cap get 503 on their first request, then are closed.
   const over = new WeakSet<Socket>();
   let open = 0;
@@ -214,8 +221,8 @@ export function createStack(options: StackOptions): {
     else if (request.method !== 'OPTIONS' || !options.options || !options.options(request, reply))
       done();
   });
-  app.addHook('onSend', (_request, reply, payload, done) => {
-    if (closing) reply.header('connection', 'close');
+  app.addHook('onSend', (request, reply, payload, done) => {
+    if (closing || bodyAbandoned(request.raw)) reply.header('connection', 'close');
     done(null, payload);
   });
   /** The request line and record of an answer of `route` ('' for a path no route serves). */
