@@ -31,8 +31,22 @@ export interface DatabaseOptions {
   readonly onWarning?: (message: string) => void;
 }
 
-/** Clients given an 'error' listener of their own (see connect). */
+/** Clients given an 'error' listener of their own (withErrorListener). */
 const LISTENED = new WeakSet<pg.PoolClient>();
+
+/**
+ * A checked-out client has no pool listener: a connection the server ends (or the network cuts)
+ * between two statements would be an unhandled 'error' event and stop the process. Its next
+ * query fails instead, and the pool discards it on release. Every `pool.connect()` goes through
+ * here.
+ */
+export function withErrorListener(client: pg.PoolClient): pg.PoolClient {
+  if (!LISTENED.has(client)) {
+    LISTENED.add(client);
+    client.on('error', () => undefined);
+  }
+  return client;
+}
 
 /** Attempts of a transaction: serialization failures are retried. */
 const ATTEMPTS = 6;
@@ -107,14 +121,7 @@ export class Database {
     } catch (err) {
       throw unavailable(err);
     }
-    // A checked-out client has no pool listener: a connection the server ends between two
-    // statements (a shutdown) would be an unhandled 'error' event and stop the process. Its
-    // next query fails instead, and the pool discards it on release.
-    if (!LISTENED.has(client)) {
-      LISTENED.add(client);
-      client.on('error', () => undefined);
-    }
-    return client;
+    return withErrorListener(client);
   }
 
   /**

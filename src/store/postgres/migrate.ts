@@ -10,6 +10,7 @@
  */
 import type pg from 'pg';
 import { CardsError } from '../../core/errors.js';
+import { withErrorListener } from './database.js';
 import { isDuplicateTable, isRetryable, isUniqueViolation } from './errors.js';
 import {
   APPLIED_VERSION,
@@ -57,7 +58,7 @@ function refuseNewer(version: number, location: string): CardsError {
 
 /** Brings the schema up to SCHEMA_VERSION; refuses a newer one without writing anything. */
 export async function migrate(pool: pg.Pool, location: string): Promise<MigrationResult> {
-  const client = await pool.connect();
+  const client = withErrorListener(await pool.connect());
   try {
     await ensureMigrationsTable(client);
     const from = await appliedVersion(client);
