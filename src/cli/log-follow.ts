@@ -87,10 +87,14 @@ export async function followLog(options: FollowOptions): Promise<LogEdge> {
     for (const [k, ref] of batch.entries()) {
       const data = bundles[k];
       const entries = data && decodeEntryBundle(data);
+      const where = `${remote.url}/log/${prefixOfOrigin(checkpoint.origin)}${tilePath(ref)}`;
+      if (data === undefined) throw new CardsError('LOG_TILE_NOT_FOUND', `${where}: missing.`);
+      // A bundle served for a size the log signed that is not that many entries: the log no
+      // longer serves the tree it signed (C2SP tlog-tiles: a bundle holds exactly its width).
       if (entries?.length !== ref.width)
         throw new CardsError(
-          'LOG_TILE_NOT_FOUND',
-          `${remote.url}/log/${prefixOfOrigin(checkpoint.origin)}${tilePath(ref)}: ${data ? 'not a bundle of that width' : 'missing'}.`,
+          'LOG_INCONSISTENT',
+          `${where}: not a bundle of ${ref.width} entries, so not the tree it signed.`,
         );
       const skip = Math.max(0, edge.size - ref.index * TILE_WIDTH);
       const fresh = entries.slice(skip);
