@@ -110,6 +110,7 @@ export const EXIT_STATUS: Readonly<Record<ErrorCode, ExitStatus>> = {
   KEYKNOX_VALUE_INVALID: refused,
   KEYKNOX_ADDRESS_INVALID: refused,
   KEYKNOX_IDENTITIES_INVALID: refused,
+  KEYKNOX_ENTRY_TOO_LARGE: refused,
   KEYKNOX_CONFLICT: refused,
   PYTHIA_PASSWORD_INVALID: refused,
   PYTHIA_SALT_INVALID: refused,

@@ -22,6 +22,13 @@ export const LIMITS = {
    */
   keyknoxLineMax: 32 * 1024 * 1024,
   /**
+   * The bytes of `meta` and `value` one Keyknox v2 entry keeps, over every reader's copy: each
+   * reader keeps the copy pushed when it was named, so without a bound 1,024 readers of 1 MiB
+   * pushes are 1 GiB in one entry, written whole at each push. As base64 with 1,024 readers'
+   * names it still fits one import line (keyknoxLineMax).
+   */
+  keyknoxEntryMax: 16 * 1024 * 1024,
+  /**
    * Most bytes a client reads of one answer of the card routes: far above any search answer,
    * far below the 512 MiB a JavaScript string holds; a server sending more is not answering as
    * a Cards service.

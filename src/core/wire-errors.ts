@@ -172,6 +172,11 @@ export const WIRE_ERRORS = {
     400,
     'Keyknox identities must be a list of identities, at most 1024 readers an entry.',
   ),
+  KEYKNOX_ENTRY_TOO_LARGE: w(
+    50004,
+    413,
+    "A Keyknox entry keeps at most 16 MiB over all its readers' copies.",
+  ),
   KEYKNOX_CONFLICT: w(
     50010,
     409,

@@ -299,6 +299,7 @@ export const ROUTE_ERRORS: Record<RouteName, readonly WireCode[]> = {
     'KEYKNOX_VALUE_INVALID',
     'KEYKNOX_ADDRESS_INVALID',
     'KEYKNOX_IDENTITIES_INVALID',
+    'KEYKNOX_ENTRY_TOO_LARGE',
     'KEYKNOX_CONFLICT',
     ...STORE_WRITE,
   ],

@@ -7,9 +7,11 @@
  * new members only; the members already there must still decrypt theirs). A caller who may not
  * read an entry is answered as if it were absent; never its content. Each write dates the entry
  * (store/keyknox.ts `KeyknoxDates`): created at the push that stores it where none is, updated at
- * every push and reader removed.
+ * every push and reader removed. An entry keeps at most LIMITS.keyknoxEntryMax bytes over all
+ * its copies: a push that would keep more is refused, and the entry stays as it was.
  */
 import { CardsError } from '../core/errors.js';
+import { LIMITS } from '../core/limits.js';
 import type {
   KeyknoxCopy,
   KeyknoxReader,
@@ -150,9 +152,16 @@ export class KeyknoxV2 {
         );
       }
       const copy = { meta: request.meta, value: request.value };
+      const kept = compact([copy, ...(current?.copies ?? [])], readers);
+      const size = kept.copies.reduce((n, c) => n + c.meta.byteLength + c.value.byteLength, 0);
+      if (size > LIMITS.keyknoxEntryMax)
+        throw new CardsError(
+          'KEYKNOX_ENTRY_TOO_LARGE',
+          `This push would keep ${size} bytes in the entry over its readers' copies; at most ${LIMITS.keyknoxEntryMax}. Reset the entry, or push one copy for all its readers.`,
+        );
       const next: KeyknoxV2Entry = {
         address,
-        ...compact([copy, ...(current?.copies ?? [])], readers),
+        ...kept,
         hash: newHash(),
         revision: (current?.revision ?? 0) + 1,
         ...datesAfter(current, this.#clock()),
