@@ -61,7 +61,11 @@ function parseImportLine(line: string, number: number): StoredCard {
   try {
     card = readStoredCard(value, 'it');
   } catch (err) {
-    throw bad(isCardsError(err) ? err.message.replace(/^The store cannot be read: it /, '') : '');
+    throw bad(
+      isCardsError(err)
+        ? err.message.replace(/^The store cannot be read: it /, '').replace(/[.]$/, '')
+        : '',
+    );
   }
   const defect = cardDefect(card);
   if (defect) throw bad(`(card ${card.id}): ${defect.replace(/[.]$/, '')}`);
