@@ -1,6 +1,7 @@
 /**
  * Everything the CLI prints on stdout, and the only module that colours it: each command's
- * result as text for people, or with --json as exactly one JSON document. Colour (chalk) is
+ * result as text for people, or with --json as exactly one JSON document (one line of NDJSON
+ * after those a `--follow` streamed). Colour (chalk) is
  * off when stdout is not a terminal, under NO_COLOR or TERM=dumb, and with --no-color;
  * FORCE_COLOR turns it on.
  */
@@ -11,6 +12,8 @@ import type { Style } from './text.js';
 
 export interface OutputFlags {
   json?: boolean;
+  /** A command that streams (`--follow`) prints NDJSON: its result is one more line of it. */
+  follow?: boolean;
   color?: boolean;
 }
 
@@ -50,7 +53,7 @@ export function emit<T>(
   flags: OutputFlags,
 ): void {
   if (flags.json || view === undefined) {
-    ctx.stdout.write(`${JSON.stringify(data, null, 2)}\n`);
+    ctx.stdout.write(`${JSON.stringify(data, null, flags.follow ? undefined : 2)}\n`);
     return;
   }
   // The views get the data escaped, so none of them can forget to (--json above stays exact).

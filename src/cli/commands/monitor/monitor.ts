@@ -4,7 +4,8 @@
  * the signed tree (log-follow.ts), and reports every card of the identity with its log index: a
  * new key, a replacement, a revocation. With --expect-key, a card with any other key is reported
  * as unexpected and the command exits 5 (and keeps its place, so it fails again until the key
- * is expected): the check that lets Alice see a key she never published.
+ * is expected): the check that lets Alice see a key she never published. With --follow --json
+ * stdout is NDJSON: each card as it is read, and the result that ends the run, one line each.
  */
 import { mkdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -34,6 +35,8 @@ export interface MonitorOptions extends ConnectionFlags {
   logKey?: string;
   /** --follow: ms between checkpoint fetches. */
   interval: number;
+  /** --follow prints each card read as one JSON line (NDJSON) instead of text. */
+  json?: boolean;
 }
 
 export interface MonitorEvent {
@@ -104,7 +107,8 @@ export async function monitor(
     if (total.from < 0) total.from = from.size;
     total.events.push(...events);
     if (!options.follow || unexpected > 0) return total;
-    for (const e of events) ctx.stdout.write(`${eventLine(e)}\n`);
+    for (const e of events)
+      ctx.stdout.write(`${options.json ? JSON.stringify(e) : eventLine(e)}\n`);
     total.events = [];
     await new Promise((resolve) => setTimeout(resolve, interval));
   }
