@@ -1,6 +1,7 @@
 /**
  * What `build` and `create` share: the owner's key (--key FILE, the keystore's, or a new one on
- * --new-key or a yes) and the signed card made from the flags (spec 2.2, 2.3). No network.
+ * --new-key or a yes) and the signed card made from the flags (spec 2.2, 2.3); the check of
+ * `--previous` `rotate` shares too. No network.
  */
 import { CardsError } from '../core/errors.js';
 import { isCardId } from '../core/limits.js';
@@ -23,6 +24,21 @@ export interface BuildOptions extends ConnectionFlags {
   createdAt?: number;
   newKey?: boolean;
   out?: string;
+}
+
+/**
+ * `--previous`, the one check of every command that takes it (build, create, rotate): a card id
+ * (spec 2.2, previous_card_id), lower-cased. A short id was made whole by the run funnel
+ * (card-ids.ts) before the command ran; what is left is not an id at all.
+ */
+export function previousCardId(value: string | undefined): string | undefined {
+  if (value === undefined) return undefined;
+  if (!isCardId(value))
+    throw new CardsError(
+      'PREVIOUS_ID_INVALID',
+      `--previous must be a card id (64 hex digits, or a unique prefix of 8 or more), got "${value}".`,
+    );
+  return value.toLowerCase();
 }
 
 /**
@@ -57,11 +73,7 @@ export async function prepareCard(
   options: BuildOptions,
 ): Promise<{ built: BuiltCard; identity: string; keyCreated: string | null }> {
   const identity = requireIdentity(options.identity, 'a card');
-  if (options.previous !== undefined && !isCardId(options.previous))
-    throw new CardsError(
-      'PREVIOUS_ID_INVALID',
-      `--previous must be a card id (64 hex characters), got "${options.previous}".`,
-    );
+  const previous = previousCardId(options.previous);
   const createdAt = options.createdAt ?? Math.floor(ctx.now() / 1000);
   const signers = parseSigners(ctx, options.signer ?? [], options.extra ?? []);
   const { key, isNew } = await ownerKey(ctx, identity, options);
@@ -73,7 +85,7 @@ export async function prepareCard(
     reservedSigner: PROFILES[options.compat as ProfileName].signer,
     others: signers.others,
     ...(signers.selfExtra ? { selfExtra: signers.selfExtra } : {}),
-    ...(options.previous ? { previousCardId: options.previous.toLowerCase() } : {}),
+    ...(previous ? { previousCardId: previous } : {}),
   });
   // Only a card that passed every local check gets its new key written.
   const keyCreated = isNew ? storeKey(ctx.home, identity, key, false) : null;

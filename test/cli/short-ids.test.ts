@@ -2,13 +2,16 @@
  * Short card ids, as in git, through `node bin/cards.js` against a real `cards serve` on port 0:
  * a unique prefix of 8 or more hex digits stands for the whole id wherever a command takes one;
  * an ambiguous prefix is refused with CARD_ID_AMBIGUOUS listing the ids, an unknown one is not
- * found, fewer than 8 digits is a usage error, and a service without the admin API that finds
- * them (a stock Cards Service) is said to be one.
+ * found, fewer than 8 digits is a usage error, a --previous that is no card id at all is
+ * PREVIOUS_ID_INVALID in the same words for every command, and a service without the admin API
+ * that finds them (a stock Cards Service) is said to be one.
  */
 import assert from 'node:assert/strict';
 import { hash } from 'node:crypto';
+import { existsSync } from 'node:fs';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { SNAPSHOT_VERSION } from '../../src/core/limits.js';
 import { said, type Sandbox } from './harness.js';
@@ -92,6 +95,7 @@ describe('short card ids against cards serve', { concurrency: true }, () => {
       ['get', prefix],
       ['revoke', prefix, '--yes'],
       ['create', '--identity', 'twin', '--previous', prefix],
+      ['rotate', '--identity', 'twin', '--previous', prefix],
     ]) {
       const refused = await box.cards(args);
       assert.equal(refused.status, 2, said(refused));
@@ -111,6 +115,9 @@ describe('short card ids against cards serve', { concurrency: true }, () => {
     const none = await box.cards(['get', 'ffffffff00']);
     assert.equal(none.status, 3, said(none));
     assert.match(none.stderr, /CARD_NOT_FOUND .*No card id starts with ffffffff00/);
+    const noPrevious = await box.cards(['rotate', '--identity', 'x', '--previous', 'ffffffff00']);
+    assert.equal(noPrevious.status, 3, said(noPrevious));
+    assert.match(noPrevious.stderr, /CARD_NOT_FOUND .*No card id starts with ffffffff00/);
     for (const args of [
       ['get', 'abc123'],
       ['revoke', '1234567', '--yes'],
@@ -131,6 +138,22 @@ describe('short card ids against cards serve', { concurrency: true }, () => {
     ]);
     assert.equal(built.status, 2, said(built));
     assert.match(built.stderr, /`cards build` works offline: give all 64 hex digits/);
+  });
+
+  test('a --previous that is no card id is refused alike by create, build and rotate', async () => {
+    const refusals = [];
+    for (const command of ['create', 'build', 'rotate']) {
+      const refused = await box.cards([command, '--identity', 'odd', '--previous', 'not-an-id']);
+      assert.equal(refused.status, 4, said(refused));
+      assert.match(
+        refused.stderr,
+        /^error PREVIOUS_ID_INVALID \(40014\): --previous /,
+        said(refused),
+      );
+      refusals.push(refused.stderr);
+    }
+    assert.equal(new Set(refusals).size, 1, `one message for every command:\n${refusals.join('')}`);
+    assert.equal(existsSync(join(box.home, 'keys', 'odd.pem')), false, 'no key was made');
   });
 
   test('a service without the admin API is said to be one, not guessed at', async () => {

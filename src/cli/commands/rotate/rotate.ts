@@ -8,9 +8,9 @@ import type { RawCard } from '../../../core/card.js';
 import { encodeBase64 } from '../../../core/encoding.js';
 import { CardsError } from '../../../core/errors.js';
 import { EXIT, EXIT_STATUS } from '../../exit-status.js';
-import { isCardId } from '../../../core/limits.js';
 import { generatePrivateKey } from '../../../crypto/keys.js';
 import { buildCard, viewCard, type CardView } from '../../card-builder.js';
+import { previousCardId } from '../../card-prepare.js';
 import { linkViewed } from '../../chain-relations.js';
 import { connect } from '../../connection.js';
 import type { CommandContext } from '../../context.js';
@@ -44,11 +44,7 @@ export interface RotateResult {
 export async function rotate(ctx: CommandContext, options: RotateOptions): Promise<RotateResult> {
   const settings = resolveSettings(ctx, options);
   const identity = requireIdentity(settings.identity?.value, 'rotate');
-  if (options.previous !== undefined && !isCardId(options.previous))
-    throw new CardsError(
-      'PREVIOUS_ID_INVALID',
-      `--previous must be a card id, got "${options.previous}".`,
-    );
+  const previous = previousCardId(options.previous);
   const client = connect(ctx, settings);
   // Each live chain's newest card (core chain rules); search lists live chains only.
   const live = linkViewed(await client.searchCards([identity], identity))
@@ -59,7 +55,7 @@ export async function rotate(ctx: CommandContext, options: RotateOptions): Promi
   const head = pickLiveCard(
     identity,
     live,
-    options.previous,
+    previous,
     oldKey && encodeBase64(oldKey.publicKey.spki),
   );
 
@@ -114,11 +110,14 @@ function pickLiveCard(
   storedKey: string | undefined,
 ): string {
   if (previous !== undefined) {
-    const id = previous.toLowerCase();
-    if (live.some((h) => h.id === id)) return id;
-    throw new CardsError('PREVIOUS_NOT_FOUND', `Card ${id} is not a live card of "${identity}".`, {
-      hint: `\`cards search ${shellQuote(identity)}\` lists its live cards`,
-    });
+    if (live.some((h) => h.id === previous)) return previous;
+    throw new CardsError(
+      'PREVIOUS_NOT_FOUND',
+      `Card ${previous} is not a live card of "${identity}".`,
+      {
+        hint: `\`cards search ${shellQuote(identity)}\` lists its live cards`,
+      },
+    );
   }
   if (live.length === 0)
     throw new CardsError('CARD_NOT_FOUND', `"${identity}" has no live card to rotate.`, {
