@@ -80,7 +80,7 @@ export default {
         pathNot: [
           '^src/cli/(command|exit-status|flags|text|version)[.]ts$',
           '^src/cli/commands/[^/]+/index[.]ts$',
-          '^src/(server/defaults|core/errors)[.]ts$',
+          '^src/(server/defaults|client/defaults|core/errors)[.]ts$',
           '^node_modules/commander/',
         ],
         dependencyTypesNot: ['type-only', 'dynamic-import'],

@@ -1,12 +1,13 @@
 /**
  * The flags several commands share, each declared once (house habit 16): a commander Option
- * with its environment variable (`.env()`), its default (`.default()`; what the server shares
- * comes from src/server/defaults.ts), its allowed values (`.choices()`) or parser
- * (`.argParser()`), and the config profile setting it may come from (`fromProfile`). Also the
+ * with its environment variable (`.env()`), its default (`.default()`; what the server or the
+ * client shares comes from src/server/defaults.ts or src/client/defaults.ts), its allowed
+ * values (`.choices()`) or parser (`.argParser()`), and the config profile setting it may come from (`fromProfile`). Also the
  * parsers, and the words of a value a flag cannot take. value-sources.ts layers the values.
  * Loads nothing heavy: `cards --help` reads it.
  */
 import { InvalidArgumentError, Option, type Argument } from 'commander';
+import { DEFAULT_TIMEOUT_MS } from '../client/defaults.js';
 import { CardsError } from '../core/errors.js';
 import { DEFAULT_DB, DEFAULT_URL } from '../server/defaults.js';
 import type { ProfileKey } from './config-file.js';
@@ -168,7 +169,7 @@ export const connectionFlags = (identity?: string): Option[] => [
   new Option('--token <jwt>', 'an access token to send as is').env('CARDS_TOKEN'),
   new Option('--timeout <seconds>', 'give up on a request after this long in all')
     .env('CARDS_TIMEOUT')
-    .default(30)
+    .default(DEFAULT_TIMEOUT_MS / 1000)
     .argParser(seconds),
   fromProfile(
     new Option('--app-key <file>', 'an app private key that mints a token per identity').env(

@@ -11,6 +11,7 @@ import { CardsError, codeForWire, WIRE_ERRORS, type WireCode } from '../core/err
 import { LIMITS } from '../core/limits.js';
 import type { WireProfile } from '../core/profile.js';
 import { routePath } from '../core/routes.js';
+import { DEFAULT_TIMEOUT_MS } from './defaults.js';
 import type { TokenSource } from './token-source.js';
 import {
   AnswerTooLargeError,
@@ -26,7 +27,7 @@ export interface ClientOptions {
   readonly tokens: TokenSource;
   /** Identity used for the tokens of reads (get, search), which name no card identity. */
   readonly readIdentity?: string;
-  /** Whole-request deadline in ms (default 30 s); 0: none. */
+  /** Whole-request deadline in ms (default DEFAULT_TIMEOUT_MS); 0: none. */
   readonly timeoutMs?: number;
   /** Called with each request and response, token redacted (`--debug`, CARDS_DEBUG=1). */
   readonly debug?: (text: string) => void;
@@ -38,7 +39,6 @@ export interface FetchedCard {
   readonly superseded: boolean;
 }
 
-const DEFAULT_TIMEOUT_MS = 30_000;
 const AGENT = 'cards-cli';
 
 export class CardsClient {

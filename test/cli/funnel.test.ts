@@ -13,6 +13,7 @@ import { after, describe, test } from 'node:test';
 import { Command } from 'commander';
 import { makeContext } from '../../src/cli/context.js';
 import { buildProgram } from '../../src/cli/program.js';
+import { DEFAULT_TIMEOUT_MS } from '../../src/client/defaults.js';
 import { runCli } from '../../src/cli/run.js';
 import { SHELLS } from '../../src/cli/commands/completion/completion.js';
 import { KEY_TYPES } from '../../src/crypto/signing-key.js';
@@ -284,8 +285,17 @@ describe('each default is declared once', () => {
       url.stdout.replace(/\s+/g, ' '),
       new RegExp(`--url <url> .*?\\(default: "${defaults.DEFAULT_URL}"`),
     );
+    // The client's deadline is the CLI's --timeout default, in seconds.
+    assert.match(
+      url.stdout.replace(/\s+/g, ' '),
+      new RegExp(`--timeout <seconds> .*?\\(default: ${DEFAULT_TIMEOUT_MS / 1000}[,)]`),
+    );
 
     const config = await cards(['config', '--json']);
+    assert.deepEqual(config.json<{ settings: Record<string, unknown> }>().settings.timeout, {
+      value: DEFAULT_TIMEOUT_MS / 1000,
+      source: 'default',
+    });
     const serve = config.json<{ serve: Record<string, { value: unknown; source: string }> }>()
       .serve;
     assert.deepEqual(serve.maxConnections, {
