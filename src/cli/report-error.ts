@@ -14,9 +14,11 @@ import { invalidValue } from './flags.js';
  * Under --json, one error object on stdout too (as gh does), so a script reads one JSON
  * document whether the command worked or not: {"error":{"name","code","message","hint"}},
  * after what the command had done when it failed (`CardsError.partial`: seed's summary).
+ * After a `--follow` stream (NDJSON) it is one more line of it.
  */
 function printJsonError(
   ctx: CommandContext,
+  follow: boolean,
   name: string,
   code: number | null,
   message: string,
@@ -24,10 +26,15 @@ function printJsonError(
   partial?: Readonly<Record<string, unknown>>,
 ): void {
   const error = { name, code, message, hint: hint ?? null };
-  ctx.stdout.write(`${JSON.stringify({ ...partial, error }, null, 2)}\n`);
+  ctx.stdout.write(`${JSON.stringify({ ...partial, error }, null, follow ? undefined : 2)}\n`);
 }
 
-export function reportError(ctx: CommandContext, err: unknown, json = false): ExitStatus {
+export function reportError(
+  ctx: CommandContext,
+  err: unknown,
+  json = false,
+  follow = false,
+): ExitStatus {
   if (err instanceof CardsError) {
     const exit = EXIT_STATUS[err.code];
     if (err.code === 'CANCELLED' || err.code === 'DECLINED') {
@@ -35,7 +42,7 @@ export function reportError(ctx: CommandContext, err: unknown, json = false): Ex
       ctx.stderr.write(`${err.message}\n`);
       return exit;
     }
-    if (json) printJsonError(ctx, err.code, err.number, err.message, err.hint, err.partial);
+    if (json) printJsonError(ctx, follow, err.code, err.number, err.message, err.hint, err.partial);
     // A message may quote card data (an identity): escaped like every text view.
     ctx.stderr.write(`error ${err.code} (${err.number}): ${escapeTerminal(err.message)}\n`);
     if (err.hint) ctx.stderr.write(`  ${escapeTerminal(err.hint)}\n`);
@@ -44,12 +51,13 @@ export function reportError(ctx: CommandContext, err: unknown, json = false): Ex
   const sys = err as NodeJS.ErrnoException | undefined;
   if (sys && typeof sys.code === 'string' && typeof sys.syscall === 'string') {
     // A file-system refusal (permissions, a file where a folder should be): not a bug.
-    if (json) printJsonError(ctx, sys.code, null, sys.message);
+    if (json) printJsonError(ctx, follow, sys.code, null, sys.message);
     ctx.stderr.write(`error ${sys.code}: ${escapeTerminal(sys.message)}\n`);
     ctx.stderr.write('  check the path and its permissions (CARDS_HOME, --db, --out)\n');
     return EXIT.error;
   }
-  if (json) printJsonError(ctx, 'INTERNAL', null, err instanceof Error ? err.message : String(err));
+  if (json)
+    printJsonError(ctx, follow, 'INTERNAL', null, err instanceof Error ? err.message : String(err));
   ctx.stderr.write(
     'internal error: this is a bug in cards; please report it with the output below.\n',
   );

@@ -24,9 +24,11 @@ export async function runCli(args: readonly string[], ctx: CommandContext): Prom
     return status;
   } catch (err) {
     const { reportError, fromCommander } = await import('./report-error.js');
-    // --json anywhere among the arguments: the error document goes on stdout as well.
+    // --json anywhere among the arguments: the error document goes on stdout as well (one
+    // line after a --follow's NDJSON).
     const json = args.includes('--json');
-    if (!(err instanceof CommanderError)) return reportError(ctx, err, json);
+    if (!(err instanceof CommanderError))
+      return reportError(ctx, err, json, args.includes('--follow'));
     // --help and --version end here, with exit code 0; `cards` alone printed its help.
     if (err.exitCode === 0 || err.code === 'commander.help')
       return err.exitCode ? EXIT.usage : EXIT.ok;

@@ -1,7 +1,8 @@
 /**
  * `cards monitor --follow --json` against a real `cards serve` (in this process, on port 0):
  * stdout is NDJSON, one JSON value a line, and nothing else: each card as it is read, and the
- * result of the batch that ends the run (a key not given with --expect-key, exit 5).
+ * result of the batch that ends the run (a key not given with --expect-key, exit 5); an error
+ * that ends a follow (monitor's or `cards requests --follow`'s) is one JSON line as well.
  */
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
@@ -85,5 +86,20 @@ test('monitor --follow --json prints one JSON value a line, and nothing else', a
     }
   } finally {
     child.kill('SIGINT');
+  }
+});
+
+test('a follow mode that fails under --json says so in one JSON line too', async () => {
+  // Nothing listens on port 1 of loopback: the first read fails (UNREACHABLE, exit 6).
+  for (const args of [
+    ['monitor', '--identity', 'nd', '--follow'],
+    ['requests', '--follow'],
+  ]) {
+    const failed = await box.cards([...args, '--json', '--url', 'http://127.0.0.1:1']);
+    assert.equal(failed.status, 6, said(failed));
+    const lines = failed.stdout.split('\n').filter((line) => line !== '');
+    assert.equal(lines.length, 1, said(failed));
+    const error = (JSON.parse(lines[0] as string) as { error: { name: string } }).error;
+    assert.equal(error.name, 'UNREACHABLE', said(failed));
   }
 });
