@@ -9,13 +9,20 @@
  * Never throws for bad input: returns `undefined` and lets the caller pick the code.
  */
 
-const BASE64 = /^(?:[A-Za-z0-9+/]{4})*(?:[A-Za-z0-9+/]{2}==|[A-Za-z0-9+/]{3}=)?$/;
+/**
+ * The alphabet with at most two '=' at the end; with a length that is a multiple of four, that
+ * is RFC 4648's padded form. One pass with no backtracking: a pattern that counts groups of four
+ * ((?:x{4})*) costs V8 ~100 ms on a 1 MiB value and overflows its stack past ~5 million
+ * characters.
+ */
+const BASE64_CHARS = /^[A-Za-z0-9+/]*={0,2}$/;
+const isBase64 = (text: string): boolean => text.length % 4 === 0 && BASE64_CHARS.test(text);
 /** The last character before "==" carries 4 unused bits, before "=" 2: they must be zero. */
 const LOOSE_TAIL = /(?:[^AQgw]==|[^AEIMQUYcgkosw048=]=)$/;
 const HEX = /^(?:[0-9a-fA-F]{2})*$/;
 
 export function decodeBase64(text: string): Uint8Array | undefined {
-  if (!BASE64.test(text) || LOOSE_TAIL.test(text)) return undefined;
+  if (!isBase64(text) || LOOSE_TAIL.test(text)) return undefined;
   return new Uint8Array(Buffer.from(text, 'base64'));
 }
 
@@ -25,7 +32,7 @@ export function decodeBase64(text: string): Uint8Array | undefined {
  * with the text it was acknowledged with.
  */
 export function decodeStoredBase64(text: string): Uint8Array | undefined {
-  if (!BASE64.test(text)) return undefined;
+  if (!isBase64(text)) return undefined;
   return new Uint8Array(Buffer.from(text, 'base64'));
 }
 

@@ -5,6 +5,7 @@ import {
   decodeBase64,
   decodeBase64Url,
   decodeHex,
+  decodeStoredBase64,
   encodeBase64,
   encodeBase64Each,
   encodeBase64Url,
@@ -47,11 +48,23 @@ test('base64 decoding is strict', () => {
     '-_==',
     'YQ',
     'YQ=',
+    'YQ===',
+    'Y===',
+    'YQ=A',
+    'YWJjYQ=',
   ]) {
     assert.equal(decodeBase64(bad), undefined, JSON.stringify(bad));
   }
   assert.deepEqual(decodeBase64(''), new Uint8Array(0));
   assert.deepEqual(decodeBase64('YQ=='), new Uint8Array([97]));
+});
+
+test('base64 of a large value decodes, in one pass: 8 MiB of bytes, ~11 million characters', () => {
+  const bytes = Buffer.alloc(8 * 1024 * 1024, 7);
+  const text = bytes.toString('base64');
+  assert.ok(bytes.equals(decodeBase64(text) as Uint8Array));
+  assert.ok(bytes.equals(decodeStoredBase64(text) as Uint8Array));
+  assert.equal(decodeBase64(`${text.slice(0, -4)}A===`), undefined);
 });
 
 test('hex decoding refuses odd lengths and non-hex', () => {
