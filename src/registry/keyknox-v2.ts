@@ -80,6 +80,10 @@ function view(entry: KeyknoxV2Entry, caller: string): KeyknoxV2Answer | undefine
 const mayRead = (caller: string, owner: string, readers: readonly string[]): boolean =>
   caller === owner || readers.includes(caller);
 
+/** What an entry keeps over its readers' copies: at most LIMITS.keyknoxEntryMax, pushed or imported. */
+export const keptBytes = (copies: readonly KeyknoxCopy[]): number =>
+  copies.reduce((n, c) => n + c.meta.byteLength + c.value.byteLength, 0);
+
 /** Drops the copies no one holds any more (the owner's, first, always stays). */
 function compact(copies: readonly KeyknoxCopy[], readers: readonly KeyknoxReader[]) {
   const keep = new Map<number, number>([[0, 0]]);
@@ -153,7 +157,7 @@ export class KeyknoxV2 {
       }
       const copy = { meta: request.meta, value: request.value };
       const kept = compact([copy, ...(current?.copies ?? [])], readers);
-      const size = kept.copies.reduce((n, c) => n + c.meta.byteLength + c.value.byteLength, 0);
+      const size = keptBytes(kept.copies);
       if (size > LIMITS.keyknoxEntryMax)
         throw new CardsError(
           'KEYKNOX_ENTRY_TOO_LARGE',

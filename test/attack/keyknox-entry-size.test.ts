@@ -9,6 +9,7 @@
 import assert from 'node:assert/strict';
 import { after, test } from 'node:test';
 import { LIMITS } from '../../src/core/limits.js';
+import { WIRE_ERRORS } from '../../src/core/wire-errors.js';
 import { MEMORY_TARGET } from '../../src/server/open-engine.js';
 import { E3KIT_APP } from '../helpers/e3kit-call.js';
 import { startInProcess } from '../helpers/in-process-server.js';
@@ -72,4 +73,51 @@ test('a push that would keep more than the bound over all copies is 413 50004; n
   });
   assert.equal(imported.status, 200, await imported.text());
   assert.equal(await (await fetch(`${server.url}/_cards/export`)).text(), before);
+});
+
+test('an import line whose entry keeps more than the bound is refused as a push is; nothing is stored', async (t) => {
+  const server = await startInProcess({
+    args: ['--compat', 'virgil', '--quiet', '--no-log'],
+    store: MEMORY_TARGET,
+  });
+  t.after(() => server.dispose());
+  const token = await server.token('alice', { format: 'stock', appId: E3KIT_APP });
+  const pushed = await fetch(`${server.url}/keyknox/v2/push`, {
+    method: 'POST',
+    headers: { authorization: `Virgil ${token}`, 'content-type': 'application/json' },
+    body: JSON.stringify({
+      root: 'group-sessions',
+      path: 'session',
+      key: '1',
+      identities: ['bob'],
+      meta: Buffer.from('m').toString('base64'),
+      value: Buffer.from('v').toString('base64'),
+    }),
+  });
+  assert.equal(pushed.status, 200, await pushed.text());
+  const exported = (await (await fetch(`${server.url}/_cards/export`)).text()).trim();
+  const line = JSON.parse(exported) as { keyknox2: Record<string, unknown> };
+  // Two copies of half the bound each, one per reader: one byte over what a push may keep.
+  const half = Buffer.alloc(LIMITS.keyknoxEntryMax / 2, 7).toString('base64');
+  line.keyknox2.copies = [
+    { meta: 'bQ==', value: half },
+    { meta: 'bQ==', value: half },
+  ];
+  line.keyknox2.readers = [{ identity: 'bob', copy: 1 }];
+  const reset = await fetch(`${server.url}/_cards/reset`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: '{"confirm":"reset"}',
+  });
+  assert.equal(reset.status, 200);
+  const refused = await fetch(`${server.url}/_cards/import`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/x-ndjson' },
+    body: `${JSON.stringify(line)}\n`,
+  });
+  const body = (await refused.json()) as { code: number; message: string };
+  assert.equal(refused.status, 400, JSON.stringify(body));
+  assert.equal(body.code, WIRE_ERRORS.IMPORT_INVALID.wire);
+  assert.match(body.message, /line 1 .*16777216/);
+  assert.equal(await (await fetch(`${server.url}/_cards/export`)).text(), '');
 });
