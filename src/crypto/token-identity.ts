@@ -1,7 +1,8 @@
 /**
- * The identity (and a stock token's app id) a token carries must be text a card can have (docs/http.md, "Text"): both token
- * formats check it, so a token for "x\uFFFD" and one for "x\uD800" never name one identity on an
- * engine that stores text as UTF-8. Apart from tokens.ts and stock-token.ts so each can use it.
+ * The identity (and a stock token's app id) a token carries must be text a card can have
+ * (docs/http.md, "Text"): both token formats check it, so a token for "x\uFFFD" and one for
+ * "x\uD800" never name one identity on an engine that stores text as UTF-8. Apart from tokens.ts
+ * and stock-token.ts so each can use it.
  */
 import { isPortableText } from '../core/encoding.js';
 import { CardsError } from '../core/errors.js';

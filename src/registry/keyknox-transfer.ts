@@ -14,7 +14,6 @@
  */
 import { isPortableText } from '../core/encoding.js';
 import { CardsError } from '../core/errors.js';
-import { LIMITS } from '../core/limits.js';
 import type { KeyknoxRecord, KeyknoxStore } from '../store/keyknox.js';
 import {
   isKeyknoxLine,
@@ -22,8 +21,7 @@ import {
   keyknox2Line,
   readKeyknoxLine,
 } from '../store/keyknox-record.js';
-import { KEYKNOX_READERS_MAX } from './keyknox-input.js';
-import { keptBytes } from './keyknox-v2.js';
+import { checkEntryBounds } from './keyknox-v2.js';
 
 /** Lines per chunk of an export. */
 const CHUNK = 100;
@@ -93,19 +91,14 @@ export class KeyknoxImport {
     if (!textOf(record).every(isPortableText))
       throw badLine(number, 'holds text that is not well-formed Unicode without U+0000');
     if (record.kind === 'keyknox2') {
-      // What a push may leave in an entry, an import may bring in (keyknox-v2.ts).
-      const { copies, readers } = record.entry;
-      if (readers.length > KEYKNOX_READERS_MAX)
+      try {
+        checkEntryBounds(record.entry); // what a push may leave in an entry, an import may bring in
+      } catch (err) {
         throw badLine(
           number,
-          `names ${readers.length} readers; an entry has at most ${KEYKNOX_READERS_MAX}`,
+          `is refused as a push would be: ${(err as Error).message.replace(/\.$/, '')}`,
         );
-      const size = keptBytes(copies);
-      if (size > LIMITS.keyknoxEntryMax)
-        throw badLine(
-          number,
-          `keeps ${size} bytes over its readers' copies; an entry keeps at most ${LIMITS.keyknoxEntryMax}`,
-        );
+      }
     }
     this.#held.push({ record, number });
     return true;

@@ -80,9 +80,25 @@ function view(entry: KeyknoxV2Entry, caller: string): KeyknoxV2Answer | undefine
 const mayRead = (caller: string, owner: string, readers: readonly string[]): boolean =>
   caller === owner || readers.includes(caller);
 
-/** What an entry keeps over its readers' copies: at most LIMITS.keyknoxEntryMax, pushed or imported. */
-export const keptBytes = (copies: readonly KeyknoxCopy[]): number =>
-  copies.reduce((n, c) => n + c.meta.byteLength + c.value.byteLength, 0);
+/**
+ * The bounds of every entry, pushed or imported: at most KEYKNOX_READERS_MAX readers and
+ * LIMITS.keyknoxEntryMax bytes of `meta` and `value` over its copies (each reader keeps the copy
+ * pushed when it was named, so without the bound one client grows one entry a copy at a time).
+ */
+export function checkEntryBounds(entry: Pick<KeyknoxV2Entry, 'copies' | 'readers'>): void {
+  if (entry.readers.length > KEYKNOX_READERS_MAX)
+    throw new CardsError(
+      'KEYKNOX_IDENTITIES_INVALID',
+      `An entry has at most ${KEYKNOX_READERS_MAX} readers, not ${entry.readers.length}.`,
+    );
+  const size = entry.copies.reduce((n, c) => n + c.meta.byteLength + c.value.byteLength, 0);
+  if (size > LIMITS.keyknoxEntryMax)
+    throw new CardsError(
+      'KEYKNOX_ENTRY_TOO_LARGE',
+      `The entry would keep ${size} bytes over its readers' copies; at most ${LIMITS.keyknoxEntryMax}.`,
+      { hint: 'reset the entry, or push one copy for all its readers' },
+    );
+}
 
 /** Drops the copies no one holds any more (the owner's, first, always stays). */
 function compact(copies: readonly KeyknoxCopy[], readers: readonly KeyknoxReader[]) {
@@ -149,20 +165,11 @@ export class KeyknoxV2 {
         known.add(identity);
         readers.push({ identity, copy: 0 });
       }
-      if (readers.length > KEYKNOX_READERS_MAX) {
-        throw new CardsError(
-          'KEYKNOX_IDENTITIES_INVALID',
-          `An entry has at most ${KEYKNOX_READERS_MAX} readers.`,
-        );
-      }
-      const copy = { meta: request.meta, value: request.value };
-      const kept = compact([copy, ...(current?.copies ?? [])], readers);
-      const size = keptBytes(kept.copies);
-      if (size > LIMITS.keyknoxEntryMax)
-        throw new CardsError(
-          'KEYKNOX_ENTRY_TOO_LARGE',
-          `This push would keep ${size} bytes in the entry over its readers' copies; at most ${LIMITS.keyknoxEntryMax}. Reset the entry, or push one copy for all its readers.`,
-        );
+      const kept = compact(
+        [{ meta: request.meta, value: request.value }, ...(current?.copies ?? [])],
+        readers,
+      );
+      checkEntryBounds(kept);
       const next: KeyknoxV2Entry = {
         address,
         ...kept,
