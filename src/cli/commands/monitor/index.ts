@@ -3,10 +3,17 @@ import { Option } from 'commander';
 import { EXIT } from '../../exit-status.js';
 import { declare } from '../../command.js';
 import { connectionFlags, integer, logKeyFlag } from '../../flags.js';
+import type { Style } from '../../text.js';
 import type { MonitorEvent, MonitorOptions, MonitorResult } from './monitor.js';
 
-const eventText = (e: MonitorEvent, s: { id: (t: string) => string; bad: (t: string) => string }) =>
-  `  #${e.index} ${e.kind.padEnd(11)} ${s.id(e.id)}${e.publicKey ? ` key ${e.publicKey}` : ''}${e.unexpected ? ` ${s.bad('UNEXPECTED KEY')}` : ''}`;
+const unstyled = (t: string): string => t;
+
+/** A card the log holds as one line: the result's view indents it, --follow prints it as read. */
+const eventText = (
+  e: MonitorEvent,
+  s: Pick<Style, 'id' | 'bad'> = { id: unstyled, bad: unstyled },
+) =>
+  `#${e.index} ${e.kind.padEnd(11)} ${s.id(e.id)}${e.publicKey ? ` key ${e.publicKey}` : ''}${e.unexpected ? ` ${s.bad('UNEXPECTED KEY')}` : ''}`;
 
 /** The entries read, as people count them: first to last, both included. */
 const entriesRead = (from: number, to: number): string =>
@@ -34,7 +41,8 @@ checking them against the signed tree.`,
     'cards monitor --identity alice',
     'cards monitor --identity alice --expect-key MCowBQYDK2VwAyEA… --log-key "$LOG_KEY" --follow',
   ],
-  run: async (ctx, options: MonitorOptions) => (await import('./monitor.js')).monitor(ctx, options),
+  run: async (ctx, options: MonitorOptions) =>
+    (await import('./monitor.js')).monitor(ctx, options, (e) => eventText(e)),
   verdict: (r: MonitorResult) =>
     r.unexpected === 0
       ? undefined
@@ -45,6 +53,6 @@ checking them against the signed tree.`,
   text: (r: MonitorResult, s) =>
     [
       `${r.identity} in ${r.origin}: ${entriesRead(r.from, r.to)}, ${r.events.length} card(s)`,
-      ...r.events.map((e) => eventText(e, s)),
+      ...r.events.map((e) => `  ${eventText(e, s)}`),
     ].join('\n'),
 });

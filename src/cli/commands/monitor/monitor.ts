@@ -65,9 +65,11 @@ interface MonitorState {
   edge: SavedEdge;
 }
 
+/** `line`: a card as text (--follow prints each as it is read). */
 export async function monitor(
   ctx: CommandContext,
   options: MonitorOptions,
+  line: (e: MonitorEvent) => string,
 ): Promise<MonitorResult> {
   const settings = resolveSettings(ctx, options);
   const identity = settings.identity?.value;
@@ -107,8 +109,7 @@ export async function monitor(
     if (total.from < 0) total.from = from.size;
     total.events.push(...events);
     if (!options.follow || unexpected > 0) return total;
-    for (const e of events)
-      ctx.stdout.write(`${options.json ? JSON.stringify(e) : eventLine(e)}\n`);
+    for (const e of events) ctx.stdout.write(`${options.json ? JSON.stringify(e) : line(e)}\n`);
     total.events = [];
     await new Promise((resolve) => setTimeout(resolve, interval));
   }
@@ -139,10 +140,6 @@ function eventOf(
     unexpected: expected.size > 0 && publicKey !== '' && !expected.has(publicKey),
   };
 }
-
-/** A card as --follow prints it when read: a batch holding an unexpected key ends the run instead. */
-const eventLine = (e: MonitorEvent): string =>
-  `#${e.index} ${e.kind.padEnd(11)} ${e.id}${e.publicKey ? ` key ${e.publicKey}` : ''}`;
 
 function statePath(ctx: CommandContext, origin: string, identity: string): string {
   const name = Buffer.from(
