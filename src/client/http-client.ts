@@ -235,16 +235,15 @@ function failure(res: Exchange, url: string): CardsError {
   const code: WireCode | undefined =
     typeof wire === 'number' || typeof wire === 'string' ? codeForWire(wire) : undefined;
   const message = typeof body?.message === 'string' ? body.message : undefined;
+  // The service's messages are sentences; quoted inside one of ours, they end in its full stop.
+  const quoted = (text: string | undefined) => (text ? `: ${text.replace(/[.]$/, '')}` : '');
   // A 5xx naming no code, or a code a server sends as a failure of its own (a 5xx in the wire
   // table), is the service failing: UNREACHABLE, not a refusal of the request.
   if (res.status >= 500 && (code === undefined || WIRE_ERRORS[code].status >= 500)) {
     const detail = code
-      ? `${code} (${WIRE_ERRORS[code].wire}): ${message ?? WIRE_ERRORS[code].message}`
+      ? ` — ${code} (${WIRE_ERRORS[code].wire})${quoted(message ?? WIRE_ERRORS[code].message)}`
       : '';
-    return new CardsError(
-      'UNREACHABLE',
-      `The service failed with HTTP ${res.status}${detail ? ` — ${detail}` : ''}.`,
-    );
+    return new CardsError('UNREACHABLE', `The service failed with HTTP ${res.status}${detail}.`);
   }
   if (code !== undefined) return new CardsError(code, message);
   const isErrorObject =
@@ -252,12 +251,9 @@ function failure(res: Exchange, url: string): CardsError {
   if (res.status === 401) return new CardsError('TOKEN_SIGNATURE', message);
   if (!isErrorObject) return notAService(url, res, 'and no Error object ({"code","message"})');
   if (res.status === 404)
-    return new CardsError(
-      'ROUTE_NOT_FOUND',
-      `HTTP 404 from the service${message ? `: ${message}` : ''}.`,
-    );
+    return new CardsError('ROUTE_NOT_FOUND', `HTTP 404 from the service${quoted(message)}.`);
   return new CardsError(
     'SERVICE_REFUSED',
-    `The service refused the request with HTTP ${res.status}${message ? `: ${message}` : ''}.`,
+    `The service refused the request with HTTP ${res.status}${quoted(message)}.`,
   );
 }

@@ -67,11 +67,23 @@ test("a service's 5xx (10000, 10006) exits 6, the status its table row gives", a
   const box = sandbox({ CARDS_TOKEN: 'x.y.z' });
   t.after(() => box.cleanup());
   for (const code of ['INTERNAL', 'STORE_UNAVAILABLE'] as const) {
-    const { wire } = WIRE_ERRORS[code];
+    const { wire, message } = WIRE_ERRORS[code];
     const url = await answering(500, 'application/json', `{"code":"${wire}","message":"x"}`);
     const r = await box.cards(['get', id, '--url', url]);
     assert.equal(r.status, 6, said(r));
     assert.equal(EXIT_STATUS[code], r.status, `${code}: the table's exit is what the CLI does`);
+    // The service's own message, a sentence, is quoted ending in one full stop.
+    const own = await answering(500, 'application/json', JSON.stringify({ code: wire, message }));
+    const quoted = await box.cards(['get', id, '--url', own]);
+    assert.ok(quoted.stderr.includes(`${code} (${wire}): ${message}`), said(quoted));
+    assert.doesNotMatch(quoted.stderr, /\.\./, said(quoted));
+  }
+  // So are the messages of a refusal the CLI has no code for.
+  for (const status of [404, 418]) {
+    const url = await answering(status, 'application/json', '{"code":"1","message":"Go away."}');
+    const r = await box.cards(['get', id, '--url', url]);
+    assert.ok(r.stderr.includes('Go away.'), said(r));
+    assert.doesNotMatch(r.stderr, /\.\./, said(r));
   }
 });
 
