@@ -6,7 +6,8 @@
 // on core and crypto beside them. src/io is the file-system floor (durable writes, private key
 // files) of store, log, http, witness, server and cli; an engine (src/store/<engine>/) holds the
 // log's tiles, so the store stands on the log's TileStore; the witness serves on the one HTTP
-// stack of src/http, and the server home starts it as it starts `cards serve`.
+// stack of src/http, and the server home starts it as it starts `cards serve`; the server's
+// witness client speaks HTTP through src/client's.
 const LAYERS = {
   core: [],
   crypto: ['core'],
@@ -18,7 +19,18 @@ const LAYERS = {
   client: ['core', 'crypto'],
   pythia: ['core', 'crypto'],
   witness: ['core', 'crypto', 'io', 'log', 'http'],
-  server: ['core', 'crypto', 'io', 'store', 'log', 'registry', 'http', 'pythia', 'witness'],
+  server: [
+    'core',
+    'crypto',
+    'io',
+    'store',
+    'log',
+    'registry',
+    'http',
+    'client',
+    'pythia',
+    'witness',
+  ],
   cli: [
     'core',
     'crypto',

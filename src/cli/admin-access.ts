@@ -10,7 +10,7 @@ import { CardsError } from '../core/errors.js';
 import { adminTokenPath } from '../server/file-home.js';
 import type { CommandContext } from './context.js';
 import { ownsStore } from './local-server.js';
-import { resolveServer, type ConnectionFlags } from './settings.js';
+import { required, resolveServer, type ConnectionFlags } from './settings.js';
 
 export interface AdminFlags extends ConnectionFlags {
   adminToken?: string;
@@ -48,6 +48,7 @@ export function adminClient(ctx: CommandContext, flags: AdminFlags): AdminClient
   return new AdminClient({
     url: settings.url.value,
     ...(found && { token: found.token, tokenFrom: found.from }),
+    timeoutMs: required(flags, 'timeout').value * 1000,
   });
 }
 

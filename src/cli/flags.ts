@@ -159,6 +159,12 @@ const urlFlag = (): Option =>
     'url',
   );
 
+const timeoutFlag = (): Option =>
+  new Option('--timeout <seconds>', 'give up on a request after this long in all')
+    .env('CARDS_TIMEOUT')
+    .default(DEFAULT_TIMEOUT_MS / 1000)
+    .argParser(seconds);
+
 /**
  * What every command that talks to a service takes (settings.ts reads them); `identity` says
  * what --identity is for this command (tokens for reads are minted for it too).
@@ -167,10 +173,7 @@ export const connectionFlags = (identity?: string): Option[] => [
   identityFlag(identity),
   urlFlag(),
   new Option('--token <jwt>', 'an access token to send as is').env('CARDS_TOKEN'),
-  new Option('--timeout <seconds>', 'give up on a request after this long in all')
-    .env('CARDS_TIMEOUT')
-    .default(DEFAULT_TIMEOUT_MS / 1000)
-    .argParser(seconds),
+  timeoutFlag(),
   fromProfile(
     new Option('--app-key <file>', 'an app private key that mints a token per identity').env(
       'CARDS_APP_KEY',
@@ -193,7 +196,7 @@ export const connectionFlags = (identity?: string): Option[] => [
  * holds its admin token file) and the admin token. The admin API takes no card token, so none
  * of a card connection's credentials, identity, wire words or deadline.
  */
-export const adminFlags = (): Option[] => [...serverFlags(), adminTokenFlag()];
+export const adminFlags = (): Option[] => [...serverFlags(), adminTokenFlag(), timeoutFlag()];
 
 /** Where a server is, and nothing more: --url, and --db's store that tells a local server. */
 export const serverFlags = (): Option[] => [urlFlag(), dbFlag()];

@@ -11,6 +11,7 @@
  * more is not answering as a log, however long it keeps sending.
  */
 import { boundedBody, sizeName } from '../client/bounded-body.js';
+import { nodeFetch } from '../client/node-fetch.js';
 import { CardsError, codeForWire, type WireCode } from '../core/errors.js';
 import { MAX_ENTRY_SIZE } from '../log/entry-bundle.js';
 import { routePath } from '../core/routes.js';
@@ -46,7 +47,7 @@ export class RemoteLog {
     try {
       // The deadline covers the body too: a server that trickles it is given up on as well.
       const signal = AbortSignal.timeout(this.#timeoutSeconds * 1000);
-      const res = await fetch(`${this.url}${path}`, { signal });
+      const res = await nodeFetch(`${this.url}${path}`, { signal });
       const body = await boundedBody(res, LOG_ANSWER_MAX);
       if (body === undefined)
         throw new CardsError(

@@ -69,7 +69,8 @@ export function setting<K extends keyof ConnectionFlags>(
   };
 }
 
-function required<K extends 'url' | 'db' | 'timeout' | 'compat'>(
+/** A flag whose declaration sets a default: its value and source, or INTERNAL. */
+export function required<K extends 'url' | 'db' | 'timeout' | 'compat'>(
   flags: ConnectionFlags,
   key: K,
 ): Setting<NonNullable<ConnectionFlags[K]>> {

@@ -1,11 +1,17 @@
 /**
  * The admin API's client: `Authorization: Bearer <admin token>` on /_cards/… paths
- * of the route table. An Error object answer becomes its CardsError; a network failure is
- * UNREACHABLE. Never prints, never reads files or the environment.
+ * of the route table. An Error object answer becomes its CardsError; a network failure or a
+ * request past its deadline is UNREACHABLE. Never prints, never reads files or the environment.
+ *
+ * The deadline (`timeoutMs`, the CLI's --timeout) covers a whole request, its answer read; a
+ * streamed answer (an export) until it starts, then for as long as it streams; a streamed
+ * upload (an import) not at all, since the server answers once it has imported every line.
  */
 import { CardsError, codeForWire } from '../core/errors.js';
 import { identitySegment } from '../core/identity-segment.js';
 import { ROUTES, type HttpMethod, type RouteName } from '../core/routes.js';
+import { DEFAULT_TIMEOUT_MS } from './defaults.js';
+import { nodeFetch } from './node-fetch.js';
 
 export interface AdminClientOptions {
   readonly url: string;
@@ -13,8 +19,16 @@ export interface AdminClientOptions {
   readonly token?: string;
   /** Where the token came from (a flag, a variable, a file), named when the server refuses it. */
   readonly tokenFrom?: string;
-  readonly fetch?: typeof fetch;
+  /** The deadline in ms (default DEFAULT_TIMEOUT_MS); 0: none. */
+  readonly timeoutMs?: number;
 }
+
+type RequestOptions = {
+  param?: string;
+  query?: Record<string, string | undefined>;
+  body?: string | ReadableStream<Uint8Array>;
+  type?: string;
+};
 
 /** The route's path with `param` as its segment, and the query that says its form. */
 const pathOf = (name: RouteName, param?: string): { path: string; form?: string } => {
@@ -28,24 +42,65 @@ export class AdminClient {
   readonly #base: string;
   readonly #token: string | undefined;
   readonly #tokenFrom: string | undefined;
-  readonly #fetch: typeof fetch;
+  readonly #timeoutMs: number;
 
   constructor(options: AdminClientOptions) {
     this.#base = options.url.replace(/\/+$/, '');
     this.#token = options.token;
     this.#tokenFrom = options.tokenFrom;
-    this.#fetch = options.fetch ?? fetch;
+    this.#timeoutMs = options.timeoutMs ?? DEFAULT_TIMEOUT_MS;
   }
 
+  /** The answer of a 2xx, its body unread (it may stream): the deadline ends once it starts. */
   async request(
     method: HttpMethod,
     name: RouteName,
-    options: {
-      param?: string;
-      query?: Record<string, string | undefined>;
-      body?: string | ReadableStream<Uint8Array>;
-      type?: string;
-    } = {},
+    options: RequestOptions = {},
+  ): Promise<Response> {
+    const deadline = this.#deadline(options);
+    try {
+      return await this.#send(method, name, options, deadline.signal);
+    } finally {
+      deadline.end();
+    }
+  }
+
+  /** The JSON of a 2xx answer, read within the deadline. */
+  async json<T>(method: HttpMethod, name: RouteName, options: RequestOptions = {}): Promise<T> {
+    const deadline = this.#deadline(options);
+    try {
+      const response = await this.#send(method, name, options, deadline.signal);
+      return (await response.json().catch((err: unknown) => {
+        throw this.#unreachable(err, deadline.signal);
+      })) as T;
+    } finally {
+      deadline.end();
+    }
+  }
+
+  #deadline(options: RequestOptions): { signal: AbortSignal | undefined; end: () => void } {
+    if (options.body instanceof ReadableStream || this.#timeoutMs <= 0)
+      return { signal: undefined, end: () => undefined };
+    const controller = new AbortController();
+    const timer = setTimeout(() => controller.abort(), this.#timeoutMs);
+    return { signal: controller.signal, end: () => clearTimeout(timer) };
+  }
+
+  #unreachable(err: unknown, signal: AbortSignal | undefined): CardsError {
+    const why = signal?.aborted
+      ? `no answer within ${Math.round(this.#timeoutMs / 100) / 10} s`
+      : (err as Error).message;
+    return new CardsError(
+      'UNREACHABLE',
+      `The service at ${this.#base} could not be reached (${why}).`,
+    );
+  }
+
+  async #send(
+    method: HttpMethod,
+    name: RouteName,
+    options: RequestOptions,
+    signal: AbortSignal | undefined,
   ): Promise<Response> {
     const { path, form } = pathOf(name, options.param);
     const query = new URLSearchParams(form && { form });
@@ -54,19 +109,17 @@ export class AdminClient {
     const url = `${this.#base}${path}${query.size ? `?${query}` : ''}`;
     let response: Response;
     try {
-      response = await this.#fetch(url, {
+      response = await nodeFetch(url, {
         method,
         headers: {
           ...(this.#token !== undefined && { authorization: `Bearer ${this.#token}` }),
           ...(options.type && { 'content-type': options.type }),
         },
-        ...(options.body !== undefined && { body: options.body, duplex: 'half' }),
-      } as RequestInit);
+        ...(options.body !== undefined && { body: options.body }),
+        ...(signal && { signal }),
+      });
     } catch (err) {
-      throw new CardsError(
-        'UNREACHABLE',
-        `The service at ${this.#base} could not be reached (${(err as Error).cause ?? (err as Error).message}).`,
-      );
+      throw this.#unreachable(err, signal);
     }
     if (response.ok) return response;
     let body: { code?: unknown; message?: unknown } = {};
@@ -94,13 +147,5 @@ export class AdminClient {
       'SERVICE_REFUSED',
       `${method} ${url} answered ${response.status}; is --url a cards serve with its admin API on?`,
     );
-  }
-
-  async json<T>(
-    method: HttpMethod,
-    name: RouteName,
-    options: Parameters<AdminClient['request']>[2] = {},
-  ): Promise<T> {
-    return (await (await this.request(method, name, options)).json()) as T;
   }
 }

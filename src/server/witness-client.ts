@@ -4,6 +4,7 @@
  * cosigned, learns that size from a 409 (`text/x.tlog.size`) and resends, and keeps only the
  * cosignature lines that verify under the witness's 0x04 key (tlog-cosignature v1.0.1).
  */
+import { nodeFetch } from '../client/node-fetch.js';
 import { CardsError } from '../core/errors.js';
 import { utf8 } from '../core/encoding.js';
 import { cosignatureVerifier } from '../log/cosignature.js';
@@ -30,7 +31,7 @@ export function witnessClient(options: WitnessClientOptions): CheckpointCosigner
       for (let attempt = 0; attempt < 3; attempt++) {
         const old = known <= size ? known : 0;
         const body = formatAddCheckpoint(old, old === 0 ? [] : await proof(old), signed);
-        const res = await fetch(endpoint, {
+        const res = await nodeFetch(endpoint, {
           method: 'POST',
           body,
           signal: AbortSignal.any([signal, AbortSignal.timeout(options.timeoutMs ?? 5000)]),

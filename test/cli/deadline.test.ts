@@ -51,6 +51,10 @@ describe('--timeout is a deadline for the whole request', { concurrency: true },
     ['seed --timeout 2', ['seed', 'seed.json', '--timeout', '2'], {}],
     // The log's reads (checkpoint, proofs, tiles) keep the same deadline.
     ['monitor --timeout 2', ['monitor', '--identity', 'alice', '--timeout', '2'], {}],
+    // So do the admin API's (status, the journal, faults).
+    ['status --timeout 2', ['status', '--timeout', '2'], {}],
+    ['requests, CARDS_TIMEOUT=2', ['requests'], { CARDS_TIMEOUT: '2' }],
+    ['faults list --timeout 2', ['faults', 'list', '--timeout', '2'], {}],
   ];
   for (const [what, args, env] of cases) {
     test(what, async () => {
@@ -65,6 +69,26 @@ describe('--timeout is a deadline for the whole request', { concurrency: true },
       assert.ok(elapsed < 15_000, `${what}: took ${elapsed} ms`);
     });
   }
+
+  // An export streams for as long as the store takes: its deadline ends once the answer starts.
+  test('export --timeout 2, from a server that never begins its answer', async () => {
+    const waiting = new Set<ServerResponse>();
+    const silent = createServer((req, res) => {
+      req.resume();
+      waiting.add(res);
+    });
+    await new Promise<void>((resolve) => silent.listen(0, '127.0.0.1', resolve));
+    try {
+      const { port } = silent.address() as AddressInfo;
+      const url = `http://127.0.0.1:${port}`;
+      const r = await box.cards(['export', '--url', url, '--timeout', '2']);
+      assert.equal(r.status, 6, said(r));
+      assert.match(r.stderr, /no answer within 2 s/, said(r));
+    } finally {
+      for (const res of waiting) res.destroy();
+      await new Promise((resolve) => silent.close(resolve));
+    }
+  });
 
   test('a bad --timeout is a usage error', async () => {
     const r = await box.cards(['get', 'a'.repeat(64), '--timeout', 'soon']);
