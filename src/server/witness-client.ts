@@ -4,6 +4,7 @@
  * cosigned, learns that size from a 409 (`text/x.tlog.size`) and resends, and keeps only the
  * cosignature lines that verify under the witness's 0x04 key (tlog-cosignature v1.0.1).
  */
+import { boundedBody } from '../client/bounded-body.js';
 import { nodeFetch } from '../client/node-fetch.js';
 import { CardsError } from '../core/errors.js';
 import { utf8 } from '../core/encoding.js';
@@ -19,6 +20,9 @@ export interface WitnessClientOptions {
   readonly vkey: string;
   readonly timeoutMs?: number;
 }
+
+/** The most of a witness's answer read: its cosignature lines are ~150 bytes each. */
+const WITNESS_ANSWER_MAX = 64 * 1024;
 
 export function witnessClient(options: WitnessClientOptions): CheckpointCosigner {
   const verifier = cosignatureVerifier(options.vkey);
@@ -36,7 +40,13 @@ export function witnessClient(options: WitnessClientOptions): CheckpointCosigner
           body,
           signal: AbortSignal.any([signal, AbortSignal.timeout(options.timeoutMs ?? 5000)]),
         });
-        const answer = await res.text();
+        const bytes = await boundedBody(res, WITNESS_ANSWER_MAX);
+        if (bytes === undefined)
+          throw new CardsError(
+            'SERVICE_REFUSED',
+            `${endpoint} answered more than ${WITNESS_ANSWER_MAX / 1024} KiB, more than any cosignature holds`,
+          );
+        const answer = Buffer.from(bytes).toString('utf8');
         if (res.status === 409 && /^\d+\n?$/.test(answer)) {
           const reported = Number(answer.trim());
           if (reported > size)

@@ -184,3 +184,43 @@ test('a witness that never answers holds back neither publication, nor the other
   assert.equal(await Promise.race([closed, stuck]), 'closed');
   clearTimeout(timer);
 });
+
+test('a witness that answers without end is given up on at 64 KiB, not read whole', async (t) => {
+  let sent = 0;
+  const endless = await listen(t, (req, res) => {
+    req.resume();
+    res.writeHead(200, { 'content-type': 'text/plain' });
+    const chunk = Buffer.alloc(16 * 1024, 'A');
+    const pump = (): void => {
+      while (sent < 256 * 1024 * 1024) {
+        sent += chunk.byteLength;
+        if (!res.write(chunk)) return void res.once('drain', pump);
+      }
+      res.end();
+    };
+    pump();
+  });
+  const vkey = formatVerifierKey(
+    'endless/witness',
+    KEY_TYPE_COSIGNATURE,
+    PrivateKey.fromSeed(new Uint8Array(32).fill(11)).publicKey.raw,
+  );
+  const writer = await LogWriter.open({
+    tiles: new MemoryTileStore(),
+    origin: ORIGIN,
+    key: logKey,
+  });
+  await writer.append(entries(0, 2));
+  const client = witnessClient({ url: endless, vkey });
+  await assert.rejects(
+    client.cosign(
+      writer.published.checkpoint,
+      2,
+      () => Promise.resolve([]),
+      new AbortController().signal,
+    ),
+    /answered more than 64 KiB/,
+  );
+  assert.ok(sent < 64 * 1024 * 1024, `the witness got to send ${sent} bytes`);
+  await writer.close(100);
+});
