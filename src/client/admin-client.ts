@@ -10,8 +10,11 @@
 import { CardsError, codeForWire } from '../core/errors.js';
 import { identitySegment } from '../core/identity-segment.js';
 import { ROUTES, type HttpMethod, type RouteName } from '../core/routes.js';
+import { LIMITS } from '../core/limits.js';
+import { boundedBody } from './bounded-body.js';
 import { DEFAULT_TIMEOUT_MS } from './defaults.js';
 import { nodeFetch } from './node-fetch.js';
+import { AnswerTooLargeError } from './transport.js';
 
 export interface AdminClientOptions {
   readonly url: string;
@@ -70,9 +73,22 @@ export class AdminClient {
     const deadline = this.#deadline(options);
     try {
       const response = await this.#send(method, name, options, deadline.signal);
-      return (await response.json().catch((err: unknown) => {
+      const bytes = await boundedBody(response, LIMITS.answerMax).catch((err: unknown) => {
         throw this.#unreachable(err, deadline.signal);
-      })) as T;
+      });
+      if (bytes === undefined)
+        throw new CardsError(
+          'NOT_A_SERVICE',
+          `not a Cards service at ${this.#base}: ${new AnswerTooLargeError().message}.`,
+        );
+      try {
+        return JSON.parse(Buffer.from(bytes).toString('utf8')) as T;
+      } catch {
+        throw new CardsError(
+          'NOT_A_SERVICE',
+          `not a Cards service at ${this.#base}: its answer to ${method} ${name} is not JSON.`,
+        );
+      }
     } finally {
       deadline.end();
     }
@@ -124,7 +140,9 @@ export class AdminClient {
     if (response.ok) return response;
     let body: { code?: unknown; message?: unknown } = {};
     try {
-      body = (await response.json()) as typeof body;
+      // An Error object is a few hundred bytes: a longer answer is not one.
+      const bytes = await boundedBody(response, 64 * 1024);
+      if (bytes) body = JSON.parse(Buffer.from(bytes).toString('utf8')) as typeof body;
     } catch {
       // not the Error object
     }

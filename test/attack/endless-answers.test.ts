@@ -1,7 +1,7 @@
 /**
- * A server that never stops answering: the CLI reads no answer past a bound (the card routes'
- * LIMITS.answerMax; a log's largest entry bundle, C2SP tlog-tiles) and says "not a Cards
- * service" (exit 6) at once. Without the bound `cards get`, `cards verify` and `cards log audit`
+ * A server that never stops answering: the CLI reads no answer past a bound (the card routes' and
+ * the admin API's LIMITS.answerMax; a log's largest entry bundle, C2SP tlog-tiles) and says "not
+ * a Cards service" (exit 6) at once. Without the bound `cards get`, `cards verify` and `cards log audit`
  * buffered until their deadline (2 GB in 30 s here, then a misleading "no answer within 30 s"),
  * and an answer over 512 MiB that did end crashed `cards get` with a raw ERR_STRING_TOO_LONG.
  */
@@ -52,6 +52,21 @@ test('an answer that never ends: cards get and search give up at the bound, exit
     const r = await box.cards([...args, '--url', url, '--timeout', '60'], { process: true });
     assert.equal(r.status, 6, said(r));
     assert.match(r.stderr, /NOT_A_SERVICE/, said(r));
+    assert.ok(
+      r.stderr.includes(`not a Cards service at ${url}: answered more than 256 MiB`),
+      said(r),
+    );
+    assert.doesNotMatch(r.stderr, /no answer within|ERR_STRING_TOO_LONG|\n\s+at /, said(r));
+  }
+});
+
+test('an admin answer that never ends: cards status and requests give up at the bound, exit 6', async (t) => {
+  const box = sandbox({});
+  t.after(() => box.cleanup());
+  const url = await flooding('application/json');
+  for (const args of [['status'], ['requests']]) {
+    const r = await box.cards([...args, '--url', url, '--timeout', '60'], { process: true });
+    assert.equal(r.status, 6, said(r));
     assert.ok(
       r.stderr.includes(`not a Cards service at ${url}: answered more than 256 MiB`),
       said(r),
