@@ -13,11 +13,14 @@ import type { StoredCard } from './store.js';
 /** A JSON string literal (unrolled: fast on long base64 values). */
 const STR = String.raw`"[^"\\\x00-\x1f]*(?:\\(?:["\\/bfnrt]|u[0-9a-fA-F]{4})[^"\\\x00-\x1f]*)*"`;
 const SIG = String.raw`\{"signer":${STR},"signature":${STR}(?:,"snapshot":${STR})?\}`;
+/** A card line from where it starts (sticky): read in place, inside a whole chunk of a file. */
 const LINE = new RegExp(
-  String.raw`^\{"id":"([0-9a-f]{64})","identity":(${STR})` +
+  String.raw`\{"id":"([0-9a-f]{64})","identity":(${STR})` +
     String.raw`(?:,"previous_card_id":"([0-9a-f]{64})")?(,"revoking":true)?` +
-    String.raw`,"content_snapshot":"[A-Za-z0-9+/=]+","signatures":\[(?:${SIG}(?:,${SIG})*)?\]\}$`,
+    String.raw`,"content_snapshot":"[A-Za-z0-9+/=]+","signatures":\[(?:${SIG}(?:,${SIG})*)?\]\}`,
+  'y',
 );
+const COMMA = 0x2c;
 
 /** Where the identity's JSON string starts: after `{"id":"<64 hex>","identity":`. */
 const IDENTITY_AT = 84;
@@ -82,6 +85,22 @@ export class StoredLine implements StoredCard {
 
 /** The line as a StoredLine, or undefined when it is not exactly serializeCard's shape. */
 export function parseStoredLine(line: string): StoredLine | undefined {
+  LINE.lastIndex = 0;
   const match = LINE.exec(line);
-  return match ? new StoredLine(line, match) : undefined;
+  return match && match[0].length === line.length ? new StoredLine(line, match) : undefined;
+}
+
+/**
+ * The card of the line `text` holds from `start` to `end`, when it is exactly serializeCard's
+ * shape, or that followed by one ',' (the store file's separator: the caller tells which by the
+ * card's `line.length`); undefined otherwise. The line is found in place, so no string is made
+ * of it but the card's own.
+ */
+export function storedLineAt(text: string, start: number, end: number): StoredLine | undefined {
+  LINE.lastIndex = start;
+  const match = LINE.exec(text);
+  if (!match) return undefined;
+  const stop = start + match[0].length;
+  if (stop !== end && (stop !== end - 1 || text.charCodeAt(stop) !== COMMA)) return undefined;
+  return new StoredLine(match[0], match);
 }
