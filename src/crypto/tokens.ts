@@ -9,10 +9,6 @@
  * is touched. `exp` is required; the current time is always passed in. jose's errors become
  * CardsErrors here and nowhere else (house habit 3).
  */
-// jose's own entry points for the three parts used: the package's root loads all of it.
-import { decodeProtectedHeader } from 'jose/decode/protected_header';
-import * as joseErrors from 'jose/errors';
-import { jwtVerify } from 'jose/jwt/verify';
 import { sign } from 'node:crypto';
 import { encodeBase64Url, utf8 } from '../core/encoding.js';
 import { CardsError } from '../core/errors.js';
@@ -24,6 +20,27 @@ import { keysFor, type TrustedKey, type VerifiedToken } from './token-types.js';
 
 export type { TrustedKey, VerifiedToken } from './token-types.js';
 export { tokenLeeways } from './token-times.js';
+
+/**
+ * jose's own entry points for the three parts used (the package's root loads all of it), loaded
+ * by the first token verified: a server starts, and a client mints, without them (their modules
+ * cost ~40 ms of CPU to load).
+ */
+const loadJose = async () => {
+  const [header, errors, verify] = await Promise.all([
+    import('jose/decode/protected_header'),
+    import('jose/errors'),
+    import('jose/jwt/verify'),
+  ]);
+  return {
+    decodeProtectedHeader: header.decodeProtectedHeader,
+    errors,
+    jwtVerify: verify.jwtVerify,
+  };
+};
+type Jose = Awaited<ReturnType<typeof loadJose>>;
+let jose: Jose | undefined;
+let loadingJose: Promise<Jose> | undefined;
 
 export interface VerifyTokenOptions {
   readonly keys: readonly TrustedKey[];
@@ -86,6 +103,8 @@ export async function verifyToken(
   options: VerifyTokenOptions,
 ): Promise<VerifiedToken> {
   if (token === '') throw new CardsError('TOKEN_MALFORMED', 'Token is empty.');
+  const { decodeProtectedHeader, errors, jwtVerify } = (jose ??= await (loadingJose ??=
+    loadJose()));
   let alg: unknown;
   let kid: unknown;
   try {
@@ -126,13 +145,13 @@ export async function verifyToken(
       return { identity: payload.sub, expiresAt: payload.exp as number, format: 'jwt' };
     } catch (err) {
       lastError = err;
-      if (!(err instanceof joseErrors.JWSSignatureVerificationFailed)) break;
+      if (!(err instanceof errors.JWSSignatureVerificationFailed)) break;
     }
   }
-  throw translateJoseError(lastError);
+  throw translateJoseError(lastError, errors);
 }
 
-function translateJoseError(err: unknown): CardsError {
+function translateJoseError(err: unknown, joseErrors: Jose['errors']): CardsError {
   if (err instanceof CardsError) return err;
   if (err instanceof joseErrors.JWTExpired) return new CardsError('TOKEN_EXPIRED');
   if (err instanceof joseErrors.JWTClaimValidationFailed) {

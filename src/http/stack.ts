@@ -23,6 +23,7 @@ import Fastify, {
 import { CardsError, wireErrorOf, type WireCardsError, type WireCode } from '../core/errors.js';
 import type { RouteName } from '../core/routes.js';
 import { rawErrorResponse, toCardsError } from './error-reply.js';
+import { lazyCompilers } from './lazy-compilers.js';
 import type { RequestLogger } from './request-log.js';
 import { DEFAULT_LIMITS, type ServerLimits } from './server-limits.js';
 
@@ -142,6 +143,8 @@ export function createStack(options: StackOptions): {
     logger: false,
     bodyLimit: options.bodyLimit,
     return503OnClosing: false,
+    // ajv and fast-json-stringify load on the first request a schema checks (lazy-compilers.ts).
+    schemaController: { compilersFactory: lazyCompilers },
     serverFactory: (handler) => {
       const server = createServer(
         {

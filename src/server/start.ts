@@ -18,7 +18,6 @@ import type { CardLog } from '../registry/card-log.js';
 import { createRegistry, type Registry } from '../registry/registry.js';
 import type { CardStore } from '../store/store.js';
 import { readPrivateKeyFile } from '../io/key-files.js';
-import { adoptDumpSecrets, exportDump, importDumpCards } from './dump.js';
 import { KeyknoxV1 } from '../registry/keyknox-v1.js';
 import { KeyknoxV2 } from '../registry/keyknox-v2.js';
 import { openCardLog, type LogSettings } from './log-setup.js';
@@ -117,6 +116,12 @@ export interface RunningServer {
 
 const usage = (message: string): CardsError => new CardsError('USAGE', message);
 
+/**
+ * The dump's reader and writer (dump.ts), loaded by the starts that import or export one
+ * (`--import`, `--export-on-exit`) and by no other.
+ */
+const dumps = () => import('./dump.js');
+
 /** Runs once the registry exists, before the port opens (`cards serve --seed`). */
 export type Prepare = (registry: Registry) => Promise<void>;
 
@@ -149,7 +154,8 @@ export async function startServing(
   let log: CardLog | undefined;
   let pythia: Awaited<ReturnType<typeof pythiaStart.finish>> | undefined;
   try {
-    const dumped = options.importDump && (await adoptDumpSecrets(options.importDump, engine));
+    const dumped =
+      options.importDump && (await (await dumps()).adoptDumpSecrets(options.importDump, engine));
     const secrets = await loadServerSecrets(
       engine,
       { ...options, log: options.log !== undefined },
@@ -203,7 +209,7 @@ export async function startServing(
       // The headers' time is the HTTP layer's default, at most the whole request's.
       limits: { maxConnections: options.maxConnections, requestTimeoutMs: timeoutMs },
     });
-    if (dumped) await importDumpCards(dumped, engine, cardLog);
+    if (dumped) await (await dumps()).importDumpCards(dumped, engine, cardLog);
     if (prepare) await prepare(registry);
     await listen(app, options);
     const address = app.server.address() as AddressInfo;
@@ -237,6 +243,7 @@ export async function startServing(
         logger.flush();
         if (options.exportOnExit) {
           const keys = { 'service-key': serviceKey, 'app-key': secrets.appKey, 'log-key': logKey };
+          const { exportDump } = await dumps();
           const cards = await exportDump(options.exportOnExit, keys, engine, cardLog);
           logger.warn(
             `exported ${cards} cards and the keys to ${options.exportOnExit} (mode 0600: it holds private keys)`,

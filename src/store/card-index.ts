@@ -117,9 +117,12 @@ export class CardIndex {
   /** An identity's chain, or its chains when it has several (most have one: no array made). */
   readonly #byIdentity = new Map<string, Chain | Chain[]>();
   readonly #entries: IndexedCard[] = [];
-  /** Every identity, and every card id, in code-point order for the admin listings. */
-  readonly #identities = new SortedKeys();
-  readonly #ids = new SortedKeys();
+  /**
+   * Every identity, and every card id, in code-point order for the admin listings: made from
+   * the index by the first listing (a start-up lists nothing), kept up to date after it.
+   */
+  #identityKeys: SortedKeys | undefined;
+  #idKeys: SortedKeys | undefined;
   readonly #pendingIds = new Set<string>();
   /** Reserved successors, by the previous card id they name. */
   readonly #pendingSuccessors = new Map<string, StoredCard>();
@@ -165,7 +168,8 @@ export class CardIndex {
 
   /** Identities in ascending order from a binary search: the cost is the page's. */
   identities({ prefix = '', after, limit }: IdentityQuery): IdentitySummary[] {
-    return this.#identities.page(prefix, after, limit).map((identity) => {
+    const identities = this.#identities();
+    return identities.page(prefix, after, limit).map((identity) => {
       let cards = 0;
       let revokedChains = 0;
       const chains = this.chainsOf(identity);
@@ -179,7 +183,22 @@ export class CardIndex {
 
   /** Cards whose id starts with `prefix`, in id order, from a binary search: the page's cost. */
   withIdPrefix({ prefix, after, limit }: IdPrefixQuery): IndexedCard[] {
-    return this.#ids.page(prefix, after, limit).map((id) => this.#byId.get(id) as IndexedCard);
+    const ids = this.#ids();
+    return ids.page(prefix, after, limit).map((id) => this.#byId.get(id) as IndexedCard);
+  }
+
+  #identities(): SortedKeys {
+    if (this.#identityKeys) return this.#identityKeys;
+    const keys = new SortedKeys();
+    for (const identity of this.#byIdentity.keys()) keys.add(identity);
+    return (this.#identityKeys = keys);
+  }
+
+  #ids(): SortedKeys {
+    if (this.#idKeys) return this.#idKeys;
+    const keys = new SortedKeys();
+    for (const entry of this.#entries) keys.add(entry.id);
+    return (this.#idKeys = keys);
   }
 
   /**
@@ -244,7 +263,7 @@ export class CardIndex {
       const chains = this.#byIdentity.get(card.identity);
       if (chains === undefined) {
         this.#byIdentity.set(card.identity, chain);
-        this.#identities.add(card.identity);
+        this.#identityKeys?.add(card.identity);
       } else if (chains instanceof Chain) this.#byIdentity.set(card.identity, [chains, chain]);
       else chains.push(chain);
     }
@@ -254,7 +273,7 @@ export class CardIndex {
     chain.revision = ++lastRevision;
     if (previous) previous.next = entry;
     this.#byId.set(card.id, entry);
-    this.#ids.add(card.id);
+    this.#idKeys?.add(card.id);
     this.#entries.push(entry);
     return entry;
   }

@@ -1,10 +1,18 @@
 /**
  * The JSON engine's Keyknox file (src/store/json/keyknox-file.ts): a torn tail (a crash
  * mid-write) is dropped and told, damage followed by a good line refuses the store untouched,
- * a file of another format is refused, and a store folded on open keeps one line per record.
+ * a file of another format is refused, a store folded on open keeps one line per record, and a
+ * file that is a snapshot already is read without being rewritten.
  */
 import assert from 'node:assert/strict';
-import { appendFileSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import {
+  appendFileSync,
+  mkdtempSync,
+  readFileSync,
+  rmSync,
+  statSync,
+  writeFileSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, test } from 'node:test';
@@ -42,6 +50,28 @@ test('every acknowledged write is a line on disk before the answer', async () =>
   assert.equal((await reopened.v1Get(a))?.hash, 'h2');
   await reopened.close();
   assert.equal(readFileSync(path, 'utf8').trimEnd().split('\n').length, 2, 'folded: one line');
+});
+
+test('a file that is a snapshot already is not rewritten on open; one with a replaced line is', async () => {
+  const path = fileName();
+  await withTwoWrites(path);
+  const b = { app: 'app', identity: 'bob' };
+  const folded = await KeyknoxFile.open(path, () => undefined);
+  assert.equal(await folded.v1Put(b, record(1), 0), true);
+  await folded.close();
+  const snapshot = statSync(path);
+  const reopened = await KeyknoxFile.open(path, () => undefined);
+  assert.equal(statSync(path).ino, snapshot.ino, 'a snapshot: the same file, not a new one');
+  assert.equal((await reopened.v1Get(a))?.hash, 'h2');
+  assert.equal((await reopened.v1Get(b))?.hash, 'h1');
+  assert.equal(await reopened.v1Put(a, record(3), 2), true, 'writes append to it');
+  // Not closed: alice's line is replaced by a later one, so the next open folds the file.
+  const replaced = statSync(path).ino;
+  const again = await KeyknoxFile.open(path, () => undefined);
+  assert.notEqual(statSync(path).ino, replaced, 'folded into a new file');
+  assert.equal(readFileSync(path, 'utf8').trimEnd().split('\n').length, 3, 'one line per record');
+  assert.equal((await again.v1Get(a))?.hash, 'h3');
+  await again.close();
 });
 
 test('a torn last line is dropped and told; the writes before it stay', async () => {

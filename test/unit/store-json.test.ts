@@ -34,6 +34,9 @@ const card = (i: number, extra: Partial<StoredCard> = {}): StoredCard => ({
 const line = (c: StoredCard): string => `${JSON.stringify(c)}\n`;
 const storeText = (cards: StoredCard[], version = 1): string =>
   JSON.stringify({ format: 'cards-store', version, cards });
+/** The one-card-per-line format the store writes, with `lines` between its header and footer. */
+const lineFormat = (lines: string[]): string =>
+  `{\n"format": "cards-store",\n"version": 1,\n"cards": [\n${lines.join('\n')}\n]\n}\n`;
 
 describe('JSON store: files, durability, replay', () => {
   test('a new store: readable file, journal; close folds everything into the file', async () => {
@@ -228,6 +231,18 @@ describe('JSON store: refusals leave the files untouched', () => {
     ['a bad revoking flag', storeText([{ ...card(1), revoking: false as never }])],
     ['a revoking card without previous id', storeText([card(1, { revoking: true })])],
     ['a bad previous id', storeText([card(1, { previous_card_id: 'abc' })])],
+    [
+      'the line format, its last card followed by a comma',
+      lineFormat([`${serializeCard(card(1))},`]),
+    ],
+    [
+      'the line format, two cards without a comma between them',
+      lineFormat([serializeCard(card(1)), serializeCard(card(2, { identity: 'b' }))]),
+    ],
+    [
+      'the line format, a card followed by two commas',
+      lineFormat([`${serializeCard(card(1))},,`, serializeCard(card(2, { identity: 'b' }))]),
+    ],
   ];
   for (const [name, text] of corrupt) {
     test(`STORE_CORRUPT: ${name}`, async () => {

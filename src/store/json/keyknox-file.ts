@@ -13,10 +13,11 @@
  * - A failed write is cut back off the file and refused; the records in memory are unchanged.
  * - On open the file is read (a torn tail, the trace of a crash mid-write, is dropped: it was
  *   never acknowledged; damage followed by a good line is STORE_CORRUPT, the file untouched)
- *   and rewritten as a snapshot; the same on close, and whenever the writes since the last
- *   snapshot outgrow it.
+ *   and rewritten as a snapshot unless it is one already (a start after a clean close writes
+ *   nothing); rewritten on close too, and whenever the writes since the last snapshot outgrow
+ *   it.
  */
-import { open, type FileHandle } from 'node:fs/promises';
+import { open, stat, type FileHandle } from 'node:fs/promises';
 import { CardsError } from '../../core/errors.js';
 import { fsyncDir, replaceFile } from '../../io/fs-durable.js';
 import { dirname } from 'node:path';
@@ -80,11 +81,16 @@ export class KeyknoxFile implements KeyknoxStore {
     this.#path = path;
   }
 
-  /** Reads the file at `path` (absent: nothing stored) and rewrites it as a snapshot. */
+  /**
+   * Reads the file at `path` (absent: nothing stored) and rewrites it as a snapshot, unless it
+   * is one already: every line after the header a record of its own (none replaced or deleted by
+   * a later line), nothing torn, readable by this process's user alone.
+   */
   static async open(path: string, warn: (message: string) => void): Promise<KeyknoxFile> {
     const file = new KeyknoxFile(path);
     let damage: string | undefined;
     let dropped = 0;
+    let applied = 0;
     let first = true;
     for await (const lines of readLines(path)) {
       for (const line of lines) {
@@ -107,6 +113,7 @@ export class KeyknoxFile implements KeyknoxStore {
         try {
           if (!line.terminated) throw new Error('cut short');
           file.#held.apply(readKeyknoxLine(JSON.parse(line.text), `line ${line.number}`));
+          applied++;
         } catch (err) {
           damage = `line ${line.number} is damaged (${(err as Error).message})`;
           dropped++;
@@ -117,7 +124,12 @@ export class KeyknoxFile implements KeyknoxStore {
       warn(
         `The Keyknox file ${path} ended in a torn write (a crash mid-write): ${dropped} line(s) never acknowledged were dropped.`,
       );
-    await file.#snapshot();
+    const { v1, v2 } = file.#held.counts;
+    const found = first ? undefined : await stat(path);
+    if (found && dropped === 0 && applied === v1 + v2 && (found.mode & 0o077) === 0) {
+      file.#bytes = found.size;
+      file.#snapshotBytes = found.size;
+    } else await file.#snapshot();
     return file;
   }
 

@@ -20,8 +20,8 @@ import { readFile } from 'node:fs/promises';
 import { replaceFile } from '../../io/fs-durable.js';
 import { corrupt, readStoredCard, serializeCard } from '../record.js';
 import type { StoredCard } from '../store.js';
-import { fileSize, readLines } from './line-reader.js';
-import { parseStoredLine, type StoredLine } from '../stored-line.js';
+import { fileSize, readChunks } from './line-reader.js';
+import { storedLineAt, type StoredLine } from '../stored-line.js';
 
 const STORE_FORMAT = 'cards-store';
 const STORE_VERSION = 1;
@@ -36,44 +36,52 @@ const PLAIN_JSON_MAX = 400 * 1024 * 1024;
 const HEADER = ['{', `"format": "${STORE_FORMAT}",`, `"version": ${STORE_VERSION},`, '"cards": ['];
 const FOOTER = [']', '}'];
 
+/** Whether the line `chunk` holds from `start` to `end` is `expected`. */
+const lineIs = (chunk: string, start: number, end: number, expected: string): boolean =>
+  end - start === expected.length && chunk.startsWith(expected, start);
+
 /**
  * The cards of a store file exactly as storeChunks writes it, streamed; undefined when the file
  * is shaped in any other way (then the caller parses it as plain JSON); 'blank' when it holds
- * only white space (`touch cards.json`: nothing to lose by starting it).
+ * only white space (`touch cards.json`: nothing to lose by starting it). Each card line is read
+ * in place in its chunk of the file (stored-line.ts `storedLineAt`): only the cards' own strings
+ * are made.
  */
 async function readStoreLines(path: string): Promise<StoredLine[] | undefined | 'blank'> {
   const cards: StoredLine[] = [];
   let position = 0; // lines seen
-  let pending: string | undefined; // the last card line, waiting to know whether one follows
+  let comma: boolean | undefined; // whether the last card line ended with ',' (none yet: undefined)
   let footer = -1; // index into FOOTER once the cards ended
   let blank = true;
-  for await (const lines of readLines(path)) {
-    for (const { text, terminated } of lines) {
-      if (blank && text.trim() === '') continue;
+  for await (const { text: chunk, terminated } of readChunks(path)) {
+    for (let start = 0; ;) {
+      const newline = chunk.indexOf('\n', start);
+      const end = newline === -1 ? chunk.length : newline;
+      if (blank && chunk.slice(start, end).trim() === '') {
+        if (newline === -1) break;
+        start = newline + 1;
+        continue;
+      }
       blank = false;
       if (!terminated) return undefined;
       if (position < HEADER.length) {
-        if (text !== HEADER[position]) return undefined;
+        if (!lineIs(chunk, start, end, HEADER[position] as string)) return undefined;
       } else if (footer >= 0) {
-        if (++footer >= FOOTER.length || text !== FOOTER[footer]) return undefined;
-      } else if (text === FOOTER[0]) {
-        if (pending !== undefined) {
-          if (pending.endsWith(',')) return undefined;
-          const card = parseStoredLine(pending);
-          if (!card) return undefined;
-          cards.push(card);
-        }
+        if (++footer >= FOOTER.length || !lineIs(chunk, start, end, FOOTER[footer] as string))
+          return undefined;
+      } else if (lineIs(chunk, start, end, FOOTER[0] as string)) {
+        if (comma === true) return undefined;
         footer = 0;
       } else {
-        if (pending !== undefined) {
-          if (!pending.endsWith(',')) return undefined;
-          const card = parseStoredLine(pending.slice(0, -1));
-          if (!card) return undefined;
-          cards.push(card);
-        }
-        pending = text;
+        if (comma === false) return undefined;
+        const card = storedLineAt(chunk, start, end);
+        if (!card) return undefined;
+        cards.push(card);
+        comma = start + card.line.length !== end;
       }
       position++;
+      if (newline === -1) break;
+      start = newline + 1;
     }
   }
   if (blank) return 'blank';

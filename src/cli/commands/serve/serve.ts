@@ -11,7 +11,6 @@ import { createRequestLogger, startServing } from '../../../server/start.js';
 import type { CommandContext } from '../../context.js';
 import type { SeedResult } from '../../seeding.js';
 import { VERSION } from '../../version.js';
-import { seedRegistry } from './seed.js';
 import { serverOptions, type ServeFlags } from './settings.js';
 import { bannerLines, pythiaLines, startInfo, writeReadyFile } from './start-info.js';
 
@@ -30,6 +29,8 @@ export async function serve(ctx: CommandContext, flags: ServeFlags): Promise<und
     seedFile === undefined
       ? undefined
       : async (registry) => {
+          // Loaded by a start that seeds (seed.ts and the seeding it runs), by no other.
+          const { seedRegistry } = await import('./seed.js');
           seeded = await seedRegistry(
             ctx,
             registry,
