@@ -2,7 +2,8 @@
 // seconds apart, in an order turned every round) and reported as the median over the rounds:
 //   tile      GET /log/tile/0/N (full hash tiles, 8 KiB) of `cards serve` against node's own
 //             http serving the same bytes (the same tile files, read into memory at its start,
-//             with the same content type and caching), each process serving tiles only: ≥ 60%
+//             with the same content type and caching), each process serving tiles only: ≥ 60%;
+//             a bare fastify sending the same bytes beside them (fastify's own share of node's)
 //   get, search one identity, an identity's history (kept between requests): this build (A)
 //             against another build (B, B_ROOT=<a checkout, built>: the build before a change)
 //             on copies of one store: target ≥ 0.9× (requests/s; server CPU per request too)
@@ -33,15 +34,30 @@ import { tilePath } from '../dist/src/log/tile-path.js';
 const say = (line) => process.stderr.write(`${line}\n`);
 const pick = (list) => list[Math.floor(Math.random() * list.length)];
 
-/** node's own http answering each of `paths` with its file under `dir`, as `cards serve` does. */
-async function startNodeTiles(dir, paths) {
+const TILE_HEADERS = `{ 'content-type': 'application/octet-stream', 'content-length': body.length, 'cache-control': 'public, max-age=31536000, immutable' }`;
+/**
+ * What answers each of `paths` with its file under `dir` besides `cards serve`: node's own http,
+ * or a bare fastify (one route, no hook) sending the same bytes with the same headers, so a run
+ * shows what fastify alone costs beside what the service adds to it.
+ */
+const TILE_SERVERS = {
+  node: `require('node:http').createServer((request, response) => {
+  const body = files.get(request.url);
+  response.writeHead(200, ${TILE_HEADERS});
+  response.end(body);
+}).listen(0, '127.0.0.1', function () { console.log('listening on http://127.0.0.1:' + this.address().port); });`,
+  fastify: `const app = require(${JSON.stringify(fileURLToPath(import.meta.resolve('fastify')))})({ logger: false });
+app.get('/log/*', (request, reply) => {
+  reply.header('cache-control', 'public, max-age=31536000, immutable').type('application/octet-stream').send(files.get(request.url));
+});
+app.listen({ port: 0, host: '127.0.0.1' }).then((url) => console.log('listening on ' + url));`,
+};
+
+/** `kind` of TILE_SERVERS answering each of `paths` with its file under `dir`, from memory. */
+async function startTileServer(kind, dir, paths) {
   const source = `const { readFileSync } = require('node:fs');
 const files = new Map(JSON.parse(process.argv[1]).map((path) => [\`/log/\${path}\`, readFileSync(process.argv[2] + '/' + path)]));
-require('node:http').createServer((request, response) => {
-  const body = files.get(request.url);
-  response.writeHead(200, { 'content-type': 'application/octet-stream', 'content-length': body.length, 'cache-control': 'public, max-age=31536000, immutable' });
-  response.end(body);
-}).listen(0, '127.0.0.1', function () { console.log('listening on http://127.0.0.1:' + this.address().port); });`;
+${TILE_SERVERS[kind]}`;
   const proc = spawn(process.execPath, ['-e', source, JSON.stringify(paths), dir], {
     stdio: ['ignore', 'pipe', 'inherit'],
   });
@@ -114,7 +130,9 @@ export async function runHttpBench({
   const build = (name) => (name === 'B' ? join(bRoot, 'bin/cards.js') : undefined);
   const builds = bRoot ? ['A', 'B'] : ['A'];
   const servers = {};
-  if (tileOn) servers.node = await startNodeTiles(join(store, 'cards.json.log'), tiles);
+  if (tileOn)
+    for (const kind of Object.keys(TILE_SERVERS))
+      servers[kind] = await startTileServer(kind, join(store, 'cards.json.log'), tiles);
   for (const name of builds) {
     if (Object.keys(reads).length > 0)
       servers[name] = await startCards(copyStore(store), ['--quiet'], [], build(name));
@@ -139,7 +157,7 @@ export async function runHttpBench({
   const measures = {
     ...(tileOn && {
       tile: {
-        on: ['node', ...builds.map((name) => `tile ${name}`)],
+        on: [...Object.keys(TILE_SERVERS), ...builds.map((name) => `tile ${name}`)],
         requests: tiles.map((path) => ({ method: 'GET', path: `/log/${path}`, headers: {} })),
       },
     }),
@@ -186,6 +204,9 @@ export async function runHttpBench({
           node: mid('tile node'),
           share: ratio('tile A', 'tile node'),
           cpu: ratio('tile A', 'tile node', 'cpuUs'),
+          fastify: mid('tile fastify'),
+          fastifyShare: ratio('tile fastify', 'tile node'),
+          fastifyCpu: ratio('tile fastify', 'tile node', 'cpuUs'),
         },
       }),
       ...(bRoot && {
@@ -225,6 +246,7 @@ export function formatHttp(out) {
   if (out.tile)
     rows.push(
       `  tile GET /log/tile/0/N           ${fmt(out.tile.rps)}/s = ${pct(out.tile.share)} of node's own http serving the same bytes (${fmt(out.tile.node)}/s; server CPU per tile ${out.tile.cpu.toFixed(2)}× node's); target ≥ 60%`,
+      `  tile, a bare fastify            ${fmt(out.tile.fastify)}/s = ${pct(out.tile.fastifyShare)} of node's (server CPU per tile ${out.tile.fastifyCpu.toFixed(2)}× node's): fastify's own share`,
     );
   if (out.ab)
     for (const [what, r] of Object.entries(out.ab))

@@ -128,20 +128,6 @@ export async function createApp(options: AppOptions): Promise<FastifyInstance> {
     maxParamLength: MAX_PARAM_LENGTH,
     errorBody: (err) => ({ type: JSON_TYPE, body: errorBody(profile, err) }),
     notFound,
-    // @fastify/cors answers every OPTIONS itself: unknown paths included, and a plain OPTIONS
-    // (no Origin / Access-Control-Request-Method) with a text/plain 400. Keep those ours; a
-    // path whose routes answer no other origin refuses OPTIONS as any method it does not serve.
-    options:
-      corsOn &&
-      ((request, reply) => {
-        const methods = allowed(request.url);
-        if (methods.length === 0) refuse(reply, new CardsError('ROUTE_NOT_FOUND'));
-        else if (!methods.includes('OPTIONS')) notFound(request, reply);
-        else if (!request.headers.origin || !request.headers['access-control-request-method'])
-          reply.code(204).header('allow', methods.join(', ')).send();
-        else return false;
-        return true;
-      }),
     onServed: admin && recorder(admin.journal, admin.metrics),
     corsHeaders:
       corsOn &&
@@ -166,9 +152,23 @@ export async function createApp(options: AppOptions): Promise<FastifyInstance> {
     }
   });
 
-  // Preflights: @fastify/cors on a scope holding only its OPTIONS route (cors.ts).
+  // Preflights: @fastify/cors on a scope holding only its OPTIONS route (cors.ts), which every
+  // OPTIONS request reaches. @fastify/cors answers each itself: unknown paths included, and a
+  // plain OPTIONS (no Origin / Access-Control-Request-Method) with a text/plain 400. This
+  // scope's first hook keeps those ours; a path whose routes answer no other origin refuses
+  // OPTIONS as any method it does not serve.
   if (corsOn)
-    await app.register(async (preflight) => preflight.register(cors, corsOptions(profile)));
+    await app.register(async (preflight) => {
+      preflight.addHook('onRequest', (request, reply, done) => {
+        const methods = allowed(request.url);
+        if (methods.length === 0) refuse(reply, new CardsError('ROUTE_NOT_FOUND'));
+        else if (!methods.includes('OPTIONS')) notFound(request, reply);
+        else if (!request.headers.origin || !request.headers['access-control-request-method'])
+          reply.code(204).header('allow', methods.join(', ')).send();
+        else done();
+      });
+      await preflight.register(cors, corsOptions(profile));
+    });
   // The routes that answer other origins (cors.ts `corsRoute`): one scope, one CORS hook.
   await app.register(async (open) => {
     if (corsOn) open.addHook('onRequest', corsAnswerHook(profile));

@@ -92,7 +92,9 @@ export const logRoutes =
     addRoutes(scope, {
       handlers: {
         logCheckpoint: async (_request, reply) => send(reply, TEXT, SHORT, need().checkpoint()),
-        // A kept tile is sent before the handler returns (no promise); one read first is awaited.
+        // A kept tile is sent before the handler returns (no promise), and before its path is
+        // parsed: what is kept is the current log's (emptied when another log begins). A tile not
+        // kept is read first, awaited.
         logTile: (request, reply) => {
           const log = need();
           if (log.origin !== origin) {
@@ -100,16 +102,16 @@ export const logRoutes =
             origin = log.origin;
           }
           const url = pathOf(request.url).slice(LOG.length);
+          const data = kept.get(url);
+          if (data !== undefined) {
+            send(reply, OCTETS, IMMUTABLE, data);
+            return undefined;
+          }
           const { epoch, rest } = splitLogPath(url);
           if (epoch !== log.writer.epoch) throw gone(url);
           if (epoch > 0 && rest === 'checkpoint') send(reply, TEXT, SHORT, log.checkpoint());
           else if (!rest.startsWith('tile/')) throw gone(url);
-          else {
-            const data = kept.get(url);
-            if (data === undefined)
-              return read(log, url, rest).then((data) => send(reply, OCTETS, IMMUTABLE, data));
-            send(reply, OCTETS, IMMUTABLE, data);
-          }
+          else return read(log, url, rest).then((data) => send(reply, OCTETS, IMMUTABLE, data));
           return undefined;
         },
         logProof: async (request, reply) =>

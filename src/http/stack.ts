@@ -68,8 +68,6 @@ export interface StackOptions {
   readonly errorBody: (err: WireCardsError) => { readonly type: string; readonly body: string };
   /** Answers a path no route serves (404, or 405 for a known path), before any body is read. */
   readonly notFound: (request: FastifyRequest, reply: FastifyReply) => FastifyReply;
-  /** Answers an OPTIONS request itself (true), or leaves it to its route (CORS preflight). */
-  readonly options?: ((request: FastifyRequest, reply: FastifyReply) => boolean) | false;
   /** Every request answered, after its request line, with the request's headers. */
   readonly onServed?: ((served: Served, headers: IncomingHttpHeaders) => void) | undefined;
   /**
@@ -220,9 +218,7 @@ export function createStack(options: StackOptions): {
     } else if (missingHost(request.raw)) {
       reply.header('connection', 'close');
       refuse(reply, new CardsError('HTTP_MALFORMED', 'The Host header is missing.'));
-    } else if (request.is404) notFound(request, reply);
-    else if (request.method !== 'OPTIONS' || !options.options || !options.options(request, reply))
-      done();
+    } else done();
   });
   app.addHook('onSend', (request, reply, payload, done) => {
     if (closing || bodyAbandoned(request.raw)) reply.header('connection', 'close');
@@ -251,9 +247,13 @@ export function createStack(options: StackOptions): {
     route.onResponse = [...[route.onResponse ?? []].flat(), recordAs(name)];
   });
   app.setErrorHandler((err, _request, reply) => refuse(reply, toCardsError(err)));
-  // A scope of its own (fastify's Server reference, setNotFoundHandler), so its recorder is no
-  // route's: a request no route serves passes the onRequest hook above, then this.
+  // A scope of its own (fastify's Server reference, setNotFoundHandler), so its hooks are no
+  // route's: a request no route serves passes the onRequest hook above, then is answered by this
+  // scope's, before any body is read, and recorded by its recorder.
   void app.register(async (missing) => {
+    missing.addHook('onRequest', (request, reply) => {
+      notFound(request, reply);
+    });
     missing.addHook('onResponse', recordAs(''));
     missing.setNotFoundHandler((request, reply) => notFound(request, reply));
   });
