@@ -67,10 +67,18 @@ async function intrude(identity: string): Promise<string> {
   }
 }
 
+/** Two cards of `identity`, one chain: their ids and the key both carry. */
+async function chainOfTwo(
+  identity: string,
+): Promise<{ first: string; second: string; key: string }> {
+  const first = await create(box, ['--identity', identity, '--new-key']);
+  const second = await create(box, ['--identity', identity, '--previous', first]);
+  const key = (await box.cards(['key', 'public', '--identity', identity])).stdout.trim();
+  return { first, second, key };
+}
+
 test('monitor --follow --json prints one JSON value a line, and nothing else', async () => {
-  const first = await create(box, ['--identity', 'nd', '--new-key']);
-  const second = await create(box, ['--identity', 'nd', '--previous', first]);
-  const key = (await box.cards(['key', 'public', '--identity', 'nd'])).stdout.trim();
+  const { first, second, key } = await chainOfTwo('nd');
   const run = follow(['--identity', 'nd', '--expect-key', key, '--json']);
   try {
     await run.printed(2);
@@ -99,9 +107,7 @@ test('monitor --follow --json prints one JSON value a line, and nothing else', a
 });
 
 test('monitor --follow prints each card as one line of text, as the result lists them', async () => {
-  const first = await create(box, ['--identity', 'tx', '--new-key']);
-  const second = await create(box, ['--identity', 'tx', '--previous', first]);
-  const key = (await box.cards(['key', 'public', '--identity', 'tx'])).stdout.trim();
+  const { first, second, key } = await chainOfTwo('tx');
   const run = follow(['--identity', 'tx', '--expect-key', key]);
   try {
     await run.printed(2);
