@@ -112,10 +112,32 @@ export function startInfo(
 
 const count = (n: number): string => `${n} card${n === 1 ? '' : 's'}`;
 
+/**
+ * The ports browsers refuse to fetch from (the Fetch Standard's "bad port" list, §2.9 "port
+ * blocking"): the page and the browser SDKs cannot reach a server there, node's http can.
+ */
+const BROWSER_BLOCKED_PORTS = new Set([
+  1, 7, 9, 11, 13, 15, 17, 19, 20, 21, 22, 23, 25, 37, 42, 43, 53, 69, 77, 79, 87, 95, 101, 102,
+  103, 104, 109, 110, 111, 113, 115, 117, 119, 123, 135, 137, 139, 143, 161, 179, 389, 427, 465,
+  512, 513, 514, 515, 526, 530, 531, 532, 540, 548, 554, 556, 563, 587, 601, 636, 989, 990, 993,
+  995, 1719, 1720, 1723, 2049, 3659, 4045, 4190, 5060, 5061, 6000, 6566, 6665, 6666, 6667, 6668,
+  6669, 6679, 6697, 10080,
+]);
+
+const browserBlocked = (url: string): string[] => {
+  const { port } = new URL(url);
+  return BROWSER_BLOCKED_PORTS.has(Number(port))
+    ? [
+        `note: browsers refuse port ${port} (the Fetch Standard's blocked ports): the page and browser SDKs cannot reach this server; the CLI and node clients can`,
+      ]
+    : [];
+};
+
 export function bannerLines(info: StartInfo, profile: WireProfile): string[] {
   const { seeded } = info;
   return [
     `listening on ${info.url}`,
+    ...browserBlocked(info.url),
     ...(info.acceptAnyToken
       ? [
           'WARNING: --accept-any-token: ANY well-formed token is accepted for its sub, signatures NOT checked. For local development only.',
