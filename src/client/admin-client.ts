@@ -61,11 +61,47 @@ export class AdminClient {
     options: RequestOptions = {},
   ): Promise<Response> {
     const deadline = this.#deadline(options);
+    let response: Response;
     try {
-      return await this.#send(method, name, options, deadline.signal);
+      response = await this.#send(method, name, options, deadline.signal);
     } finally {
       deadline.end();
     }
+    return response.body ? this.#cutShort(response, response.body) : response;
+  }
+
+  /**
+   * The answer with its body read through: a connection that fails while the body streams (the
+   * server or the link gone mid-answer) fails the read with UNREACHABLE, as a connection that
+   * fails before the answer does, so the CLI reports it rather than a transport's own error.
+   */
+  #cutShort(response: Response, body: ReadableStream<Uint8Array>): Response {
+    const reader = body.getReader();
+    const base = this.#base;
+    const read = new ReadableStream<Uint8Array>({
+      async pull(controller) {
+        let chunk: Awaited<ReturnType<typeof reader.read>>;
+        try {
+          chunk = await reader.read();
+        } catch (err) {
+          controller.error(
+            new CardsError(
+              'UNREACHABLE',
+              `The service at ${base} stopped answering part-way through its answer (${(err as Error).message}).`,
+            ),
+          );
+          return;
+        }
+        if (chunk.done) controller.close();
+        else controller.enqueue(chunk.value);
+      },
+      cancel: (reason) => reader.cancel(reason),
+    });
+    return new Response(read, {
+      status: response.status,
+      statusText: response.statusText,
+      headers: response.headers,
+    });
   }
 
   /** The JSON of a 2xx answer, read within the deadline. */

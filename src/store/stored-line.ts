@@ -13,10 +13,14 @@ import type { StoredCard } from './store.js';
 /** A JSON string literal (unrolled: fast on long base64 values). */
 const STR = String.raw`"[^"\\\x00-\x1f]*(?:\\(?:["\\/bfnrt]|u[0-9a-fA-F]{4})[^"\\\x00-\x1f]*)*"`;
 const SIG = String.raw`\{"signer":${STR},"signature":${STR}(?:,"snapshot":${STR})?\}`;
-/** A card line from where it starts (sticky): read in place, inside a whole chunk of a file. */
+/**
+ * A card line from where it starts (sticky): read in place, inside a whole chunk of a file. It
+ * takes no record that record.ts's check refuses: the identity is not empty, and a revoking card
+ * names the card it revokes.
+ */
 const LINE = new RegExp(
-  String.raw`\{"id":"([0-9a-f]{64})","identity":(${STR})` +
-    String.raw`(?:,"previous_card_id":"([0-9a-f]{64})")?(,"revoking":true)?` +
+  String.raw`\{"id":"([0-9a-f]{64})","identity":(?!"")(${STR})` +
+    String.raw`(?:,"previous_card_id":"([0-9a-f]{64})"(,"revoking":true)?)?` +
     String.raw`,"content_snapshot":"[A-Za-z0-9+/=]+","signatures":\[(?:${SIG}(?:,${SIG})*)?\]\}`,
   'y',
 );

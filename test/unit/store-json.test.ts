@@ -240,6 +240,14 @@ describe('JSON store: refusals leave the files untouched', () => {
       lineFormat([serializeCard(card(1)), serializeCard(card(2, { identity: 'b' }))]),
     ],
     [
+      'the line format, a card with an empty identity',
+      lineFormat([serializeCard(card(1, { identity: '' }))]),
+    ],
+    [
+      'the line format, a revoking card without previous id',
+      lineFormat([serializeCard(card(1, { revoking: true }))]),
+    ],
+    [
       'the line format, a card followed by two commas',
       lineFormat([`${serializeCard(card(1))},,`, serializeCard(card(2, { identity: 'b' }))]),
     ],
