@@ -206,6 +206,27 @@ async function verifyLog(
   return entries;
 }
 
+/** Runs `check`; a failure also says the round, whether the server still runs, and its stderr. */
+async function whatTheServerSaid(
+  server: TestServer,
+  round: number,
+  check: () => Promise<void>,
+): Promise<void> {
+  try {
+    await check();
+  } catch (err) {
+    const { exitCode, signalCode } = server.proc;
+    const state =
+      exitCode === null && signalCode === null
+        ? 'still running'
+        : `exited (${exitCode ?? signalCode})`;
+    throw new Error(
+      `after the restart of round ${round} (seed ${SEED}; the server ${state}): ${String(err)}\nits stderr:\n${server.stderr()}`,
+      { cause: err },
+    );
+  }
+}
+
 /** Spawns `cards serve` on the store and SIGKILLs it after `ms`, whatever it is doing. */
 async function killDuringStartUp(dir: string, ms: number): Promise<void> {
   const proc = spawn(
@@ -264,8 +285,10 @@ test(`crash safety: kill -9 at ${WORKLOAD_KILLS} random moments under 16 writers
       await killDuringStartUp(dir, 100 + Math.floor(random() * 400));
     server = await startServer({ dir, args: ['--quiet'] });
     const ids = [...model.acked.keys()];
-    await verify(server, model, ids.slice(verifiedUpTo));
-    await verifyLog(server, model, ids.slice(verifiedUpTo), seenInLog);
+    await whatTheServerSaid(server, round, async () => {
+      await verify(server, model, ids.slice(verifiedUpTo));
+      await verifyLog(server, model, ids.slice(verifiedUpTo), seenInLog);
+    });
     verifiedUpTo = ids.length;
   }
   assert.ok(operations >= CLIENTS * 4, `enough acknowledged operations (${operations})`);
