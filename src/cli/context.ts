@@ -1,7 +1,7 @@
 /**
- * What every command receives instead of reaching for `process` (house habit 6): the working
- * folder, the keystore home, the environment, the clock, the streams and, in tests, injected
- * prompt answers. Only `processContext` reads the real process.
+ * What every command receives instead of reaching for `process`, so a test runs it in-process:
+ * the working folder, the keystore home, the environment, the clock, the streams and, in tests,
+ * injected prompt answers. Only `processContext` reads the real process.
  */
 import { homedir } from 'node:os';
 import { join, resolve } from 'node:path';

@@ -1,10 +1,10 @@
 /**
- * The flags several commands share, each declared once (house habit 16): a commander Option
- * with its environment variable (`.env()`), its default (`.default()`; what the server or the
- * client shares comes from src/server/defaults.ts or src/client/defaults.ts), its allowed
- * values (`.choices()`) or parser (`.argParser()`), and the config profile setting it may come from (`fromProfile`). Also the
- * parsers, and the words of a value a flag cannot take. value-sources.ts layers the values.
- * Loads nothing heavy: `cards --help` reads it.
+ * The flags several commands share, each declared once: a commander Option with its environment
+ * variable (`.env()`), its default (`.default()`; what the server or the client shares comes
+ * from src/server/defaults.ts or src/client/defaults.ts), its allowed values (`.choices()`) or
+ * parser (`.argParser()`), and the config profile setting it may come from (`fromProfile`).
+ * Also the parsers, and the words of a value a flag cannot take. value-sources.ts layers the
+ * values. Loads nothing heavy: `cards --help` reads it.
  */
 import { InvalidArgumentError, Option, type Argument } from 'commander';
 import { DEFAULT_TIMEOUT_MS } from '../client/defaults.js';

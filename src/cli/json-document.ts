@@ -1,8 +1,8 @@
 /**
  * A small JSON document of the CLI (the config file, the keystore index), read whole and
- * written whole through lowdb with this project's own adapter (house habit 9): an absent file
- * is the empty document, a file `decode` refuses is never overwritten, and a write replaces the
- * file atomically, mode 0600 (src/io/fs-durable.ts), in a folder only its owner can enter.
+ * written whole through lowdb with this project's own adapter: an absent file is the empty
+ * document, a file `decode` refuses is never overwritten, and a write replaces the file
+ * atomically, mode 0600 (src/io/fs-durable.ts), in a folder only its owner can enter.
  */
 import { mkdirSync, readFileSync } from 'node:fs';
 import { dirname } from 'node:path';

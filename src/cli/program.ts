@@ -1,8 +1,8 @@
 /**
- * The loop that registers every command (house habits 6 and 16): the global flags, then each
+ * The loop that registers every command, each declared once: the global flags, then each
  * command module's declaration, in the order of COMMANDS. A new command is one module under
- * commands/ and one line in COMMANDS. Declarations load nothing heavy and each command's
- * module loads only when it runs, so `cards --help` and `--version` stay fast.
+ * commands/ and one line in COMMANDS. Declarations load nothing heavy and each command's module
+ * loads only when it runs, so `cards --help` and `--version` stay fast.
  */
 import { Command, Option } from 'commander';
 import { DEFAULT_URL } from '../server/defaults.js';

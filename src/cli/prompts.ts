@@ -1,7 +1,7 @@
 /**
- * Every question the CLI asks, through one door (house habit 7). inquirer is imported only
- * when a question is really put to a person; nothing is asked when stdin is not a terminal,
- * and every question names the flag that answers it instead.
+ * Every question the CLI asks, through one door. inquirer is imported only when a question is
+ * really put to a person; nothing is asked when stdin is not a terminal, and every question
+ * names the flag that answers it instead.
  */
 import { CardsError } from '../core/errors.js';
 import type { Answers, CommandContext, Question } from './context.js';

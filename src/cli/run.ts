@@ -1,9 +1,9 @@
 /**
- * The CLI's one run/error funnel (house habit 8): commander parses, value-sources.ts layers the
- * values, the command runs, its result is printed (output.ts) or its failure reported
- * (report-error.ts) in the one format, and the exit status is the one of docs/errors.md. Every
- * command goes through it, `serve`, `export`, `import`, `db migrate` and `witness serve` too.
- * What prints loads only when a command runs, so `cards --help` and `--version` stay fast.
+ * The CLI's one run/error funnel: commander parses, value-sources.ts layers the values, the
+ * command runs, its result is printed (output.ts) or its failure reported (report-error.ts) in
+ * the one format, and the exit status is the one of docs/errors.md. Every command goes through
+ * it, `serve`, `export`, `import`, `db migrate` and `witness serve` too. What prints loads only
+ * when a command runs, so `cards --help` and `--version` stay fast.
  */
 import { CommanderError, type Command } from 'commander';
 import { CardsError, numberOf, type ErrorCode } from '../core/errors.js';

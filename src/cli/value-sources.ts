@@ -1,9 +1,8 @@
 /**
- * Where each option's value comes from, the one place that layers them (house habit 16, with
- * commander's value sources): the command line, else the environment variable the option
- * declares (`.env()`), else the config profile (options marked `fromProfile`, source
- * 'config'), else its `.default()`. A command receives the values with their `sources`, which
- * `cards config` shows.
+ * Where each option's value comes from, the one place that layers them (with commander's value
+ * sources): the command line, else the environment variable the option declares (`.env()`),
+ * else the config profile (options marked `fromProfile`, source 'config'), else its
+ * `.default()`. A command receives the values with their `sources`, which `cards config` shows.
  *
  * The environment is the command's (CommandContext.env, the process's own in production). An
  * empty variable is unset. A switch's variable says what it means, 1/true/yes on and 0/false/no

@@ -1,12 +1,12 @@
 /**
- * Byte encodings, in one place (house habit 1: bytes inside, encodings at the edge).
+ * Byte encodings, in one place: bytes inside, encodings at the edge.
  *
  * Base64 decoding is strict and canonical (RFC 4648 sections 3.3 and 3.5): standard alphabet,
  * padded to a multiple of four, no whitespace, and the unused bits of the last character zero.
  * Node's own decoder skips bad characters and ignores those bits, which would let several
  * strings name the same bytes. UTF-8 decoding is strict too: malformed bytes are refused, never
- * replaced by U+FFFD, and a byte-order mark is kept as U+FEFF, never dropped.
- * Never throws for bad input: returns `undefined` and lets the caller pick the code.
+ * replaced by U+FFFD, and a byte-order mark is kept as U+FEFF, never dropped. Never throws for
+ * bad input: returns `undefined` and lets the caller pick the code.
  */
 
 /**

@@ -7,7 +7,7 @@
  *   stock-token.ts.
  * Anything else (`none`, HS256 with a public key as secret, RS256, …) is refused before any key
  * is touched. `exp` is required; the current time is always passed in. jose's errors become
- * CardsErrors here and nowhere else (house habit 3).
+ * CardsErrors here and nowhere else: no library message reaches a response or a user.
  */
 import { sign } from 'node:crypto';
 import { encodeBase64Url, utf8 } from '../core/encoding.js';

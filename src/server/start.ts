@@ -1,9 +1,9 @@
 /**
- * Starts and stops a server (house habit 5, "thin serve"): open the engine, take the secrets it
- * keeps (or the operator's), build the log, the registry and the app, listen. `close` stops
- * accepting, finishes requests in flight and closes the engine (a JSON store folds its journal in
- * and releases its lock). Settings arrive resolved (src/cli/commands/serve/settings.ts); nothing
- * is printed.
+ * Starts and stops a server, all `cards serve` does besides printing: open the engine, take the
+ * secrets it keeps (or the operator's), build the log, the registry and the app, listen.
+ * `close` stops accepting, finishes requests in flight and closes the engine (a JSON store
+ * folds its journal in and releases its lock). Settings arrive resolved
+ * (src/cli/commands/serve/settings.ts); nothing is printed.
  */
 import type { AddressInfo } from 'node:net';
 import type { FastifyInstance } from 'fastify';

@@ -1,7 +1,7 @@
 /**
- * node-postgres outcomes → CardsErrors, in one place (house habit 3): no library message reaches
- * a response body or a user. While serving, a database that is away, a pool that is full or a
- * statement past its timeout is 503 STORE_UNAVAILABLE (the client may retry); at start-up, a
+ * node-postgres outcomes → CardsErrors, in one place: no library message reaches a response
+ * body or a user. While serving, a database that is away, a pool that is full or a statement
+ * past its timeout is 503 STORE_UNAVAILABLE (the client may retry); at start-up, a
  * configuration that cannot work stops the server with its own code (docs/errors.md).
  */
 import { CardsError } from '../../core/errors.js';
