@@ -1,4 +1,4 @@
-// The import graph of src/, checked by `npm run check` (CONVENTIONS "The shape of the house"): no
+// The import graph of src/, checked by `npm run check`, so data flows one way: no
 // circle, type-only imports included, and every arrow between src/ folders runs down. Each
 // folder stands on the folders listed for it and on nothing else of src/:
 //   core ← crypto ← io ← log ← store ← registry ← http ← witness ← server ← cli
@@ -110,7 +110,7 @@ export default {
       name: 'core-crypto-pure',
       comment:
         'core and crypto are pure: no file system, network, process or terminal modules ' +
-        '(CONVENTIONS: the core never imports fs, http, process, chalk, inquirer, commander, lowdb).',
+        '(never fs, http, process, chalk, inquirer, commander or lowdb).',
       severity: 'error',
       from: { path: '^src/(core|crypto)/' },
       to: {
