@@ -43,7 +43,7 @@ export class RemoteLog {
     this.#timeoutSeconds = timeoutSeconds;
   }
 
-  async #get(path: string): Promise<{ status: number; body: Uint8Array }> {
+  async #get(path: string): Promise<{ status: number; body: Buffer }> {
     try {
       // The deadline covers the body too: a server that trickles it is given up on as well.
       const signal = AbortSignal.timeout(this.#timeoutSeconds * 1000);
@@ -69,7 +69,7 @@ export class RemoteLog {
 
   async #text(path: string, what: string): Promise<string> {
     const { status, body } = await this.#get(path);
-    const text = Buffer.from(body).toString('utf8');
+    const text = body.toString('utf8');
     if (status === 200) return text;
     let code: unknown;
     let message: string | undefined;

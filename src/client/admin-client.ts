@@ -13,8 +13,8 @@ import { ROUTES, type HttpMethod, type RouteName } from '../core/routes.js';
 import { LIMITS } from '../core/limits.js';
 import { boundedBody } from './bounded-body.js';
 import { DEFAULT_TIMEOUT_MS } from './defaults.js';
+import { answerTooLarge } from './http-client.js';
 import { nodeFetch } from './node-fetch.js';
-import { AnswerTooLargeError } from './transport.js';
 
 export interface AdminClientOptions {
   readonly url: string;
@@ -112,13 +112,9 @@ export class AdminClient {
       const bytes = await boundedBody(response, LIMITS.answerMax).catch((err: unknown) => {
         throw this.#unreachable(err, deadline.signal);
       });
-      if (bytes === undefined)
-        throw new CardsError(
-          'NOT_A_SERVICE',
-          `not a Cards service at ${this.#base}: ${new AnswerTooLargeError().message}.`,
-        );
+      if (bytes === undefined) throw answerTooLarge(this.#base);
       try {
-        return JSON.parse(Buffer.from(bytes).toString('utf8')) as T;
+        return JSON.parse(bytes.toString('utf8')) as T;
       } catch {
         throw new CardsError(
           'NOT_A_SERVICE',
@@ -178,7 +174,7 @@ export class AdminClient {
     try {
       // An Error object is a few hundred bytes: a longer answer is not one.
       const bytes = await boundedBody(response, 64 * 1024);
-      if (bytes) body = JSON.parse(Buffer.from(bytes).toString('utf8')) as typeof body;
+      if (bytes) body = JSON.parse(bytes.toString('utf8')) as typeof body;
     } catch {
       // not the Error object
     }

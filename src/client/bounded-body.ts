@@ -5,11 +5,8 @@
  */
 
 /** The bytes of a fetch answer, or undefined once more than `max` arrive (the rest is cancelled). */
-export async function boundedBody(
-  response: Response,
-  max: number,
-): Promise<Uint8Array | undefined> {
-  if (response.body === null) return new Uint8Array(0);
+export async function boundedBody(response: Response, max: number): Promise<Buffer | undefined> {
+  if (response.body === null) return Buffer.alloc(0);
   const chunks: Uint8Array[] = [];
   let size = 0;
   const reader = response.body.getReader();
@@ -23,7 +20,7 @@ export async function boundedBody(
     }
     chunks.push(value);
   }
-  return new Uint8Array(Buffer.concat(chunks));
+  return Buffer.concat(chunks);
 }
 
 /** `bytes` as MiB or KiB, as a message names a bound. */

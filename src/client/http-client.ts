@@ -138,11 +138,7 @@ export class CardsClient {
       res = await this.transport.send(method, new URL(this.url + path), headers, text);
     } catch (cause) {
       this.debug?.(`< no answer: ${(cause as Error).message} (${Date.now() - started} ms)\n`);
-      if (cause instanceof AnswerTooLargeError)
-        throw new CardsError(
-          'NOT_A_SERVICE',
-          `not a Cards service at ${this.url}: ${cause.message}.`,
-        );
+      if (cause instanceof AnswerTooLargeError) throw answerTooLarge(this.url);
       throw unreachable(this.url, cause);
     }
     if (this.debug) this.debug(describeResponse(res, Date.now() - started));
@@ -192,6 +188,13 @@ function unreachable(url: string, cause: unknown): CardsError {
  * A URL that answers, but not as a Cards service: a web page, another API.
  * Said as such, with its own code, rather than as a refusal the user would try to fix.
  */
+/** An answer longer than any a Cards service gives (LIMITS.answerMax), given up on. */
+export const answerTooLarge = (url: string): CardsError =>
+  new CardsError(
+    'NOT_A_SERVICE',
+    `not a Cards service at ${url}: ${new AnswerTooLargeError().message}.`,
+  );
+
 function notAService(url: string, res: Exchange, why: string): CardsError {
   const type = String(res.headers['content-type'] ?? 'no content type').split(';')[0];
   return new CardsError(

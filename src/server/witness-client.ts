@@ -46,7 +46,7 @@ export function witnessClient(options: WitnessClientOptions): CheckpointCosigner
             'SERVICE_REFUSED',
             `${endpoint} answered more than ${WITNESS_ANSWER_MAX / 1024} KiB, more than any cosignature holds`,
           );
-        const answer = Buffer.from(bytes).toString('utf8');
+        const answer = bytes.toString('utf8');
         if (res.status === 409 && /^\d+\n?$/.test(answer)) {
           const reported = Number(answer.trim());
           if (reported > size)
