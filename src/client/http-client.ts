@@ -7,7 +7,7 @@
  * UNREACHABLE. Never prints, never reads files or the environment.
  */
 import type { RawCard } from '../core/card.js';
-import { CardsError, codeForWire, WIRE_ERRORS, type WireCode } from '../core/errors.js';
+import { asClause, CardsError, codeForWire, WIRE_ERRORS, type WireCode } from '../core/errors.js';
 import { LIMITS } from '../core/limits.js';
 import type { WireProfile } from '../core/profile.js';
 import { routePath } from '../core/routes.js';
@@ -239,7 +239,7 @@ function failure(res: Exchange, url: string): CardsError {
     typeof wire === 'number' || typeof wire === 'string' ? codeForWire(wire) : undefined;
   const message = typeof body?.message === 'string' ? body.message : undefined;
   // The service's messages are sentences; quoted inside one of ours, they end in its full stop.
-  const quoted = (text: string | undefined) => (text ? `: ${text.replace(/[.]$/, '')}` : '');
+  const quoted = (text: string | undefined) => (text ? `: ${asClause(text)}` : '');
   // A 5xx naming no code, or a code a server sends as a failure of its own (a 5xx in the wire
   // table), is the service failing: UNREACHABLE, not a refusal of the request.
   if (res.status >= 500 && (code === undefined || WIRE_ERRORS[code].status >= 500)) {

@@ -80,6 +80,9 @@ export interface WireCardsError extends CardsError {
 
 export const isCardsError = (err: unknown): err is CardsError => err instanceof CardsError;
 
+/** A message, a sentence, as a clause of another: without its full stop, which the other ends with. */
+export const asClause = (message: string): string => message.replace(/[.]$/, '');
+
 export const isWireError = (err: CardsError): err is WireCardsError => isWireCode(err.code);
 
 /**

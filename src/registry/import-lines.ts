@@ -4,7 +4,7 @@
  * identity, previous card, self signature) and inserted in order, and a whole dump checked
  * before a restore touches anything. Knows nothing of HTTP.
  */
-import { CardsError, isCardsError } from '../core/errors.js';
+import { asClause, CardsError, isCardsError } from '../core/errors.js';
 import { MemoryStore } from '../store/memory/memory-store.js';
 import type { KeyknoxStore } from '../store/keyknox.js';
 import { serializeCard, readStoredCard } from '../store/record.js';
@@ -62,13 +62,11 @@ function parseImportLine(line: string, number: number): StoredCard {
     card = readStoredCard(value, 'it');
   } catch (err) {
     throw bad(
-      isCardsError(err)
-        ? err.message.replace(/^The store cannot be read: it /, '').replace(/[.]$/, '')
-        : '',
+      isCardsError(err) ? asClause(err.message.replace(/^The store cannot be read: it /, '')) : '',
     );
   }
   const defect = cardDefect(card);
-  if (defect) throw bad(`(card ${card.id}): ${defect.replace(/[.]$/, '')}`);
+  if (defect) throw bad(`(card ${card.id}): ${asClause(defect)}`);
   // Keep only the record's own fields (a line may carry unknown keys).
   return {
     id: card.id,

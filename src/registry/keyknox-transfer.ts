@@ -13,7 +13,7 @@
  * one stored identically already is skipped.
  */
 import { isPortableText } from '../core/encoding.js';
-import { CardsError } from '../core/errors.js';
+import { asClause, CardsError } from '../core/errors.js';
 import type { KeyknoxRecord, KeyknoxStore } from '../store/keyknox.js';
 import {
   isKeyknoxLine,
@@ -94,10 +94,7 @@ export class KeyknoxImport {
       try {
         checkEntryBounds(record.entry); // what a push may leave in an entry, an import may bring in
       } catch (err) {
-        throw badLine(
-          number,
-          `is refused as a push would be: ${(err as Error).message.replace(/\.$/, '')}`,
-        );
+        throw badLine(number, `is refused as a push would be: ${asClause((err as Error).message)}`);
       }
     }
     this.#held.push({ record, number });
