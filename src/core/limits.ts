@@ -28,6 +28,8 @@ export const LIMITS = {
    * names it still fits one import line (keyknoxLineMax).
    */
   keyknoxEntryMax: 16 * 1024 * 1024,
+  /** Most readers one Keyknox v2 entry may have (a push's list, and all pushes' together). */
+  keyknoxReadersMax: 1024,
   /**
    * Most bytes a client reads of one answer of the card routes: far above any search answer,
    * far below the 512 MiB a JavaScript string holds; a server sending more is not answering as

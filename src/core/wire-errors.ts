@@ -14,6 +14,7 @@
  * Codes no server sends (the CLI's alone) are in local-errors.ts and have no HTTP status.
  * Pure data.
  */
+import { LIMITS } from './limits.js';
 
 export interface WireError {
   /** The number the Error object carries (a string of its digits in the default profile). */
@@ -170,12 +171,12 @@ export const WIRE_ERRORS = {
   KEYKNOX_IDENTITIES_INVALID: w(
     50003,
     400,
-    'Keyknox identities must be a list of identities, at most 1024 readers an entry.',
+    `Keyknox identities must be a list of identities, at most ${LIMITS.keyknoxReadersMax} readers an entry.`,
   ),
   KEYKNOX_ENTRY_TOO_LARGE: w(
     50004,
     413,
-    "A Keyknox entry keeps at most 16 MiB over all its readers' copies.",
+    `A Keyknox entry keeps at most ${LIMITS.keyknoxEntryMax / (1024 * 1024)} MiB over all its readers' copies.`,
   ),
   KEYKNOX_CONFLICT: w(
     50010,

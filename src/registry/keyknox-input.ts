@@ -15,9 +15,6 @@ import { LIMITS } from '../core/limits.js';
 import type { KeyknoxCopy } from '../store/keyknox.js';
 import { bodyObject } from './requests.js';
 
-/** Most readers one v2 entry may have (a push's list, and all pushes' together). */
-export const KEYKNOX_READERS_MAX = 1024;
-
 export interface V2Push extends KeyknoxCopy {
   readonly root: string;
   readonly path: string;
@@ -123,10 +120,10 @@ function optionalPart(field: unknown, name: string): string | undefined {
 }
 
 function readers(field: unknown): string[] {
-  if (!Array.isArray(field) || field.length > KEYKNOX_READERS_MAX)
+  if (!Array.isArray(field) || field.length > LIMITS.keyknoxReadersMax)
     invalid(
       'KEYKNOX_IDENTITIES_INVALID',
-      `"identities" must be a list of at most ${KEYKNOX_READERS_MAX} identities.`,
+      `"identities" must be a list of at most ${LIMITS.keyknoxReadersMax} identities.`,
     );
   const out = new Set<string>();
   for (const item of field as unknown[]) {

@@ -20,13 +20,7 @@ import type {
   KeyknoxV2Entry,
 } from '../store/keyknox.js';
 import { ABSENT_HASH, checkPrevious, datesAfter, newHash, untilWritten } from './keyknox-common.js';
-import {
-  KEYKNOX_READERS_MAX,
-  type V2Keys,
-  type V2Pull,
-  type V2Push,
-  type V2Reset,
-} from './keyknox-input.js';
+import { type V2Keys, type V2Pull, type V2Push, type V2Reset } from './keyknox-input.js';
 
 /** The entry object of pull, push and reset answers, and its hash header. */
 export interface KeyknoxV2Answer extends KeyknoxCopy {
@@ -81,15 +75,15 @@ const mayRead = (caller: string, owner: string, readers: readonly string[]): boo
   caller === owner || readers.includes(caller);
 
 /**
- * The bounds of every entry, pushed or imported: at most KEYKNOX_READERS_MAX readers and
+ * The bounds of every entry, pushed or imported: at most LIMITS.keyknoxReadersMax readers and
  * LIMITS.keyknoxEntryMax bytes of `meta` and `value` over its copies (each reader keeps the copy
  * pushed when it was named, so without the bound one client grows one entry a copy at a time).
  */
 export function checkEntryBounds(entry: Pick<KeyknoxV2Entry, 'copies' | 'readers'>): void {
-  if (entry.readers.length > KEYKNOX_READERS_MAX)
+  if (entry.readers.length > LIMITS.keyknoxReadersMax)
     throw new CardsError(
       'KEYKNOX_IDENTITIES_INVALID',
-      `An entry has at most ${KEYKNOX_READERS_MAX} readers, not ${entry.readers.length}.`,
+      `An entry has at most ${LIMITS.keyknoxReadersMax} readers, not ${entry.readers.length}.`,
     );
   const size = entry.copies.reduce((n, c) => n + c.meta.byteLength + c.value.byteLength, 0);
   if (size > LIMITS.keyknoxEntryMax)

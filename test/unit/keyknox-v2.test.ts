@@ -4,9 +4,9 @@ import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { utf8 } from '../../src/core/encoding.js';
 import { CardsError, type ErrorCode } from '../../src/core/errors.js';
+import { LIMITS } from '../../src/core/limits.js';
 import { ABSENT_HASH } from '../../src/registry/keyknox-common.js';
 import {
-  KEYKNOX_READERS_MAX,
   parseV2Keys,
   parseV2Pull,
   parseV2Push,
@@ -315,11 +315,16 @@ describe('Keyknox v2', () => {
     const first = await v2.push(
       APP,
       'alice',
-      push(many(0, KEYKNOX_READERS_MAX - 1), 'a'),
+      push(many(0, LIMITS.keyknoxReadersMax - 1), 'a'),
       undefined,
     );
-    const ok = await v2.push(APP, 'alice', push(many(KEYKNOX_READERS_MAX - 1, 1), 'b'), first.hash);
-    assert.equal(ok.identities.length, KEYKNOX_READERS_MAX);
+    const ok = await v2.push(
+      APP,
+      'alice',
+      push(many(LIMITS.keyknoxReadersMax - 1, 1), 'b'),
+      first.hash,
+    );
+    assert.equal(ok.identities.length, LIMITS.keyknoxReadersMax);
     assert.equal(
       await refusalCode(v2.push(APP, 'alice', push(['one-more'], 'c'), ok.hash)),
       'KEYKNOX_IDENTITIES_INVALID',
@@ -363,7 +368,7 @@ describe('Keyknox v2', () => {
     [
       'push: too many identities',
       parseV2Push,
-      { ...at, identities: Array(KEYKNOX_READERS_MAX + 1).fill('a'), meta: b64, value: b64 },
+      { ...at, identities: Array(LIMITS.keyknoxReadersMax + 1).fill('a'), meta: b64, value: b64 },
       'KEYKNOX_IDENTITIES_INVALID',
     ],
     [
