@@ -105,7 +105,8 @@ export class RemoteLog {
   async #tile(logPath: string): Promise<Uint8Array | undefined> {
     const path = routePath('logTile', { '*': logPath });
     const { status, body } = await this.#get(path);
-    if (status === 200) return body;
+    // A plain view of the bytes, as every tile store gives a tile (not the Buffer read into).
+    if (status === 200) return new Uint8Array(body.buffer, body.byteOffset, body.byteLength);
     if (status === 404) return undefined;
     throw new CardsError('SERVICE_REFUSED', `${path} from ${this.url}: HTTP ${status}.`);
   }
