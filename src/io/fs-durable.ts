@@ -3,19 +3,22 @@
  * CLI: fsync a directory (so a created, renamed or removed name survives power loss), replace a
  * file atomically (write a temporary file beside it, fsync, rename over, fsync the directory: a
  * reader sees the old file or the new one, never a torn one) and create a file that must not
- * exist yet (whole or not at all: temporary file, fsync, link, fsync the directory). The async forms serve the store, which must not block the
- * event loop; the sync forms serve the CLI's small files (keys, config), written by sync code.
- * The mode is the caller's (the sync forms require one: keys and config are 0600).
+ * exist yet (whole or not at all: temporary file, fsync, link, fsync the directory), at once or
+ * as it streams. The async forms serve the store, which must not block the event loop, and the
+ * CLI's exports; the sync forms serve the CLI's small files (keys, config), written by sync
+ * code. The mode is the caller's (the sync forms require one: keys and config are 0600).
  */
 import { randomBytes } from 'node:crypto';
 import {
   closeSync,
+  createWriteStream,
   fsyncSync,
   linkSync,
   openSync,
   renameSync,
   rmSync,
   writeFileSync,
+  type WriteStream,
 } from 'node:fs';
 import { open, rename, rm } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
@@ -115,10 +118,7 @@ export function replaceFileSync(path: string, data: string, mode: number): void 
  * a 0-byte or torn file behind a kill -9 or a full disk.)
  */
 export function createFileSync(path: string, data: string, mode: number): void {
-  const tmp = join(
-    dirname(path),
-    `.${basename(path)}.${process.pid}.${randomBytes(4).toString('hex')}.tmp`,
-  );
+  const tmp = uniqueTempPath(path);
   try {
     const fd = openSync(tmp, 'wx', mode);
     try {
@@ -131,4 +131,53 @@ export function createFileSync(path: string, data: string, mode: number): void {
     rmSync(tmp, { force: true });
   }
   fsyncDirSync(dirname(path));
+}
+
+/** A temporary file beside `path`, unique to one call (so racing creators never share one). */
+const uniqueTempPath = (path: string): string =>
+  join(dirname(path), `.${basename(path)}.${process.pid}.${randomBytes(4).toString('hex')}.tmp`);
+
+/** A file being created as it streams: see `createFileStream`. */
+export interface NewFile {
+  /** Writes the temporary file. */
+  readonly stream: WriteStream;
+  /** Once the stream has ended: fsync, link to the name (EEXIST when it exists), fsync the directory. */
+  keep(): Promise<void>;
+  /** Drops what was written; the name was never made. */
+  discard(): void;
+}
+
+/**
+ * `createFileSync` for a file written as it streams (an export, which may be large): the stream
+ * writes a temporary file that becomes `path` only in `keep()`, so an export stopped half-way
+ * (a refusal, Ctrl-C, kill -9) never leaves a partial file under the name a person asked for.
+ * Both `keep` and `discard` remove the temporary name.
+ */
+export function createFileStream(path: string, mode = 0o644): NewFile {
+  const tmp = uniqueTempPath(path);
+  // Opened here, not by the stream, so the temporary name exists from now until keep or discard.
+  const stream = createWriteStream('', { fd: openSync(tmp, 'wx', mode) });
+  const closed = new Promise<void>((done) => stream.once('close', done));
+  return {
+    stream,
+    async keep() {
+      await closed;
+      try {
+        const handle = await open(tmp, 'r');
+        try {
+          await handle.sync();
+        } finally {
+          await handle.close();
+        }
+        linkSync(tmp, path);
+      } finally {
+        rmSync(tmp, { force: true });
+      }
+      await fsyncDir(dirname(path));
+    },
+    discard() {
+      stream.destroy();
+      rmSync(tmp, { force: true });
+    },
+  };
 }

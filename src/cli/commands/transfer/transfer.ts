@@ -5,12 +5,13 @@
  * a PostgreSQL schema brought up to date ahead of a deploy. Summaries go to stderr, so stdout
  * is the dump alone; under --json the summary is the result document.
  */
-import { createReadStream, createWriteStream, existsSync, openSync, rmSync } from 'node:fs';
+import { createReadStream, existsSync } from 'node:fs';
 import { resolve } from 'node:path';
 
 import { Readable, Writable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { CardsError } from '../../../core/errors.js';
+import { createFileStream, type NewFile } from '../../../io/fs-durable.js';
 import { dumpLines } from '../../../io/lines.js';
 import { isStoreUrl } from '../../../server/defaults.js';
 import { resolveStoreTarget } from '../../../server/open-engine.js';
@@ -85,15 +86,42 @@ export async function exportCommand(
   options: TransferOptions,
 ): Promise<ExportResult | undefined> {
   const file = options.out === undefined ? undefined : resolve(ctx.cwd, options.out);
-  const made = { out: false };
+  if (file === undefined) {
+    await exportTo(ctx, options, writable(ctx.stdout));
+    return undefined;
+  }
+  if (existsSync(file)) throw exists(options.out!);
+  // --out: the dump takes the name only once it is whole; a refusal, Ctrl-C or kill leaves none.
+  const made = createFileStream(file);
+  const stop = (): void => void made.stream.destroy(interrupted(options.out!));
+  process.once('SIGINT', stop);
+  process.once('SIGTERM', stop);
   try {
-    return await exportTo(ctx, options, file, made);
+    const result = await exportTo(ctx, options, made.stream, made);
+    await made.keep().catch((err: NodeJS.ErrnoException) => {
+      throw err.code === 'EEXIST' ? exists(options.out!) : err;
+    });
+    ctx.stderr.write(`${summaryLine(result)} to ${file}\n`);
+    return { ...result, out: file };
   } catch (err) {
-    // A refused export leaves nothing behind: the --out file it made is removed.
-    if (file !== undefined && made.out) rmSync(file, { force: true });
+    made.discard();
     throw inUse(err);
+  } finally {
+    process.off('SIGINT', stop);
+    process.off('SIGTERM', stop);
   }
 }
+
+const exists = (out: string): CardsError =>
+  new CardsError('FILE_EXISTS', `${out} exists already; export writes a new file.`, {
+    hint: 'name another --out file, or remove that one first',
+  });
+
+const interrupted = (out: string): CardsError =>
+  new CardsError('CANCELLED', `export: interrupted; ${out} was not written.`);
+
+const summaryLine = ({ cards, from }: Omit<ExportResult, 'out'>): string =>
+  `exported ${plural(cards, 'card')} from ${from}`;
 
 /** A store a server holds is exported (or imported) through that server's admin API. */
 function inUse(err: unknown): unknown {
@@ -103,32 +131,32 @@ function inUse(err: unknown): unknown {
   });
 }
 
+/** The dump to `out`, from a server's admin API or a store; to stdout, the summary line too. */
 async function exportTo(
   ctx: CommandContext,
   options: TransferOptions,
-  file: string | undefined,
-  made: { out: boolean },
-): Promise<ExportResult | undefined> {
+  out: Writable,
+  file?: NewFile,
+): Promise<Omit<ExportResult, 'out'>> {
   const server = throughServer(ctx, options);
   const target = server ? undefined : storeTarget(ctx, options);
   if (target !== undefined && !isStoreUrl(target) && !existsSync(target))
     throw new CardsError('FILE_NOT_FOUND', `No store file ${target}.`);
-  // --out: a new file (never an existing one), written as the cards stream out.
-  const out = file ? createWriteStream('', { fd: openSync(file, 'wx') }) : writable(ctx.stdout);
-  made.out = file !== undefined;
   let cards = 0;
   let from: string;
   if (target === undefined) {
     const response = await adminClient(ctx, options).request('GET', 'adminExport');
-    const counted = Readable.fromWeb(response.body as never).map((chunk: Buffer) => {
+    // Counted beside the pipe rather than through a mapped stream: a stopped export destroys
+    // this stream itself, which cancels the answer and closes the connection.
+    const answer = Readable.fromWeb(response.body as never).on('data', (chunk: Buffer) => {
       for (const byte of chunk) if (byte === 10) cards++;
-      return chunk;
     });
-    await pipeline(counted, out, { end: file !== undefined });
+    await pipeline(answer, out, { end: file !== undefined });
     from = String(options.url);
   } else {
     const write = (chunk: string): Promise<void> =>
       new Promise((done, fail) => {
+        if (out.destroyed) return fail(out.errored ?? new Error('output closed'));
         if (out.write(chunk)) return done();
         out.once('drain', done);
         out.once('error', fail);
@@ -139,8 +167,8 @@ async function exportTo(
         out.end((err?: Error | null) => (err ? fail(err) : done())),
       );
   }
-  ctx.stderr.write(`exported ${plural(cards, 'card')} from ${from}${file ? ` to ${file}` : ''}\n`);
-  return file ? { cards, from, out: file } : undefined;
+  if (!file) ctx.stderr.write(`${summaryLine({ cards, from })}\n`);
+  return { cards, from };
 }
 
 export async function importCommand(
