@@ -5,7 +5,8 @@
  *
  * The deadline (`timeoutMs`, the CLI's --timeout) covers a whole request, its answer read; a
  * streamed answer (an export) until it starts, then for as long as it streams; a streamed
- * upload (an import) not at all, since the server answers once it has imported every line.
+ * upload (an import) for as long as the server takes it: each chunk it takes starts the
+ * deadline again, since the server imports line by line and answers after the last.
  */
 import { CardsError, codeForWire } from '../core/errors.js';
 import { identitySegment } from '../core/identity-segment.js';
@@ -25,6 +26,13 @@ export interface AdminClientOptions {
   /** The deadline in ms (default DEFAULT_TIMEOUT_MS); 0: none. */
   readonly timeoutMs?: number;
 }
+
+/** What a request sends and how long it may take; `end` once the answer is in hand. */
+type Deadline = {
+  options: RequestOptions;
+  signal: AbortSignal | undefined;
+  end: () => void;
+};
 
 type RequestOptions = {
   param?: string;
@@ -63,7 +71,7 @@ export class AdminClient {
     const deadline = this.#deadline(options);
     let response: Response;
     try {
-      response = await this.#send(method, name, options, deadline.signal);
+      response = await this.#send(method, name, deadline.options, deadline.signal);
     } finally {
       deadline.end();
     }
@@ -108,7 +116,7 @@ export class AdminClient {
   async json<T>(method: HttpMethod, name: RouteName, options: RequestOptions = {}): Promise<T> {
     const deadline = this.#deadline(options);
     try {
-      const response = await this.#send(method, name, options, deadline.signal);
+      const response = await this.#send(method, name, deadline.options, deadline.signal);
       const bytes = await boundedBody(response, LIMITS.answerMax).catch((err: unknown) => {
         throw this.#unreachable(err, deadline.signal);
       });
@@ -126,18 +134,42 @@ export class AdminClient {
     }
   }
 
-  #deadline(options: RequestOptions): { signal: AbortSignal | undefined; end: () => void } {
-    if (options.body instanceof ReadableStream || this.#timeoutMs <= 0)
-      return { signal: undefined, end: () => undefined };
+  /**
+   * The request's deadline: its whole length, or for a streamed upload the longest it may go
+   * without progress (each chunk the connection takes starts it again; after the last, the
+   * answer must start within it). `options` is what to send: a streamed body is watched.
+   */
+  #deadline(options: RequestOptions): Deadline {
+    if (this.#timeoutMs <= 0) return { options, signal: undefined, end: () => undefined };
+    const seconds = Math.round(this.#timeoutMs / 100) / 10;
     const controller = new AbortController();
-    const timer = setTimeout(() => controller.abort(), this.#timeoutMs);
-    return { signal: controller.signal, end: () => clearTimeout(timer) };
+    const start = (why: string): NodeJS.Timeout =>
+      setTimeout(() => controller.abort(new Error(why)), this.#timeoutMs);
+    const { body } = options;
+    if (!(body instanceof ReadableStream)) {
+      const timer = start(`no answer within ${seconds} s`);
+      return { options, signal: controller.signal, end: () => clearTimeout(timer) };
+    }
+    const stalled = `no progress for ${seconds} s`;
+    let timer = start(stalled);
+    const watched = body.pipeThrough(
+      new TransformStream<Uint8Array, Uint8Array>({
+        transform(chunk, out) {
+          clearTimeout(timer);
+          timer = start(stalled);
+          out.enqueue(chunk);
+        },
+      }),
+    );
+    return {
+      options: { ...options, body: watched },
+      signal: controller.signal,
+      end: () => clearTimeout(timer),
+    };
   }
 
   #unreachable(err: unknown, signal: AbortSignal | undefined): CardsError {
-    const why = signal?.aborted
-      ? `no answer within ${Math.round(this.#timeoutMs / 100) / 10} s`
-      : (err as Error).message;
+    const why = ((signal?.aborted ? signal.reason : err) as Error).message;
     return new CardsError(
       'UNREACHABLE',
       `The service at ${this.#base} could not be reached (${why}).`,
