@@ -135,6 +135,10 @@ export async function createApp(options: AppOptions): Promise<FastifyInstance> {
   });
   // Faults on purpose: a hook after each route's guard, before its handler (faults.ts).
   app.addHook('onRoute', faultHooks({ faults, refuse, drop }));
+  app.addHook('preClose', (done) => {
+    faults.hurry();
+    done();
+  });
   app.addHook('onRoute', ({ config }) => {
     const name = (config as { routeName?: RouteName } | undefined)?.routeName;
     if (name) names.add(name);

@@ -28,6 +28,8 @@ export interface ActiveFault extends FaultRule {
 export class FaultSet {
   #rules: ActiveFault[] = [];
   #next = 1;
+  /** Delayed requests and what each does when its delay ends. */
+  readonly #waiting = new Map<NodeJS.Timeout, () => void>();
   readonly #random: () => number;
 
   constructor(random: () => number = Math.random) {
@@ -80,6 +82,28 @@ export class FaultSet {
     const { min, max } = rule.delay;
     return min + Math.floor(this.#random() * (max - min + 1));
   }
+
+  /** Runs `act` after `ms`, or sooner when the server stops (`hurry`). */
+  wait(ms: number, act: () => void): void {
+    const timer = setTimeout(() => {
+      this.#waiting.delete(timer);
+      act();
+    }, ms);
+    this.#waiting.set(timer, act);
+  }
+
+  /**
+   * Ends every delay now: a stopping server finishes its requests in flight, and a delay is no
+   * work to finish, so a rule's minute-long delay does not hold a shutdown for a minute.
+   */
+  hurry(): void {
+    const acts = [...this.#waiting];
+    this.#waiting.clear();
+    for (const [timer, act] of acts) {
+      clearTimeout(timer);
+      act();
+    }
+  }
 }
 
 export interface FaultHookDeps {
@@ -123,7 +147,7 @@ function faultHook(deps: FaultHookDeps, route: RouteName): preHandlerHookHandler
       else done();
     };
     const ms = faults.delayOf(rule);
-    if (ms > 0) setTimeout(act, ms);
+    if (ms > 0) faults.wait(ms, act);
     else act();
   };
 }

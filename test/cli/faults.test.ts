@@ -277,3 +277,23 @@ describe('faults: matching, delay, drop, the file and the CLI', () => {
     assert.deepEqual((await admin(server, '/_cards/faults')).body, { faults: [] });
   });
 });
+
+test('a stopping server ends its delays: the delayed request is answered and the stop is prompt', async () => {
+  const { server, box } = await serverInSandbox();
+  try {
+    // The longest delay a rule may have: a stop that waited for it would take ten minutes.
+    assert.equal((await addRule(server, { route: 'health', delay: '600000' })).status, 201);
+    const delayed = fetch(`${server.url}/health`);
+    for (let hits = 0; hits === 0;) {
+      await new Promise((resolve) => setTimeout(resolve, 20));
+      hits = (await admin<{ faults: { hits: number }[] }>(server, '/_cards/faults')).body.faults[0]!
+        .hits;
+    }
+    const started = performance.now();
+    await server.stop();
+    assert.ok(performance.now() - started < 60_000, 'the stop did not wait for the delay');
+    assert.equal((await delayed).status, 200, 'the delayed request was served');
+  } finally {
+    await Promise.all([server.dispose(), box.cleanup()]);
+  }
+});
