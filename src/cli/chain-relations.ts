@@ -17,7 +17,7 @@ import { viewCard, type CardView } from './card-builder.js';
 import { notedCards } from './revocation-notes.js';
 
 /** A card on the wire with its decoded view: what the chain rules link. */
-export interface ViewedCard extends CardView {
+interface ViewedCard extends CardView {
   readonly card: RawCard;
   readonly revoking: boolean;
 }
@@ -28,7 +28,7 @@ export const viewed = (card: RawCard): ViewedCard => {
 };
 
 /** The cards of an identity's chains that can be seen, and which of them search listed. */
-export interface ChainSource {
+interface ChainSource {
   cardsOf(identity: string): Promise<{ cards: RawCard[]; listed: ReadonlySet<string> }>;
 }
 
@@ -49,7 +49,7 @@ export function linkViewed(cards: readonly RawCard[]): LinkedCard<ViewedCard>[][
   return linkChains([...unique.values()]).map((chain) => chain.reverse());
 }
 
-export interface ChainRelation {
+interface ChainRelation {
   readonly state: CardState;
   /** The card that replaced this one (not the revoking card that ended its chain). */
   readonly supersededBy: string | null;

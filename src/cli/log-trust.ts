@@ -23,7 +23,7 @@ interface TrustFile {
   checkpoint: string;
 }
 
-export interface Accepted {
+interface Accepted {
   /** The size this client had accepted before (undefined: first contact). */
   readonly previous: number | undefined;
   /** The size accepted now (the larger of the two). */

@@ -14,13 +14,13 @@ import { replaceFileSync } from '../io/fs-durable.js';
 import type { planSeed } from './seed-plan.js';
 import { limiter, type SeededCard, type SeedResult } from './seeding.js';
 
-export interface SeedRecord {
+interface SeedRecord {
   readonly url: string;
   readonly file: string;
   readonly cards: Readonly<Record<string, SeededCard>>;
 }
 
-export interface SeedRecordFile {
+interface SeedRecordFile {
   read(): SeedRecord | undefined;
   write(cards: Readonly<Record<string, SeededCard>>): void;
   remove(): void;
@@ -52,7 +52,7 @@ export function seedRecord(home: string, url: string, file: string, text: string
 }
 
 /** Where the recorded cards are looked for: a service, or a starting server's own registry. */
-export interface SeedTarget {
+interface SeedTarget {
   /** Names it in the summary and the refusal. */
   readonly url: string;
   /** Whether the card is there; CARD_NOT_FOUND answers false (notFound). */

@@ -16,7 +16,7 @@ import { DEFAULT_TIMEOUT_MS } from './defaults.js';
 import { answerTooLarge } from './http-client.js';
 import { nodeFetch } from './node-fetch.js';
 
-export interface AdminClientOptions {
+interface AdminClientOptions {
   readonly url: string;
   /** Undefined: none sent (a loopback-only server needs none). */
   readonly token?: string;

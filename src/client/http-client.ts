@@ -184,10 +184,6 @@ function unreachable(url: string, cause: unknown): CardsError {
   });
 }
 
-/**
- * A URL that answers, but not as a Cards service: a web page, another API.
- * Said as such, with its own code, rather than as a refusal the user would try to fix.
- */
 /** An answer longer than any a Cards service gives (LIMITS.answerMax), given up on. */
 export const answerTooLarge = (url: string): CardsError =>
   new CardsError(
@@ -195,6 +191,10 @@ export const answerTooLarge = (url: string): CardsError =>
     `not a Cards service at ${url}: ${new AnswerTooLargeError().message}.`,
   );
 
+/**
+ * A URL that answers, but not as a Cards service: a web page, another API.
+ * Said as such, with its own code, rather than as a refusal the user would try to fix.
+ */
 function notAService(url: string, res: Exchange, why: string): CardsError {
   const type = String(res.headers['content-type'] ?? 'no content type').split(';')[0];
   return new CardsError(

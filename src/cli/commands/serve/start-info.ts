@@ -13,7 +13,7 @@ import type { PythiaInfo } from '../../../server/pythia-setup.js';
 import type { RunningServer } from '../../../server/start.js';
 import type { SeedResult } from '../../seeding.js';
 
-export interface StartInfo {
+interface StartInfo {
   url: string;
   pid: number;
   /** Base64 DER SPKI, the form clients pin (`inspect --service-key`). */
