@@ -1,7 +1,7 @@
 /**
  * Chain relations as the CLI can know them: every state comes from the one set of chain rules
  * (src/core/chain.ts, `linkChains`), fed with the cards the CLI can see. Used by `get`, `search`,
- * `unregister`, `revoke` and `seed`; no command guesses a state of its own.
+ * `create`, `rotate`, `unregister`, `revoke` and `seed`; no command guesses a state of its own.
  *
  * What the CLI can see over the public API (spec 4.2, 4.3): a card by id with the superseded
  * header, and every card of an identity's live chains by search; revoked chains are left out
@@ -47,6 +47,14 @@ export function publicChainSource(client: CardsClient, home: string): ChainSourc
 export function linkViewed(cards: readonly RawCard[]): LinkedCard<ViewedCard>[][] {
   const unique = new Map(cards.map(viewed).map((v) => [v.id, v]));
   return linkChains([...unique.values()]).map((chain) => chain.reverse());
+}
+
+/** The newest card of each of the identity's live chains (search lists live chains only). */
+export async function liveCards(client: CardsClient, identity: string): Promise<ViewedCard[]> {
+  return linkViewed(await client.searchCards([identity], identity))
+    .flat()
+    .filter((linked) => linked.state === 'active')
+    .map((linked) => linked.card);
 }
 
 interface ChainRelation {
