@@ -6,7 +6,7 @@
  */
 import { codeForWire, type WireCode } from '../core/errors.js';
 
-export interface ErrorObject {
+interface ErrorObject {
   readonly code: WireCode | undefined;
   readonly message: string | undefined;
   /** The text is an Error object: a code of either form and a message. */
