@@ -90,7 +90,3 @@ export async function* adminPages<Page extends { next_cursor: string | null }>(
     cursor = page.next_cursor ?? undefined;
   } while (cursor !== undefined);
 }
-
-/** The admin list of cards, a page at a time, following next_cursor to the end. */
-export const cardPages = (admin: AdminClient, limit: string) =>
-  adminPages<ListResult>(admin, 'adminCards', limit);
