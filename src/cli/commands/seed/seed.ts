@@ -3,7 +3,7 @@
  * are there already (src/cli/seed-record.ts), `--reset` to empty the service first, and Ctrl-C
  * reported with what was created.
  */
-import { adminClient, type AdminFlags } from '../../admin-access.js';
+import { adminClient, resetServer, type AdminFlags } from '../../admin-access.js';
 import { connect } from '../../connection.js';
 import type { CommandContext } from '../../context.js';
 import { readInput } from '../../inputs.js';
@@ -30,10 +30,7 @@ export async function seed(
     hint: '`cards seed FILE --reset` empties the service and seeds the whole file',
     ...(options.reset && {
       reset: async () => {
-        await adminClient(ctx, options).json('POST', 'adminReset', {
-          body: '{"confirm":"reset"}',
-          type: 'application/json',
-        });
+        await resetServer(adminClient(ctx, options));
       },
     }),
   };
