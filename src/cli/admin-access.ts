@@ -1,8 +1,8 @@
 /**
- * What the commands that read a server's admin API share (the admin commands, `cards export`
- * and `cards import` through a server, `cards log audit`): the admin token (--admin-token,
- * CARDS_ADMIN_TOKEN, the profile's adminToken, else the token file beside --db's store), a
- * client with it, and the listings (cards, Keyknox entries), page after page.
+ * What the commands that use a server's admin API share (the admin commands, `cards export`
+ * and `cards import` through a server, `cards log audit`, `cards seed --reset`): the admin token
+ * (--admin-token, CARDS_ADMIN_TOKEN, the profile's adminToken, else the token file beside --db's
+ * store), a client with it, the listings (cards, Keyknox entries) page after page, and a reset.
  */
 import { readFileSync } from 'node:fs';
 import { AdminClient } from '../client/admin-client.js';
@@ -52,6 +52,10 @@ export function adminClient(ctx: CommandContext, flags: AdminFlags): AdminClient
   });
 }
 
+/** Empties the server's registry: POST /_cards/reset, its confirmation in the body. */
+export const resetServer = (admin: AdminClient): Promise<{ cards: number }> =>
+  admin.json('POST', 'adminReset', { body: '{"confirm":"reset"}', type: 'application/json' });
+
 /** --limit as the server checks it: digits, from 1 to `max` (the admin API's page size). */
 export const limitOf = (value: string | undefined, max?: number): string | undefined => {
   if (value === undefined) return undefined;
@@ -90,7 +94,3 @@ export async function* adminPages<Page extends { next_cursor: string | null }>(
     cursor = page.next_cursor ?? undefined;
   } while (cursor !== undefined);
 }
-
-/** The admin list of cards, a page at a time, following next_cursor to the end. */
-export const cardPages = (admin: AdminClient, limit: string) =>
-  adminPages<ListResult>(admin, 'adminCards', limit);

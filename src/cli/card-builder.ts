@@ -16,9 +16,7 @@ import { signEntry, type SignerInput } from '../crypto/sign-card.js';
 import type { CommandContext } from './context.js';
 import { readCardKeyFile, readFileBytes, splitPair } from './inputs.js';
 
-export type OtherSigner = SignerInput;
-
-export interface BuildCardInput {
+interface BuildCardInput {
   readonly identity: string;
   /** The owner's key; absent for an unsigned revoking card. */
   readonly key?: CardPrivateKey;
@@ -27,7 +25,7 @@ export interface BuildCardInput {
   readonly previousCardId?: string;
   readonly createdAt: number;
   readonly selfExtra?: Uint8Array;
-  readonly others?: readonly OtherSigner[];
+  readonly others?: readonly SignerInput[];
   /** The service's own signer name, which a client may not use (40007). */
   readonly reservedSigner: string;
 }
@@ -90,7 +88,7 @@ export function parseSigners(
   ctx: CommandContext,
   signerFlags: readonly string[],
   extraFlags: readonly string[],
-): { others: OtherSigner[]; selfExtra?: Uint8Array } {
+): { others: SignerInput[]; selfExtra?: Uint8Array } {
   const keys = new Map<string, CardPrivateKey>();
   for (const flag of signerFlags) {
     const [name, file] = splitPair(flag, '--signer');

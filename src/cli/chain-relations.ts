@@ -1,7 +1,7 @@
 /**
  * Chain relations as the CLI can know them: every state comes from the one set of chain rules
  * (src/core/chain.ts, `linkChains`), fed with the cards the CLI can see. Used by `get`, `search`,
- * `unregister`, `revoke` and `seed`; no command guesses a state of its own.
+ * `create`, `rotate`, `unregister`, `revoke` and `seed`; no command guesses a state of its own.
  *
  * What the CLI can see over the public API (spec 4.2, 4.3): a card by id with the superseded
  * header, and every card of an identity's live chains by search; revoked chains are left out
@@ -17,7 +17,7 @@ import { viewCard, type CardView } from './card-builder.js';
 import { notedCards } from './revocation-notes.js';
 
 /** A card on the wire with its decoded view: what the chain rules link. */
-export interface ViewedCard extends CardView {
+interface ViewedCard extends CardView {
   readonly card: RawCard;
   readonly revoking: boolean;
 }
@@ -28,7 +28,7 @@ export const viewed = (card: RawCard): ViewedCard => {
 };
 
 /** The cards of an identity's chains that can be seen, and which of them search listed. */
-export interface ChainSource {
+interface ChainSource {
   cardsOf(identity: string): Promise<{ cards: RawCard[]; listed: ReadonlySet<string> }>;
 }
 
@@ -49,7 +49,15 @@ export function linkViewed(cards: readonly RawCard[]): LinkedCard<ViewedCard>[][
   return linkChains([...unique.values()]).map((chain) => chain.reverse());
 }
 
-export interface ChainRelation {
+/** The newest card of each of the identity's live chains (search lists live chains only). */
+export async function liveCards(client: CardsClient, identity: string): Promise<ViewedCard[]> {
+  return linkViewed(await client.searchCards([identity], identity))
+    .flat()
+    .filter((linked) => linked.state === 'active')
+    .map((linked) => linked.card);
+}
+
+interface ChainRelation {
   readonly state: CardState;
   /** The card that replaced this one (not the revoking card that ended its chain). */
   readonly supersededBy: string | null;

@@ -1,8 +1,8 @@
 /**
- * What a command module declares (after changesets' command table): its words, summary,
- * arguments, flags, help with examples, its result as text, the next steps for its errors, and
- * its run. program.ts registers each declaration; run.ts runs it through the one funnel. A
- * declaration loads nothing heavy: `run` imports the command's module when it runs.
+ * What a command module declares: its words, summary, arguments, flags, help with examples, its
+ * result as text, the next steps for its errors, and its run. program.ts registers each
+ * declaration; run.ts runs it through the one funnel. A declaration loads nothing heavy: `run`
+ * imports the command's module when it runs.
  */
 import type { Argument, Command, Option } from 'commander';
 import type { ErrorCode } from '../core/errors.js';

@@ -38,7 +38,7 @@ export const SETTING_NAMES = PROFILE_KEYS.map((key) =>
 ).join(', ');
 export type ProfileSettings = Partial<Record<ProfileKey, string>>;
 
-export interface ConfigFile {
+interface ConfigFile {
   version: 1;
   default?: string;
   profiles: Record<string, ProfileSettings>;

@@ -46,7 +46,7 @@ export interface CommandContext {
 }
 
 /** CARDS_HOME, else `.cards` in the context's HOME (the user's home folder when unset). */
-function cardsHome(env: Env, cwd: string): string {
+export function cardsHome(env: Env, cwd: string): string {
   const home = env.CARDS_HOME;
   return home ? resolve(cwd, home) : join(env.HOME || homedir(), '.cards');
 }
@@ -61,27 +61,5 @@ export function processContext(): CommandContext {
     stdin: process.stdin,
     stdout: process.stdout,
     stderr: process.stderr,
-  };
-}
-
-/** A context for tests and embedding: defaults filled, nothing read from the process. */
-export function makeContext(
-  overrides: Partial<CommandContext> & Pick<CommandContext, 'cwd'>,
-): CommandContext {
-  const env = overrides.env ?? {};
-  const sink: OutStream = { write: () => true };
-  const empty: InStream = {
-    async *[Symbol.asyncIterator]() {
-      /* no input */
-    },
-  };
-  return {
-    home: cardsHome(env, overrides.cwd),
-    env,
-    now: () => Date.now(),
-    stdin: empty,
-    stdout: sink,
-    stderr: sink,
-    ...overrides,
   };
 }

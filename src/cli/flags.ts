@@ -13,7 +13,7 @@ import { DEFAULT_DB, DEFAULT_URL } from '../server/defaults.js';
 import type { ProfileKey } from './config-file.js';
 
 /** The profile setting an option reads, and how its value follows from the setting's. */
-export interface ProfileSetting {
+interface ProfileSetting {
   readonly key: ProfileKey;
   /** The option's raw value from the setting's; undefined: the setting gives it none. */
   readonly derive?: (value: string) => string | undefined;

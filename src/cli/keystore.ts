@@ -167,7 +167,7 @@ export function removeKey(home: string, identity: string): boolean {
   return existed;
 }
 
-export interface StoredKey {
+interface StoredKey {
   readonly identity: string;
   readonly file: string;
 }

@@ -6,7 +6,7 @@
  */
 import { networkInterfaces } from 'node:os';
 import { storeOwner } from '../server/owner-file.js';
-import { isLoopbackHost } from '../server/server-keys.js';
+import { isLoopbackHost } from '../server/defaults.js';
 
 const hostOf = (url: URL): string => url.hostname.replace(/^\[|\]$/g, '');
 const UNSPECIFIED = new Set(['0.0.0.0', '::']);

@@ -54,7 +54,7 @@ export async function fetchCheckpoint(
   return { checkpoint, signed };
 }
 
-export interface FollowOptions {
+interface FollowOptions {
   readonly remote: RemoteLog;
   readonly from: LogEdge;
   readonly checkpoint: Checkpoint;

@@ -12,7 +12,8 @@
  */
 import { boundedBody, sizeName } from '../client/bounded-body.js';
 import { nodeFetch } from '../client/node-fetch.js';
-import { CardsError, codeForWire, type WireCode } from '../core/errors.js';
+import { readErrorObject } from '../client/error-object.js';
+import { CardsError, type WireCode } from '../core/errors.js';
 import { MAX_ENTRY_SIZE } from '../log/entry-bundle.js';
 import { routePath } from '../core/routes.js';
 import type { TileReader } from '../log/tile-hashes.js';
@@ -71,17 +72,8 @@ export class RemoteLog {
     const { status, body } = await this.#get(path);
     const text = body.toString('utf8');
     if (status === 200) return text;
-    let code: unknown;
-    let message: string | undefined;
-    try {
-      ({ code, message } = JSON.parse(text) as { code?: unknown; message?: string });
-    } catch {
-      /* not an Error object */
-    }
-    // Spec 2.5: a string of digits; the deployed service's profile writes a number.
-    const named =
-      typeof code === 'string' || typeof code === 'number' ? codeForWire(code) : undefined;
-    if (named !== undefined && TAKEN_OVER.has(named)) throw new CardsError(named, message);
+    const { code, message } = readErrorObject(text);
+    if (code !== undefined && TAKEN_OVER.has(code)) throw new CardsError(code, message);
     throw new CardsError(
       status === 404 ? 'LOG_DISABLED' : 'SERVICE_REFUSED',
       `${what} from ${this.url}: HTTP ${status}${message ? ` (${message})` : ''}.`,

@@ -5,16 +5,15 @@
  * tiles. A checkpoint that is not (a fork, or a log that rewound and no longer serves the tree it
  * signed) is LOG_INCONSISTENT, exit 8. The state only moves forward.
  */
-import { mkdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { CardsError } from '../core/errors.js';
 import { decodeBase64, encodeBase64 } from '../core/encoding.js';
-import { replaceFileSync } from '../io/fs-durable.js';
 import type { Checkpoint } from '../log/checkpoint.js';
 import { equalHashes, sha256 } from '../log/hash.js';
 import { consistencyProof, verifyConsistency } from '../log/proofs.js';
 import { TileHashReader, type TileReader } from '../log/tile-hashes.js';
 import type { CommandContext } from './context.js';
+import { openJsonDocument } from './json-document.js';
 
 interface TrustFile {
   origin: string;
@@ -23,7 +22,7 @@ interface TrustFile {
   checkpoint: string;
 }
 
-export interface Accepted {
+interface Accepted {
   /** The size this client had accepted before (undefined: first contact). */
   readonly previous: number | undefined;
   /** The size accepted now (the larger of the two). */
@@ -35,18 +34,18 @@ function trustPath(ctx: CommandContext, origin: string): string {
   return join(ctx.home, 'logs', `${name}.json`);
 }
 
-function readTrust(path: string, origin: string): TrustFile | undefined {
-  let text: string;
-  try {
-    text = readFileSync(path, 'utf8');
-  } catch (err) {
-    if ((err as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
-    throw err;
-  }
-  const file = JSON.parse(text) as TrustFile;
-  if (file.origin !== origin || !Number.isSafeInteger(file.size) || !decodeBase64(file.root))
-    throw new CardsError('CONFIG_INVALID', `${path}: not the log state of ${origin}.`);
-  return file;
+/** The state accepted for `origin` (null: first contact), a lowdb document (json-document.ts). */
+function openTrust(path: string, origin: string) {
+  return openJsonDocument<TrustFile | null>(
+    path,
+    (text) => {
+      const file = JSON.parse(text) as TrustFile;
+      if (file.origin !== origin || !Number.isSafeInteger(file.size) || !decodeBase64(file.root))
+        throw new CardsError('CONFIG_INVALID', `${path}: not the log state of ${origin}.`);
+      return file;
+    },
+    null,
+  );
 }
 
 const inconsistent = (why: string): CardsError =>
@@ -64,17 +63,16 @@ export async function acceptCheckpoint(
   signed: string,
   tiles: TileReader | undefined,
 ): Promise<Accepted> {
-  const path = trustPath(ctx, checkpoint.origin);
-  const known = readTrust(path, checkpoint.origin);
+  const trust = openTrust(trustPath(ctx, checkpoint.origin), checkpoint.origin);
+  const known = trust.data;
   const save = (): void => {
-    mkdirSync(join(ctx.home, 'logs'), { recursive: true, mode: 0o700 });
-    const file: TrustFile = {
+    trust.data = {
       origin: checkpoint.origin,
       size: checkpoint.size,
       root: encodeBase64(checkpoint.root),
       checkpoint: signed,
     };
-    replaceFileSync(path, `${JSON.stringify(file, null, 2)}\n`, 0o600);
+    trust.write();
   };
   if (!known) {
     save();

@@ -9,7 +9,7 @@ import type { CommandContext } from './context.js';
 import { escapeTerminal } from '../core/terminal-text.js';
 import type { Style } from './text.js';
 
-export interface OutputFlags {
+interface OutputFlags {
   json?: boolean;
   /** A command that streams (`--follow`) prints NDJSON: its result is one more line of it. */
   follow?: boolean;

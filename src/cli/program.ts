@@ -67,7 +67,7 @@ const COMMANDS: readonly (AnyDeclaration | readonly AnyDeclaration[])[] = [
 ];
 
 /** What an action does with its declaration and its parsed command (run.ts: the funnel). */
-export type Perform = (declaration: AnyDeclaration, command: Command) => Promise<void>;
+type Perform = (declaration: AnyDeclaration, command: Command) => Promise<void>;
 
 export function buildProgram(ctx: CommandContext, perform: Perform): Command {
   const program = new Command('cards')

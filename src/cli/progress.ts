@@ -4,7 +4,7 @@
  */
 import type { OutStream } from './context.js';
 
-export interface Progress {
+interface Progress {
   tick(n?: number): void;
   done(): void;
 }

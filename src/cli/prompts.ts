@@ -6,7 +6,7 @@
 import { CardsError } from '../core/errors.js';
 import type { Answers, CommandContext, Question } from './context.js';
 
-export type { Answers, PromptFn, Question } from './context.js';
+export type { PromptFn, Question } from './context.js';
 
 /** Whether a question may be asked at all (injected answers, or stdin on a terminal). */
 export const canPrompt = (ctx: CommandContext): boolean =>

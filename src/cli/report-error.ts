@@ -11,10 +11,10 @@ import { EXIT, EXIT_STATUS, type ExitStatus } from './exit-status.js';
 import { invalidValue } from './flags.js';
 
 /**
- * Under --json, one error object on stdout too (as gh does), so a script reads one JSON
- * document whether the command worked or not: {"error":{"name","code","message","hint"}},
- * after what the command had done when it failed (`CardsError.partial`: seed's summary).
- * After a `--follow` stream (NDJSON) it is one more line of it.
+ * Under --json, one error object on stdout too, so a script reads one JSON document whether the
+ * command worked or not: {"error":{"name","code","message","hint"}}, after what the command had
+ * done when it failed (`CardsError.partial`: seed's summary). After a `--follow` stream (NDJSON)
+ * it is one more line of it.
  */
 function printJsonError(
   ctx: CommandContext,

@@ -26,7 +26,7 @@ export interface SeedCard {
   readonly needs: readonly string[];
 }
 
-export interface SeedPlan {
+interface SeedPlan {
   /** In dependency order. */
   readonly cards: readonly SeedCard[];
   /** Identity refs with their identity and card names, in file order. */

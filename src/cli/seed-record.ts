@@ -8,33 +8,32 @@
  */
 import { createHash } from 'node:crypto';
 import { mkdirSync, readFileSync, rmSync } from 'node:fs';
-import { join } from 'node:path';
+import { join, resolve } from 'node:path';
 import { CardsError, isCardsError } from '../core/errors.js';
 import { replaceFileSync } from '../io/fs-durable.js';
-import type { planSeed } from './seed-plan.js';
+import type { CommandContext } from './context.js';
+import { parseJson } from './inputs.js';
+import { planSeed } from './seed-plan.js';
 import { limiter, type SeededCard, type SeedResult } from './seeding.js';
 
-export interface SeedRecord {
+interface SeedRecord {
   readonly url: string;
   readonly file: string;
   readonly cards: Readonly<Record<string, SeededCard>>;
 }
 
-export interface SeedRecordFile {
-  read(): SeedRecord | undefined;
-  write(cards: Readonly<Record<string, SeededCard>>): void;
-  remove(): void;
-}
-
-/** The record of `file` (an absolute path, or `-` with the text read from stdin) on `url`. */
-export function seedRecord(home: string, url: string, file: string, text: string): SeedRecordFile {
+/** The record of `file` (`-`: the text read from stdin) on the target `url` names. */
+function seedRecord(ctx: CommandContext, url: string, file: string, text: string) {
   // stdin has no path: its text names it.
-  const source = file === '-' ? `stdin:${createHash('sha256').update(text).digest('hex')}` : file;
+  const source =
+    file === '-'
+      ? `stdin:${createHash('sha256').update(text).digest('hex')}`
+      : resolve(ctx.cwd, file);
   const name = createHash('sha256').update(`${url}\n${source}`).digest('hex').slice(0, 32);
-  const dir = join(home, 'seeded');
+  const dir = join(ctx.home, 'seeded');
   const path = join(dir, `${name}.json`);
   return {
-    read() {
+    read(): SeedRecord | undefined {
       try {
         const record = JSON.parse(readFileSync(path, 'utf8')) as SeedRecord;
         return record.url === url && record.file === source ? record : undefined;
@@ -42,7 +41,7 @@ export function seedRecord(home: string, url: string, file: string, text: string
         return undefined;
       }
     },
-    write(cards) {
+    write(cards: SeedRecord['cards']): void {
       mkdirSync(dir, { recursive: true, mode: 0o700 });
       const record: SeedRecord = { url, file: source, cards };
       replaceFileSync(path, `${JSON.stringify(record)}\n`, 0o600);
@@ -52,26 +51,61 @@ export function seedRecord(home: string, url: string, file: string, text: string
 }
 
 /** Where the recorded cards are looked for: a service, or a starting server's own registry. */
-export interface SeedTarget {
+interface SeedTarget {
+  /** The target as its record names it: the service's URL, or the store's. */
+  readonly recordName: string;
   /** Names it in the summary and the refusal. */
   readonly url: string;
-  /** Whether the card is there; CARD_NOT_FOUND answers false (notFound). */
-  has(card: SeededCard): Promise<boolean>;
+  /** Reads the card: CARD_NOT_FOUND is its absence, any other refusal fails the run. */
+  get(card: SeededCard): Promise<unknown>;
   /** How to start over, for the refusal of a partly seeded target. */
   readonly hint: string;
+  /** Empties the target first (`cards seed --reset`): the record is dropped, the whole file seeded. */
+  readonly reset?: () => Promise<void>;
 }
 
 /** A lookup's refusal as absence: CARD_NOT_FOUND is false, anything else fails the run. */
-export const notFound = (err: unknown): false => {
+const notFound = (err: unknown): false => {
   if (isCardsError(err) && err.code === 'CARD_NOT_FOUND') return false;
   throw err;
 };
+
+/** `file`'s cards (its `text`) on `target`, created by `run` unless they are there already. */
+export async function seedOnce(
+  ctx: CommandContext,
+  file: string,
+  text: string,
+  target: SeedTarget,
+  run: () => Promise<SeedResult>,
+): Promise<SeedResult> {
+  const record = seedRecord(ctx, target.recordName, file, text);
+  if (target.reset) {
+    await target.reset();
+    record.remove();
+  } else {
+    const plan = planSeed(parseJson(text, `Seed file ${file}`));
+    const done = await alreadySeeded(record.read(), plan, target);
+    if (done) return done;
+  }
+  try {
+    const result = await run();
+    record.write(result.cards);
+    return result;
+  } catch (err) {
+    // What a failed run created (the error's partial summary) is recorded: a rerun refuses it.
+    const cards = isCardsError(err)
+      ? (err.partial?.cards as SeedResult['cards'] | undefined)
+      : undefined;
+    if (cards) record.write(Object.fromEntries(Object.entries(cards).filter(([, card]) => card)));
+    throw err;
+  }
+}
 
 /**
  * The recorded summary when every card of the plan is on the target already; undefined when
  * none is (nothing recorded, or the target was emptied since); a refusal when only some are.
  */
-export async function alreadySeeded(
+async function alreadySeeded(
   record: SeedRecord | undefined,
   plan: ReturnType<typeof planSeed>,
   target: SeedTarget,
@@ -79,7 +113,9 @@ export async function alreadySeeded(
   if (!record) return undefined;
   const limit = limiter(16);
   const recorded = Object.values(record.cards);
-  const present = await Promise.all(recorded.map((card) => limit(() => target.has(card))));
+  const present = await Promise.all(
+    recorded.map((card) => limit(() => target.get(card).then(() => true, notFound))),
+  );
   const there = present.filter(Boolean).length;
   if (there === 0) return undefined;
   if (there === recorded.length && plan.cards.every((card) => record.cards[card.name]))
@@ -102,12 +138,4 @@ export async function alreadySeeded(
     `seed: ${there} of the ${plan.cards.length} cards of this file are on ${target.url} already (a run stopped part-way, or the file changed); seeding again would start second chains.`,
     { hint: target.hint },
   );
-}
-
-/** What a failed run created (the error's partial summary), recorded so a rerun refuses it. */
-export function recordPartial(record: SeedRecordFile, err: unknown): void {
-  const cards = isCardsError(err)
-    ? (err.partial?.cards as SeedResult['cards'] | undefined)
-    : undefined;
-  if (cards) record.write(Object.fromEntries(Object.entries(cards).filter(([, card]) => card)));
 }

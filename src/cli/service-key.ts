@@ -14,7 +14,7 @@ import type { CommandContext } from './context.js';
 import { readPublicKey } from './inputs.js';
 import type { Settings } from './settings.js';
 
-export interface ServiceKey {
+interface ServiceKey {
   readonly key: PublicKey;
   /** Where the key came from, for people. */
   readonly from: string;

@@ -9,7 +9,9 @@ import { existsSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { CardsError } from '../core/errors.js';
 import { PROFILES, type ProfileName, type WireProfile } from '../core/profile.js';
+import { isStoreUrl } from '../server/defaults.js';
 import { fileHome } from '../server/file-home.js';
+import { resolveStoreTarget } from '../server/open-engine.js';
 import { withScheme } from './config-file.js';
 import type { CommandContext } from './context.js';
 import { ownerUrl, ownsStore } from './local-server.js';
@@ -150,6 +152,25 @@ function pickCredential(
   if (existsSync(local) && ownsStore(url, db, ctx.cwd))
     return { kind: 'local-app-key', file: local, source: 'default' };
   return undefined;
+}
+
+/**
+ * The store a command opens itself (`serve`, `export`, `import`, `db migrate`): --store, else
+ * --db when set anywhere but its default, else DATABASE_URL, else --db's default
+ * (src/server/open-engine.ts); a store file against the working folder.
+ */
+export function storeTargetOf(
+  ctx: CommandContext,
+  flags: Pick<ConnectionFlags, 'db' | 'sources'> & { store?: string },
+): string {
+  const db = required(flags, 'db');
+  const target = resolveStoreTarget({
+    store: flags.store,
+    db: db.source === 'default' ? undefined : db.value,
+    databaseUrl: ctx.env.DATABASE_URL,
+    fallback: db.value,
+  });
+  return isStoreUrl(target) ? target : resolve(ctx.cwd, target);
 }
 
 /** The identity a command acts for: --identity, CARDS_IDENTITY or the profile's. */

@@ -8,16 +8,17 @@
  * upload (an import) for as long as the server takes it: each chunk it takes starts the
  * deadline again, since the server imports line by line and answers after the last.
  */
-import { CardsError, codeForWire } from '../core/errors.js';
+import { CardsError } from '../core/errors.js';
 import { identitySegment } from '../core/identity-segment.js';
 import { ROUTES, type HttpMethod, type RouteName } from '../core/routes.js';
 import { LIMITS } from '../core/limits.js';
 import { boundedBody } from './bounded-body.js';
 import { DEFAULT_TIMEOUT_MS } from './defaults.js';
+import { readErrorObject } from './error-object.js';
 import { answerTooLarge } from './http-client.js';
 import { nodeFetch } from './node-fetch.js';
 
-export interface AdminClientOptions {
+interface AdminClientOptions {
   readonly url: string;
   /** Undefined: none sent (a loopback-only server needs none). */
   readonly token?: string;
@@ -202,20 +203,10 @@ export class AdminClient {
       throw this.#unreachable(err, signal);
     }
     if (response.ok) return response;
-    let body: { code?: unknown; message?: unknown } = {};
-    try {
-      // An Error object is a few hundred bytes: a longer answer is not one.
-      const bytes = await boundedBody(response, 64 * 1024);
-      if (bytes) body = JSON.parse(bytes.toString('utf8')) as typeof body;
-    } catch {
-      // not the Error object
-    }
-    const code =
-      typeof body.code === 'string' || typeof body.code === 'number'
-        ? codeForWire(body.code)
-        : undefined;
+    // An Error object is a few hundred bytes: a longer answer is not one.
+    const bytes = await boundedBody(response, 64 * 1024).catch(() => undefined);
+    const { code, message } = readErrorObject(bytes?.toString('utf8') ?? '');
     if (code) {
-      const message = typeof body.message === 'string' ? body.message : undefined;
       // A refused token: say which one was sent, so the right source gets fixed.
       const sent =
         response.status !== 401

@@ -7,11 +7,12 @@
  * UNREACHABLE. Never prints, never reads files or the environment.
  */
 import type { RawCard } from '../core/card.js';
-import { asClause, CardsError, codeForWire, WIRE_ERRORS, type WireCode } from '../core/errors.js';
+import { asClause, CardsError, WIRE_ERRORS } from '../core/errors.js';
 import { LIMITS } from '../core/limits.js';
 import type { WireProfile } from '../core/profile.js';
 import { routePath } from '../core/routes.js';
 import { DEFAULT_TIMEOUT_MS } from './defaults.js';
+import { readErrorObject } from './error-object.js';
 import type { TokenSource } from './token-source.js';
 import {
   AnswerTooLargeError,
@@ -184,10 +185,6 @@ function unreachable(url: string, cause: unknown): CardsError {
   });
 }
 
-/**
- * A URL that answers, but not as a Cards service: a web page, another API.
- * Said as such, with its own code, rather than as a refusal the user would try to fix.
- */
 /** An answer longer than any a Cards service gives (LIMITS.answerMax), given up on. */
 export const answerTooLarge = (url: string): CardsError =>
   new CardsError(
@@ -195,6 +192,10 @@ export const answerTooLarge = (url: string): CardsError =>
     `not a Cards service at ${url}: ${new AnswerTooLargeError().message}.`,
   );
 
+/**
+ * A URL that answers, but not as a Cards service: a web page, another API.
+ * Said as such, with its own code, rather than as a refusal the user would try to fix.
+ */
 function notAService(url: string, res: Exchange, why: string): CardsError {
   const type = String(res.headers['content-type'] ?? 'no content type').split(';')[0];
   return new CardsError(
@@ -228,16 +229,7 @@ function readCard(res: Exchange, url: string): RawCard {
 
 /** Turns an error response into the CardsError its Error object names (spec 7). */
 function failure(res: Exchange, url: string): CardsError {
-  let body: { code?: unknown; message?: unknown } | undefined;
-  try {
-    body = JSON.parse(res.body) as typeof body;
-  } catch {
-    body = undefined;
-  }
-  const wire = body?.code;
-  const code: WireCode | undefined =
-    typeof wire === 'number' || typeof wire === 'string' ? codeForWire(wire) : undefined;
-  const message = typeof body?.message === 'string' ? body.message : undefined;
+  const { code, message, whole } = readErrorObject(res.body);
   // The service's messages are sentences; quoted inside one of ours, they end in its full stop.
   const quoted = (text: string | undefined) => (text ? `: ${asClause(text)}` : '');
   // A 5xx naming no code, or a code a server sends as a failure of its own (a 5xx in the wire
@@ -249,10 +241,8 @@ function failure(res: Exchange, url: string): CardsError {
     return new CardsError('UNREACHABLE', `The service failed with HTTP ${res.status}${detail}.`);
   }
   if (code !== undefined) return new CardsError(code, message);
-  const isErrorObject =
-    (typeof wire === 'number' || typeof wire === 'string') && message !== undefined;
   if (res.status === 401) return new CardsError('TOKEN_SIGNATURE', message);
-  if (!isErrorObject) return notAService(url, res, 'and no Error object ({"code","message"})');
+  if (!whole) return notAService(url, res, 'and no Error object ({"code","message"})');
   if (res.status === 404)
     return new CardsError('ROUTE_NOT_FOUND', `HTTP 404 from the service${quoted(message)}.`);
   return new CardsError(

@@ -7,7 +7,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { CardsError } from '../../src/core/errors.js';
-import { makeContext } from '../../src/cli/context.js';
+import { makeContext } from '../helpers/context.js';
 import { serverOptions, type ServeFlags } from '../../src/cli/commands/serve/settings.js';
 import { generatePrivateKey } from '../../src/crypto/keys.js';
 import { mintToken } from '../../src/crypto/tokens.js';

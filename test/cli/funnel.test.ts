@@ -11,7 +11,7 @@ import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, describe, test } from 'node:test';
 import { Command } from 'commander';
-import { makeContext } from '../../src/cli/context.js';
+import { makeContext } from '../helpers/context.js';
 import { buildProgram } from '../../src/cli/program.js';
 import { DEFAULT_TIMEOUT_MS } from '../../src/client/defaults.js';
 import { runCli } from '../../src/cli/run.js';

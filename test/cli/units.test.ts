@@ -15,7 +15,7 @@ import { CardsError } from '../../src/core/errors.js';
 import { PROFILES } from '../../src/core/profile.js';
 import { generatePrivateKey } from '../../src/crypto/keys.js';
 import { verifyToken } from '../../src/crypto/tokens.js';
-import { makeContext } from '../../src/cli/context.js';
+import { makeContext } from '../helpers/context.js';
 import {
   decodeIdentity,
   encodeIdentity,

@@ -9,7 +9,7 @@ import { chmodSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import type { Command } from 'commander';
-import { makeContext } from '../../src/cli/context.js';
+import { makeContext } from '../helpers/context.js';
 import { buildProgram } from '../../src/cli/program.js';
 import { runCli } from '../../src/cli/run.js';
 import {

@@ -12,7 +12,7 @@ import { rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, test } from 'node:test';
 import { LIMITS } from '../../src/core/limits.js';
-import { makeContext } from '../../src/cli/context.js';
+import { makeContext } from '../helpers/context.js';
 import type { ServeFlags } from '../../src/cli/commands/serve/settings.js';
 import { serverOptions } from '../../src/cli/commands/serve/settings.js';
 import { startServing } from '../../src/server/start.js';

@@ -7,7 +7,7 @@ import assert from 'node:assert/strict';
 import { after, describe, test } from 'node:test';
 import type { ServeFlags } from '../../src/cli/commands/serve/settings.js';
 import { serverOptions } from '../../src/cli/commands/serve/settings.js';
-import { makeContext } from '../../src/cli/context.js';
+import { makeContext } from '../helpers/context.js';
 import { silentLogger } from '../../src/http/request-log.js';
 import { PythiaPool } from '../../src/pythia/pool.js';
 import { OnDemand } from '../../src/server/on-demand.js';

@@ -11,6 +11,7 @@ import {
   adminClient as client,
   adminPages,
   limitOf,
+  resetServer,
   type AdminFlags,
   type CardRowResult,
   type ListResult,
@@ -98,10 +99,7 @@ export async function reset(
   if (!flags.yes)
     throw new CardsError('USAGE', 'cards reset empties the registry: pass --yes to confirm.');
   const admin = client(ctx, flags);
-  const result = await admin.json<{ cards: number }>('POST', 'adminReset', {
-    body: '{"confirm":"reset"}',
-    type: 'application/json',
-  });
+  const result = await resetServer(admin);
   // A reset begins a new log (docs/log.md): its origin, key and prefix are what clients trust next.
   const info = await admin.json<{ log?: (ServedLog & { size: number }) | null }>(
     'GET',

@@ -3,7 +3,7 @@ import { Argument, Option } from 'commander';
 import { declare } from '../../command.js';
 import type { AdminFlags, ListResult } from '../../admin-access.js';
 import { adminFlags } from '../../flags.js';
-import { when } from '../../text.js';
+import { plural, when } from '../../text.js';
 import type { HistoryResult, KeyknoxListResult, PageFlags } from './admin.js';
 
 const admin = () => import('./admin.js');
@@ -79,7 +79,7 @@ root / path / key (v2), size, version (v1), last write, readers (v2); --json has
       (await admin()).history(ctx, identity as string, options),
     text: (r: HistoryResult, s) =>
       [
-        `${s.bold(r.identity)}: ${r.chains.length} chain${r.chains.length === 1 ? '' : 's'}`,
+        `${s.bold(r.identity)}: ${plural(r.chains.length, 'chain')}`,
         ...r.chains.flatMap((chain, i) => [
           `  chain ${i + 1}${chain.revoked ? ' (revoked)' : ''}`,
           ...chain.cards.map(

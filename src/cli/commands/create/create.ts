@@ -13,7 +13,7 @@ import type { CommandContext } from '../../context.js';
 import { parseJson, readInput } from '../../inputs.js';
 import { removeKey, shellQuote } from '../../keystore.js';
 import { requireIdentity, resolveSettings, type ConnectionFlags } from '../../settings.js';
-import { linkViewed } from '../../chain-relations.js';
+import { liveCards } from '../../chain-relations.js';
 import type { CardsClient } from '../../../client/http-client.js';
 
 export interface PublishResult {
@@ -50,17 +50,15 @@ export async function create(ctx: CommandContext, options: CreateOptions): Promi
  * replacement, or --new-chain for a second device's chain).
  */
 async function refuseSecondChain(client: CardsClient, identity: string): Promise<void> {
-  const heads = linkViewed(await client.searchCards([identity], identity))
-    .map((chain) => chain[0])
-    .filter((head) => head?.state === 'active');
+  const heads = await liveCards(client, identity);
   const [live] = heads;
   if (!live) return;
   const name = shellQuote(identity);
   throw new CardsError(
     'IDENTITY_HAS_CARD',
-    `"${identity}" has a live card already: ${live.card.id}${heads.length > 1 ? ` (and ${heads.length - 1} more live chain${heads.length > 2 ? 's' : ''})` : ''}. A card without --previous would start a second chain beside it.`,
+    `"${identity}" has a live card already: ${live.id}${heads.length > 1 ? ` (and ${heads.length - 1} more live chain${heads.length > 2 ? 's' : ''})` : ''}. A card without --previous would start a second chain beside it.`,
     {
-      hint: `replace it with \`cards rotate --identity ${name}\` (a new key) or \`cards create --identity ${name} --previous ${live.card.id}\`; pass --new-chain for a second chain (another device)`,
+      hint: `replace it with \`cards rotate --identity ${name}\` (a new key) or \`cards create --identity ${name} --previous ${live.id}\`; pass --new-chain for a second chain (another device)`,
     },
   );
 }

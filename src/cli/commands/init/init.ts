@@ -4,7 +4,7 @@
  */
 import { resolve } from 'node:path';
 import { CardsError } from '../../../core/errors.js';
-import { DEFAULT_DB, DEFAULT_URL } from '../../../server/defaults.js';
+import { DEFAULT_DB, DEFAULT_URL, isLoopbackHost } from '../../../server/defaults.js';
 import {
   configPath,
   openConfig,
@@ -161,8 +161,7 @@ function firstQuestions(
 
 function isLoopback(url: string): boolean {
   try {
-    const host = new URL(url).hostname;
-    return host === 'localhost' || host === '[::1]' || /^127\./.test(host);
+    return isLoopbackHost(new URL(url).hostname);
   } catch {
     return false;
   }

@@ -3,8 +3,8 @@
  * the id recomputed, a verdict per signature (self with the card's key, the service's with
  * --service-key or the key beside a local store, service-key.ts; others with --trust NAME=KEY)
  * and every limit violation. Without a service key it says that the service signature was not
- * checked, and how to give the key. A CARD_ID is fetched
- * from the service first; everything after that is local. Fails (exit 5) when anything fails.
+ * checked, and how to give the key. A CARD_ID is fetched from the service first; everything
+ * after that is local. Fails (exit 5) when anything fails.
  */
 import { existsSync } from 'node:fs';
 import { resolve } from 'node:path';

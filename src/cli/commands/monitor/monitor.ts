@@ -7,7 +7,6 @@
  * is expected): the check that lets Alice see a key she never published. With --follow --json
  * stdout is NDJSON: each card as it is read, and the result that ends the run, one line each.
  */
-import { mkdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { cardIdOf } from '../../../core/card-id.js';
 import { encodeBase64 } from '../../../core/encoding.js';
@@ -15,9 +14,9 @@ import { CardsError } from '../../../core/errors.js';
 import { parseSnapshot } from '../../../core/snapshot.js';
 import { sha256 } from '../../../log/hash.js';
 import { ed25519Verifier } from '../../../log/note-keys.js';
-import { replaceFileSync } from '../../../io/fs-durable.js';
 import type { CommandContext } from '../../context.js';
 import { readPublicKey } from '../../inputs.js';
+import { openJsonDocument } from '../../json-document.js';
 import {
   fetchCheckpoint,
   followLog,
@@ -82,9 +81,8 @@ export async function monitor(
   for (;;) {
     const { checkpoint, signed } = await fetchCheckpoint(remote, logKey);
     if (logKey) await acceptCheckpoint(ctx, checkpoint, signed, remote.tilesOf(checkpoint.origin));
-    const path = statePath(ctx, checkpoint.origin, identity);
-    const state = readState(path);
-    const from = loadSavedEdge(state?.edge);
+    const state = openState(statePath(ctx, checkpoint.origin, identity));
+    const from = loadSavedEdge(state.data?.edge);
     const events: MonitorEvent[] = [];
     const edge = await followLog({
       remote,
@@ -97,9 +95,8 @@ export async function monitor(
     });
     const unexpected = events.filter((e) => e.unexpected).length;
     if (unexpected === 0) {
-      mkdirSync(join(ctx.home, 'monitor'), { recursive: true, mode: 0o700 });
-      const next: MonitorState = { origin: checkpoint.origin, identity, edge: saveEdge(edge) };
-      replaceFileSync(path, `${JSON.stringify(next)}\n`, 0o600);
+      state.data = { origin: checkpoint.origin, identity, edge: saveEdge(edge) };
+      state.write();
     }
     Object.assign(total, {
       origin: checkpoint.origin,
@@ -148,11 +145,17 @@ function statePath(ctx: CommandContext, origin: string, identity: string): strin
   return join(ctx.home, 'monitor', `${name.toString('hex')}.json`);
 }
 
-function readState(path: string): MonitorState | undefined {
-  try {
-    return JSON.parse(readFileSync(path, 'utf8')) as MonitorState;
-  } catch (err) {
-    if ((err as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
-    throw new CardsError('CONFIG_INVALID', `${path}: ${(err as Error).message}`);
-  }
+/** Where the identity's reading stopped (null: never read), a lowdb document (json-document.ts). */
+function openState(path: string) {
+  return openJsonDocument<MonitorState | null>(
+    path,
+    (text) => {
+      try {
+        return JSON.parse(text) as MonitorState;
+      } catch (err) {
+        throw new CardsError('CONFIG_INVALID', `${path}: ${(err as Error).message}`);
+      }
+    },
+    null,
+  );
 }

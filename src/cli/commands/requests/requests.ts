@@ -70,7 +70,7 @@ function statusOf(text: string, flag: string): string {
 }
 
 /** `--since`: an ISO 8601 time, or a span back from now (`90s`, `5m`, `2h`, `1d`). */
-export function sinceOf(text: string, now: number): string {
+function sinceOf(text: string, now: number): string {
   const span = /^(\d+)(ms|s|m|h|d)$/.exec(text);
   if (span) {
     const unit = { ms: 1, s: 1e3, m: 6e4, h: 3.6e6, d: 8.64e7 }[span[2] as 'ms'];

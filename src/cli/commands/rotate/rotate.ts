@@ -11,7 +11,7 @@ import { EXIT, EXIT_STATUS } from '../../exit-status.js';
 import { generatePrivateKey } from '../../../crypto/keys.js';
 import { buildCard, viewCard, type CardView } from '../../card-builder.js';
 import { previousCardId } from '../../card-prepare.js';
-import { linkViewed } from '../../chain-relations.js';
+import { liveCards } from '../../chain-relations.js';
 import { connect } from '../../connection.js';
 import type { CommandContext } from '../../context.js';
 import {
@@ -46,11 +46,7 @@ export async function rotate(ctx: CommandContext, options: RotateOptions): Promi
   const identity = requireIdentity(settings.identity?.value, 'rotate');
   const previous = previousCardId(options.previous);
   const client = connect(ctx, settings);
-  // Each live chain's newest card (core chain rules); search lists live chains only.
-  const live = linkViewed(await client.searchCards([identity], identity))
-    .flat()
-    .filter((linked) => linked.state === 'active')
-    .map((linked) => linked.card);
+  const live = await liveCards(client, identity);
   const oldKey = loadKey(ctx.home, identity);
   const head = pickLiveCard(
     identity,

@@ -20,7 +20,7 @@ export interface SearchOptions extends ConnectionFlags {
 }
 
 /** A listed card, its state from the core chain rules (search lists live chains only). */
-export interface ChainCard extends CardView {
+interface ChainCard extends CardView {
   state: CardState;
   card: RawCard;
 }

@@ -36,16 +36,9 @@ stops starting new cards, waits for those in flight and prints what was created 
     (await import('./seed.js')).seed(ctx, { ...options, file: file as string }),
   text: (r: SeedResult, s) =>
     [
-      ...(r.alreadySeeded
-        ? [
-            `${s.ok('already seeded')}: the ${Object.keys(r.cards).length} card(s) of this file are on ${r.url}; nothing created (--reset starts over)`,
-          ]
-        : []),
-      ...(r.alreadySeeded
-        ? []
-        : [
-            `${s.ok('seeded')} ${r.created} card(s), ${r.revoked} revoked, ${Object.keys(r.identities).length} identities in ${(r.elapsedMs / 1000).toFixed(2)} s`,
-          ]),
+      r.alreadySeeded
+        ? `${s.ok('already seeded')}: the ${Object.keys(r.cards).length} card(s) of this file are on ${r.url}; nothing created (--reset starts over)`
+        : `${s.ok('seeded')} ${r.created} card(s), ${r.revoked} revoked, ${Object.keys(r.identities).length} identities in ${(r.elapsedMs / 1000).toFixed(2)} s`,
       ...Object.entries(r.cards)
         .slice(0, 20)
         .map(([name, c]) => `  ${name.padEnd(20)} ${s.id(c.id)}  ${stateColour(c.state, s)}`),

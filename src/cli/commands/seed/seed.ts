@@ -3,13 +3,11 @@
  * are there already (src/cli/seed-record.ts), `--reset` to empty the service first, and Ctrl-C
  * reported with what was created.
  */
-import { resolve } from 'node:path';
-import { adminClient, type AdminFlags } from '../../admin-access.js';
+import { adminClient, resetServer, type AdminFlags } from '../../admin-access.js';
 import { connect } from '../../connection.js';
 import type { CommandContext } from '../../context.js';
-import { parseJson, readInput } from '../../inputs.js';
-import { planSeed } from '../../seed-plan.js';
-import { alreadySeeded, notFound, recordPartial, seedRecord } from '../../seed-record.js';
+import { readInput } from '../../inputs.js';
+import { seedOnce } from '../../seed-record.js';
 import { seedCards, type SeedOptions, type SeedResult } from '../../seeding.js';
 import { resolveSettings } from '../../settings.js';
 
@@ -25,42 +23,30 @@ export async function seed(
   const settings = resolveSettings(ctx, options);
   const client = connect(ctx, settings);
   const text = (await readInput(ctx, options.file, 'Seed file')).toString('utf8');
-  const file = options.file === '-' ? '-' : resolve(ctx.cwd, options.file);
-  const record = seedRecord(ctx.home, client.url, file, text);
-  if (options.reset) {
-    await adminClient(ctx, options).json('POST', 'adminReset', {
-      body: '{"confirm":"reset"}',
-      type: 'application/json',
-    });
-    record.remove();
-  } else {
-    const done = await alreadySeeded(
-      record.read(),
-      planSeed(parseJson(text, `Seed file ${options.file}`)),
-      {
-        url: client.url,
-        has: (card) => client.getCard(card.id, card.identity).then(() => true, notFound),
-        hint: '`cards seed FILE --reset` empties the service and seeds the whole file',
+  const target = {
+    recordName: client.url,
+    url: client.url,
+    get: (card: { id: string; identity: string }) => client.getCard(card.id, card.identity),
+    hint: '`cards seed FILE --reset` empties the service and seeds the whole file',
+    ...(options.reset && {
+      reset: async () => {
+        await resetServer(adminClient(ctx, options));
       },
-    );
-    if (done) return done;
-  }
-  const interrupt = new AbortController();
-  const onSigint = (): void => interrupt.abort();
-  process.once('SIGINT', onSigint);
-  try {
-    const result = await seedCards(
-      ctx,
-      { ...options, text, signal: interrupt.signal },
-      client,
-      settings.wire.signer,
-    );
-    record.write(result.cards);
-    return result;
-  } catch (err) {
-    recordPartial(record, err);
-    throw err;
-  } finally {
-    process.off('SIGINT', onSigint);
-  }
+    }),
+  };
+  return seedOnce(ctx, options.file, text, target, async () => {
+    const interrupt = new AbortController();
+    const onSigint = (): void => interrupt.abort();
+    process.once('SIGINT', onSigint);
+    try {
+      return await seedCards(
+        ctx,
+        { ...options, text, signal: interrupt.signal },
+        client,
+        settings.wire.signer,
+      );
+    } finally {
+      process.off('SIGINT', onSigint);
+    }
+  });
 }

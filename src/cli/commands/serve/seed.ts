@@ -6,14 +6,12 @@
  * the server, what was seeded is recorded as `cards seed` records it (seed-record.ts), by store:
  * a restart with the same file creates nothing new and says so.
  */
-import { resolve } from 'node:path';
 import type { RawCard } from '../../../core/card.js';
 import type { Prepare } from '../../../server/start.js';
 import type { CommandContext } from '../../context.js';
 import { DEFAULT_CONCURRENCY } from '../../flags.js';
-import { parseJson, readInput } from '../../inputs.js';
-import { planSeed } from '../../seed-plan.js';
-import { alreadySeeded, notFound, recordPartial, seedRecord } from '../../seed-record.js';
+import { readInput } from '../../inputs.js';
+import { seedOnce } from '../../seed-record.js';
 import { seedCards, type SeedClient, type SeedResult } from '../../seeding.js';
 
 /** The registry a starting server hands what runs before it listens (src/server/start.ts). */
@@ -58,26 +56,13 @@ export async function seedRegistry(
   if (store === undefined)
     return seedCards(ctx, { file, concurrency: DEFAULT_CONCURRENCY }, client, signer);
   const text = (await readInput(ctx, file, 'Seed file')).toString('utf8');
-  const path = file === '-' ? '-' : resolve(ctx.cwd, file);
-  const record = seedRecord(ctx.home, storeName(store), path, text);
-  const done = await alreadySeeded(record.read(), planSeed(parseJson(text, `Seed file ${file}`)), {
+  const target = {
+    recordName: storeName(store),
     url: client.url,
-    has: (card) => registry.getCard(card.id).then(() => true, notFound),
+    get: (card: { id: string }) => registry.getCard(card.id),
     hint: 'empty the store (`cards reset`), or start with a new one, and seed again',
-  });
-  if (done) return done;
-  try {
-    const result = await seedCards(
-      ctx,
-      { file, text, concurrency: DEFAULT_CONCURRENCY },
-      client,
-      signer,
-    );
-    record.write(result.cards);
-    return result;
-  } catch (err) {
-    // What a failed run created is recorded: the next start refuses rather than seed it twice.
-    recordPartial(record, err);
-    throw err;
-  }
+  };
+  return seedOnce(ctx, file, text, target, () =>
+    seedCards(ctx, { file, text, concurrency: DEFAULT_CONCURRENCY }, client, signer),
+  );
 }

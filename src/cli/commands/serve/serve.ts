@@ -10,11 +10,10 @@ import { unignoredKeyWarnings } from '../../../server/git-exposure.js';
 import { createRequestLogger, startServing } from '../../../server/start.js';
 import type { CommandContext } from '../../context.js';
 import type { SeedResult } from '../../seeding.js';
+import { plural } from '../../text.js';
 import { VERSION } from '../../version.js';
 import { serverOptions, type ServeFlags } from './settings.js';
 import { bannerLines, pythiaLines, startInfo, writeReadyFile } from './start-info.js';
-
-const count = (n: number): string => `${n} card${n === 1 ? '' : 's'}`;
 
 /** The `serve` command: start, print, wait for SIGINT/SIGTERM, stop cleanly. */
 export async function serve(ctx: CommandContext, flags: ServeFlags): Promise<undefined> {
@@ -100,6 +99,6 @@ export async function serve(ctx: CommandContext, flags: ServeFlags): Promise<und
   await running.close();
   const cards = running.store.stats().cards; // the store is closed: its last count
   if (flags.json) out(JSON.stringify({ stopped: true, cards, store: running.store.location }));
-  else out(`stopped: ${count(cards)} in ${running.store.location}`);
+  else out(`stopped: ${plural(cards, 'card')} in ${running.store.location}`);
   return undefined;
 }

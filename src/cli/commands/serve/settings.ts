@@ -9,13 +9,12 @@ import { resolve } from 'node:path';
 import { CardsError } from '../../../core/errors.js';
 import { parseFaultRules, type FaultRule } from '../../../core/fault-rule.js';
 import { PROFILES, type ProfileName } from '../../../core/profile.js';
-import { isStoreUrl } from '../../../server/defaults.js';
-import { resolveStoreTarget } from '../../../server/open-engine.js';
 import { parseThrottle } from '../../../server/pythia-setup.js';
 import type { ServerOptions } from '../../../server/start.js';
 import type { GlobalFlags } from '../../command.js';
 import type { CommandContext } from '../../context.js';
 import { isInlinePublicKey } from '../../inputs.js';
+import { storeTargetOf } from '../../settings.js';
 
 /** serve's flags as layered (commander's camelCase names; each declared in index.ts). */
 export interface ServeFlags extends GlobalFlags {
@@ -99,21 +98,6 @@ function pairWitnesses(flags: ServeFlags): { url: string; vkey: string }[] {
   });
 }
 
-/**
- * The store to open: --store (CARDS_STORE), else --db when set anywhere but its default, else
- * DATABASE_URL, else --db's default (src/server/open-engine.ts).
- */
-function storeOf(ctx: CommandContext, flags: ServeFlags): string {
-  const dbGiven = flags.sources?.db !== 'default';
-  const target = resolveStoreTarget({
-    store: flags.store,
-    db: dbGiven ? flags.db : undefined,
-    databaseUrl: ctx.env.DATABASE_URL,
-    fallback: flags.db,
-  });
-  return isStoreUrl(target) ? target : resolve(ctx.cwd, target);
-}
-
 /** `--faults FILE`: its rules, every one checked before the server starts. */
 function readFaultFile(file: string): FaultRule[] {
   let text: string;
@@ -159,7 +143,7 @@ export function serverOptions(
   return {
     host: flags.host,
     port: flags.port,
-    store: storeOf(ctx, flags),
+    store: storeTargetOf(ctx, flags),
     memory: flags.memory === true,
     poolSize: flags.poolSize,
     statementTimeoutMs: flags.statementTimeout,

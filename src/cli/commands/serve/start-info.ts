@@ -12,8 +12,9 @@ import { formatThrottle } from '../../../server/pythia-setup.js';
 import type { PythiaInfo } from '../../../server/pythia-setup.js';
 import type { RunningServer } from '../../../server/start.js';
 import type { SeedResult } from '../../seeding.js';
+import { plural } from '../../text.js';
 
-export interface StartInfo {
+interface StartInfo {
   url: string;
   pid: number;
   /** Base64 DER SPKI, the form clients pin (`inspect --service-key`). */
@@ -110,8 +111,6 @@ export function startInfo(
   };
 }
 
-const count = (n: number): string => `${n} card${n === 1 ? '' : 's'}`;
-
 /**
  * The ports browsers refuse to fetch from (the Fetch Standard's "bad port" list, §2.9 "port
  * blocking"): the page and the browser SDKs cannot reach a server there, node's http can.
@@ -143,12 +142,12 @@ export function bannerLines(info: StartInfo, profile: WireProfile): string[] {
           'WARNING: --accept-any-token: ANY well-formed token is accepted for its sub, signatures NOT checked. For local development only.',
         ]
       : []),
-    `store: ${info.store} (${count(info.cards)})`,
+    `store: ${info.store} (${plural(info.cards, 'card')})`,
     ...(seeded
       ? [
           seeded.alreadySeeded
             ? `already seeded: ${seeded.file} for ${seeded.identities} identities is in the store; nothing created`
-            : `seeded: ${count(seeded.created)} (${seeded.revoked} revoked) for ${seeded.identities} identities from ${seeded.file}`,
+            : `seeded: ${plural(seeded.created, 'card')} (${seeded.revoked} revoked) for ${seeded.identities} identities from ${seeded.file}`,
         ]
       : []),
     `profile: ${profile.name} (Authorization: ${profile.scheme} <token>; signer "${profile.signer}"; header ${profile.supersededHeader}; codes as ${profile.codeType}s)`,

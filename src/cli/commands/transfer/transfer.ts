@@ -14,11 +14,10 @@ import { CardsError } from '../../../core/errors.js';
 import { createFileStream, type NewFile } from '../../../io/fs-durable.js';
 import { dumpLines } from '../../../io/lines.js';
 import { isStoreUrl } from '../../../server/defaults.js';
-import { resolveStoreTarget } from '../../../server/open-engine.js';
 import { exportStore, importStore, migrateStore } from '../../../server/store-transfer.js';
 import { adminClient, type AdminFlags } from '../../admin-access.js';
 import type { CommandContext, OutStream } from '../../context.js';
-import { setting } from '../../settings.js';
+import { setting, storeTargetOf } from '../../settings.js';
 import { plural } from '../../text.js';
 import { signedElsewhere, watchFirstCard } from './moved-cards.js';
 
@@ -44,21 +43,6 @@ export interface ImportResult {
   into: string;
   /** Through a server: the cards its registry holds now. */
   cards?: number;
-}
-
-/**
- * The store to open, each setting flag > environment > profile like every other: --store, else
- * --db when set anywhere but its default, else DATABASE_URL, else --db's default.
- */
-function storeTarget(ctx: CommandContext, options: TransferOptions): string {
-  const db = setting(options, 'db');
-  const target = resolveStoreTarget({
-    store: options.store,
-    db: db?.source === 'default' ? undefined : db?.value,
-    databaseUrl: ctx.env.DATABASE_URL,
-    fallback: db?.value ?? '',
-  });
-  return isStoreUrl(target) ? target : resolve(ctx.cwd, target);
 }
 
 /**
@@ -139,7 +123,7 @@ async function exportTo(
   file?: NewFile,
 ): Promise<Omit<ExportResult, 'out'>> {
   const server = throughServer(ctx, options);
-  const target = server ? undefined : storeTarget(ctx, options);
+  const target = server ? undefined : storeTargetOf(ctx, options);
   if (target !== undefined && !isStoreUrl(target) && !existsSync(target))
     throw new CardsError('FILE_NOT_FOUND', `No store file ${target}.`);
   let cards = 0;
@@ -202,7 +186,7 @@ export async function importCommand(
       [Symbol.asyncIterator]: () =>
         dumpLines(input, 'import what `cards export` wrote, one record per line'),
     };
-    const target = storeTarget(ctx, options);
+    const target = storeTargetOf(ctx, options);
     const done = await importStore(target, lines, options.append === true, warn(ctx)).catch(
       (err: unknown) => {
         throw inUse(err);
@@ -239,5 +223,5 @@ export async function migrateCommand(
   ctx: CommandContext,
   options: TransferOptions,
 ): Promise<{ from: number; to: number; store: string }> {
-  return migrateStore(storeTarget(ctx, options), warn(ctx));
+  return migrateStore(storeTargetOf(ctx, options), warn(ctx));
 }

@@ -5,7 +5,7 @@
  * every revoke succeeded.
  */
 import { CardsError } from '../../../core/errors.js';
-import { linkViewed } from '../../chain-relations.js';
+import { liveCards } from '../../chain-relations.js';
 import { connect } from '../../connection.js';
 import type { CommandContext } from '../../context.js';
 import { listBackups, pruneBackups } from '../../key-backups.js';
@@ -33,12 +33,7 @@ export async function unregister(
   const settings = resolveSettings(ctx, options);
   const identity = requireIdentity(settings.identity?.value, 'unregister');
   const client = connect(ctx, settings);
-  const cards = await client.searchCards([identity], identity);
-  // Each live chain's newest card (core chain rules); search lists live chains only.
-  const live = linkViewed(cards)
-    .flat()
-    .filter((linked) => linked.state === 'active')
-    .map((linked) => linked.card.id);
+  const live = (await liveCards(client, identity)).map((card) => card.id);
   const hasKey = loadKey(ctx.home, identity) !== undefined;
   const backups = options.keepKey ? [] : listBackups(ctx.home, identity);
   if (live.length === 0 && !hasKey && backups.length === 0)

@@ -66,8 +66,7 @@ async function awaitCosignatures(
 }
 
 /** Where `cards get --proof` saves a card's proof: beside the card file. */
-export const proofPathFor = (cardFile: string): string =>
-  `${cardFile.replace(/\.json$/, '')}.proof`;
+const proofPathFor = (cardFile: string): string => `${cardFile.replace(/\.json$/, '')}.proof`;
 
 export async function verify(ctx: CommandContext, options: VerifyOptions): Promise<VerifyResult> {
   if (!options.logKey)
