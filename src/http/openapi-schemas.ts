@@ -262,7 +262,7 @@ const STORE_READ: readonly WireCode[] = ['STORE_UNAVAILABLE', 'STORE_CORRUPT'];
 const STORE_WRITE: readonly WireCode[] = [...STORE_READ, 'STORE_READ_ONLY'];
 
 /** Every error code each route can answer with (besides COMMON); a new route must add a row. */
-export const ROUTE_ERRORS: Record<RouteName, readonly WireCode[]> = {
+const ROUTE_ERRORS: Record<RouteName, readonly WireCode[]> = {
   createCard: [...CARD_AUTH, ...JSON_BODY, ...CARD_RULES, ...STORE_WRITE],
   getCard: [...CARD_AUTH, 'CARD_ID_INVALID', 'CARD_NOT_FOUND', ...STORE_READ],
   searchCards: [
