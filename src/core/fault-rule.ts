@@ -101,7 +101,7 @@ function parseFaultRule(input: unknown): FaultRule {
   if (method !== undefined && !METHODS.has(method))
     throw invalid(`method must be an HTTP method, got "${method}".`);
   const identity = text(input, 'identity');
-  const { probability = 1, count, status } = input;
+  const { probability = 1, count, status, drop } = input;
   if (typeof probability !== 'number' || !(probability > 0 && probability <= 1))
     throw invalid(
       `probability must be a number above 0 and at most 1, got ${JSON.stringify(probability)}.`,
@@ -116,7 +116,6 @@ function parseFaultRule(input: unknown): FaultRule {
         `status: only a row with another status takes one (STORE_UNAVAILABLE with 503); got ${JSON.stringify(status)}.`,
       );
   }
-  const drop = input.drop === undefined ? undefined : input.drop;
   if (drop !== undefined && typeof drop !== 'boolean') throw invalid('drop must be true or false.');
   const delay = input.delay === undefined ? undefined : delayOf(input.delay);
   if (error && drop)

@@ -57,7 +57,6 @@ export function buildSnapshot(options: BuildSnapshotOptions): Snapshot {
   return parseSnapshot(utf8(JSON.stringify(json)), purpose);
 }
 
-/** Decodes the wire `content_snapshot` string (40001 empty, 40002 not base64). */
 export interface DecodeSnapshotOptions {
   /**
    * The identity the snapshot must carry (the request token's, spec 5.3): checked right after
@@ -66,6 +65,7 @@ export interface DecodeSnapshotOptions {
   readonly expectedIdentity?: string;
 }
 
+/** Decodes the wire `content_snapshot` string (40001 empty, 40002 not base64). */
 export function decodeSnapshot(
   contentSnapshot: string,
   purpose: SnapshotPurpose,

@@ -5,7 +5,7 @@
  * Every type signs the 64-byte SHA-512 digest of snapshot ‖ extra snapshot, and every signature
  * travels in the same wrapper: SEQUENCE { AlgorithmIdentifier sha512, OCTET STRING inner }.
  *
- * - Ed25519: the 44-byte SPKI; the unchanged fast path of ed25519.ts.
+ * - Ed25519: the 44-byte SPKI; the fast path of ed25519.ts.
  * - SECP256R1: ECDSA P-256 over SHA-512, inner = DER ECDSA-Sig-Value (node:crypto).
  * - RSA 2048-8192: RSASSA-PSS, SHA-512, MGF1-SHA-512, 64-byte salt (node:crypto).
  * - CURVE25519_ED25519: compound key (X25519 to encrypt, Ed25519 to sign); plain Ed25519 signature.

@@ -17,11 +17,13 @@ import {
   encodeBase64,
   encodeBase64Url,
 } from '../core/encoding.js';
+import { hasPrefix } from '../core/spki.js';
 import {
   ED25519_PKCS8_LENGTH,
   ED25519_PKCS8_PREFIX,
   ED25519_SPKI_LENGTH,
   ED25519_SPKI_PREFIX,
+  isEd25519Spki,
   isNonCanonicalKey,
   isSmallOrderKey,
 } from './der.js';
@@ -30,6 +32,16 @@ export const ACCEPTED_PRIVATE_KEY_FORMATS =
   'PEM PKCS#8 ("-----BEGIN PRIVATE KEY-----", as written by `openssl genpkey -algorithm ed25519` or `cards keygen`) or base64 DER PKCS#8 (48 bytes, starting "MC4CAQAw")';
 export const ACCEPTED_PUBLIC_KEY_FORMATS =
   'base64 DER SPKI (44 bytes, starting "MCowBQYDK2Vw"), PEM "PUBLIC KEY", or an Ed25519 JWK';
+
+/** KEY_FORMAT for a key text or bytes not in a form read here, naming the forms that are. */
+const notPrivateKey = (message: string): CardsError =>
+  new CardsError('KEY_FORMAT', message, {
+    hint: `accepted formats: ${ACCEPTED_PRIVATE_KEY_FORMATS}`,
+  });
+const notPublicKey = (message: string): CardsError =>
+  new CardsError('KEY_FORMAT', message, {
+    hint: `accepted formats: ${ACCEPTED_PUBLIC_KEY_FORMATS}`,
+  });
 
 export class PublicKey {
   readonly spki: Uint8Array;
@@ -42,10 +54,7 @@ export class PublicKey {
 
   /** From the 44-byte DER SPKI; throws KEY_FORMAT otherwise. */
   static fromSpki(spki: Uint8Array): PublicKey {
-    if (
-      spki.byteLength !== ED25519_SPKI_LENGTH ||
-      !ED25519_SPKI_PREFIX.every((b, i) => spki[i] === b)
-    ) {
+    if (isEd25519Spki(spki) !== 'yes') {
       throw new CardsError(
         'KEY_FORMAT',
         `public key: expected a ${ED25519_SPKI_LENGTH}-byte Ed25519 DER SPKI, got ${spki.byteLength} bytes`,
@@ -117,18 +126,10 @@ export class PrivateKey {
   }
 
   static fromPkcs8(der: Uint8Array): PrivateKey {
-    if (
-      der.byteLength !== ED25519_PKCS8_LENGTH ||
-      !ED25519_PKCS8_PREFIX.every((b, i) => der[i] === b)
-    ) {
-      throw new CardsError(
-        'KEY_FORMAT',
+    if (der.byteLength !== ED25519_PKCS8_LENGTH || !hasPrefix(der, ED25519_PKCS8_PREFIX))
+      throw notPrivateKey(
         `private key: expected a ${ED25519_PKCS8_LENGTH}-byte Ed25519 DER PKCS#8, got ${der.byteLength} bytes`,
-        {
-          hint: `accepted formats: ${ACCEPTED_PRIVATE_KEY_FORMATS}`,
-        },
       );
-    }
     const keyObject = createPrivateKey({ key: Buffer.from(der), format: 'der', type: 'pkcs8' });
     return new PrivateKey(new Uint8Array(der), keyObject);
   }
@@ -193,17 +194,10 @@ export function parsePrivateKey(text: string): PrivateKey {
   const trimmed = text.trim();
   const pem = PEM.exec(trimmed);
   const base64 = pem ? (pem[2] ?? '').replace(/\s+/g, '') : trimmed;
-  if (pem && !/PRIVATE KEY$/.test(pem[1] ?? '')) {
-    throw new CardsError('KEY_FORMAT', `private key: got a PEM "${pem[1]}" block`, {
-      hint: `accepted formats: ${ACCEPTED_PRIVATE_KEY_FORMATS}`,
-    });
-  }
+  if (pem && !/PRIVATE KEY$/.test(pem[1] ?? ''))
+    throw notPrivateKey(`private key: got a PEM "${pem[1]}" block`);
   const der = decodeBase64(base64);
-  if (!der) {
-    throw new CardsError('KEY_FORMAT', 'private key: not PEM and not base64', {
-      hint: `accepted formats: ${ACCEPTED_PRIVATE_KEY_FORMATS}`,
-    });
-  }
+  if (!der) throw notPrivateKey('private key: not PEM and not base64');
   return PrivateKey.fromPkcs8(der);
 }
 
@@ -212,17 +206,9 @@ export function parsePublicKey(text: string): PublicKey {
   const trimmed = text.trim();
   if (trimmed.startsWith('{')) return publicKeyFromJwk(trimmed);
   const pem = PEM.exec(trimmed);
-  if (pem && pem[1] !== 'PUBLIC KEY') {
-    throw new CardsError('KEY_FORMAT', `public key: got a PEM "${pem[1]}" block`, {
-      hint: `accepted formats: ${ACCEPTED_PUBLIC_KEY_FORMATS}`,
-    });
-  }
+  if (pem && pem[1] !== 'PUBLIC KEY') throw notPublicKey(`public key: got a PEM "${pem[1]}" block`);
   const der = decodeBase64(pem ? (pem[2] ?? '').replace(/\s+/g, '') : trimmed);
-  if (!der) {
-    throw new CardsError('KEY_FORMAT', 'public key: not base64, PEM or JWK', {
-      hint: `accepted formats: ${ACCEPTED_PUBLIC_KEY_FORMATS}`,
-    });
-  }
+  if (!der) throw notPublicKey('public key: not base64, PEM or JWK');
   return PublicKey.fromSpki(der);
 }
 
@@ -231,9 +217,7 @@ function publicKeyFromJwk(text: string): PublicKey {
   try {
     jwk = JSON.parse(text);
   } catch {
-    throw new CardsError('KEY_FORMAT', 'public key: JSON that does not parse', {
-      hint: `accepted formats: ${ACCEPTED_PUBLIC_KEY_FORMATS}`,
-    });
+    throw notPublicKey('public key: JSON that does not parse');
   }
   const key = jwk as { kty?: unknown; crv?: unknown; x?: unknown };
   if (key.kty !== 'OKP' || key.crv !== 'Ed25519' || typeof key.x !== 'string') {

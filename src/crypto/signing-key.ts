@@ -131,6 +131,6 @@ const pemBody = (pem: string): string =>
     .filter((line) => !line.startsWith('-----'))
     .join('');
 
-/** Ed25519 keys go through the unchanged fast path of ed25519.ts; others sign themselves. */
+/** Ed25519 keys go through the fast path of ed25519.ts; others sign themselves. */
 export const isOtherKey = (key: CardPrivateKey): key is OtherPrivateKey =>
   key instanceof OtherPrivateKey;

@@ -10,7 +10,12 @@ import { signParts, verifyParts } from './ed25519.js';
 import type { PrivateKey } from './keys.js';
 import { checkAppText, checkIdentityText } from './token-identity.js';
 import { checkTokenTimes, tokenLeeways } from './token-times.js';
-import { keysFor, type TrustedKey, type VerifiedToken } from './token-types.js';
+import {
+  compactInput,
+  keysFor,
+  type VerifiedToken,
+  type VerifyTokenOptions,
+} from './token-types.js';
 
 export const STOCK_ALG = 'VEDS512';
 export const STOCK_CTY = 'virgil-jwt;v=1';
@@ -40,7 +45,7 @@ export function mintStockToken(options: {
     iat: options.iat,
     exp: options.exp,
   };
-  const signingInput = `${encodeBase64Url(utf8(JSON.stringify(header)))}.${encodeBase64Url(utf8(JSON.stringify(claims)))}`;
+  const signingInput = compactInput(header, claims);
   return `${signingInput}.${encodeBase64Url(signParts(options.key, utf8(signingInput)))}`;
 }
 
@@ -56,16 +61,7 @@ function decodeSegment(segment: string): Record<string, unknown> {
   throw new CardsError('TOKEN_MALFORMED', 'Token is malformed: a segment is not base64url JSON.');
 }
 
-export function verifyStockToken(
-  token: string,
-  options: {
-    keys: readonly TrustedKey[];
-    now: number;
-    appId?: string;
-    appKeyId?: string;
-    clockSkewSeconds?: number;
-  },
-): VerifiedToken {
+export function verifyStockToken(token: string, options: VerifyTokenOptions): VerifiedToken {
   const parts = token.split('.');
   if (parts.length !== 3) throw new CardsError('TOKEN_MALFORMED');
   const [headerPart = '', claimsPart = '', signaturePart = ''] = parts;

@@ -1,8 +1,10 @@
 /**
  * What both token formats share (spec 5): the keys a verifier trusts, the ones a token's kid
- * selects, and what a verified token tells. Kept apart from tokens.ts and stock-token.ts so that each can name them without
+ * selects, the options of a verification, what a verified token tells, and the signed part of a
+ * compact token. Kept apart from tokens.ts and stock-token.ts so that each can name them without
  * importing the other (tokens.ts dispatches to stock-token.ts, never the other way round).
  */
+import { encodeBase64Url, utf8 } from '../core/encoding.js';
 import type { PublicKey } from './keys.js';
 
 export interface TrustedKey {
@@ -25,3 +27,22 @@ export interface VerifiedToken {
   readonly expiresAt: number;
   readonly format: 'jwt' | 'stock';
 }
+
+export interface VerifyTokenOptions {
+  readonly keys: readonly TrustedKey[];
+  /** Milliseconds since the epoch. */
+  readonly now: number;
+  /** Stock tokens: `iss` must be `virgil-<appId>` when set. */
+  readonly appId?: string;
+  /** Stock tokens: `kid` must equal this when set. */
+  readonly appKeyId?: string;
+  /**
+   * Extra clock skew allowed, in seconds (`cards serve --clock-skew`): widens the `exp`
+   * leeway (default none) and the `iat`/`nbf` one (default 5 s) to at least this.
+   */
+  readonly clockSkewSeconds?: number;
+}
+
+/** The signed part of a compact token: base64url(JSON header) "." base64url(JSON claims). */
+export const compactInput = (header: object, claims: object): string =>
+  `${encodeBase64Url(utf8(JSON.stringify(header)))}.${encodeBase64Url(utf8(JSON.stringify(claims)))}`;

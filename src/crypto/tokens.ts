@@ -16,9 +16,14 @@ import type { PrivateKey } from './keys.js';
 import { mintStockToken, verifyStockToken, STOCK_ALG } from './stock-token.js';
 import { checkIdentityText } from './token-identity.js';
 import { checkTokenTimes, tokenLeeways } from './token-times.js';
-import { keysFor, type TrustedKey, type VerifiedToken } from './token-types.js';
+import {
+  compactInput,
+  keysFor,
+  type VerifiedToken,
+  type VerifyTokenOptions,
+} from './token-types.js';
 
-export type { TrustedKey, VerifiedToken } from './token-types.js';
+export type { TrustedKey, VerifiedToken, VerifyTokenOptions } from './token-types.js';
 export { tokenLeeways } from './token-times.js';
 
 /**
@@ -41,21 +46,6 @@ const loadJose = async () => {
 type Jose = Awaited<ReturnType<typeof loadJose>>;
 let jose: Jose | undefined;
 let loadingJose: Promise<Jose> | undefined;
-
-export interface VerifyTokenOptions {
-  readonly keys: readonly TrustedKey[];
-  /** Milliseconds since the epoch. */
-  readonly now: number;
-  /** Stock tokens: `iss` must be `virgil-<appId>` when set. */
-  readonly appId?: string;
-  /** Stock tokens: `kid` must equal this when set. */
-  readonly appKeyId?: string;
-  /**
-   * Extra clock skew allowed, in seconds (`cards serve --clock-skew`): widens the `exp`
-   * leeway (default none) and the `iat`/`nbf` one (default 5 s) to at least this.
-   */
-  readonly clockSkewSeconds?: number;
-}
 
 export type TokenFormat = 'jwt' | 'stock';
 
@@ -94,7 +84,7 @@ export function mintToken(options: MintTokenOptions): string {
     ? { alg: 'EdDSA', typ: 'JWT', kid: options.kid }
     : { alg: 'EdDSA', typ: 'JWT' };
   const claims = { sub: options.identity, iat, exp: iat + options.ttlSeconds };
-  const input = `${encodeBase64Url(utf8(JSON.stringify(header)))}.${encodeBase64Url(utf8(JSON.stringify(claims)))}`;
+  const input = compactInput(header, claims);
   return `${input}.${encodeBase64Url(new Uint8Array(sign(null, utf8(input), options.key.keyObject)))}`;
 }
 

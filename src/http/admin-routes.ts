@@ -28,7 +28,7 @@ import type { RequestJournal } from './request-journal.js';
 import { securityHeaders } from './security-headers.js';
 import { addRoutes, type Guard, type Handler, type RouteNameOf } from './route-group.js';
 
-export const NDJSON_TYPE = 'application/x-ndjson';
+const NDJSON_TYPE = 'application/x-ndjson';
 
 export interface AdminDeps {
   readonly admin: Admin;

@@ -16,7 +16,7 @@ import { keyknoxHeaders, type WireProfile } from '../core/profile.js';
 import { pathMatcher, routePaths, type RouteSpec } from '../core/routes.js';
 
 /** Whether `route` answers other origins. */
-export const corsRoute = (route: Pick<RouteSpec, 'tag'>): boolean =>
+const corsRoute = (route: Pick<RouteSpec, 'tag'>): boolean =>
   route.tag === 'cards' || route.tag === 'e3kit' || route.tag === 'log';
 
 /**

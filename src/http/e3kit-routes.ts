@@ -39,8 +39,8 @@ export interface E3kitRoutesDeps {
   readonly pythia: Promise<Pythia>;
 }
 
-export const KEYKNOX_BODY_LIMIT = 1024 * 1024;
-export const PYTHIA_BODY_LIMIT = 4 * 1024;
+const KEYKNOX_BODY_LIMIT = 1024 * 1024;
+const PYTHIA_BODY_LIMIT = 4 * 1024;
 
 declare module 'fastify' {
   interface FastifyRequest {

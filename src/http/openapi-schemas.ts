@@ -45,6 +45,16 @@ const faultRule: Record<string, Schema> = {
   drop: { type: 'boolean' },
 };
 
+/** A Keyknox v2 push; the entry answered is the same with its owner first. */
+const keyknoxV2Push: Record<string, Schema> = {
+  root: str,
+  path: str,
+  key: str,
+  identities: { type: 'array', items: str },
+  meta: str,
+  value: str,
+};
+
 export const SCHEMAS: Record<string, Schema> = {
   Card: {
     ...object({ content_snapshot: str, signatures: { type: 'array', items: signature } }),
@@ -190,23 +200,8 @@ export const SCHEMAS: Record<string, Schema> = {
     'key',
     'identity',
   ]),
-  KeyknoxV2Push: object({
-    root: str,
-    path: str,
-    key: str,
-    identities: { type: 'array', items: str },
-    meta: str,
-    value: str,
-  }),
-  KeyknoxV2Entry: object({
-    owner: str,
-    root: str,
-    path: str,
-    key: str,
-    identities: { type: 'array', items: str },
-    meta: str,
-    value: str,
-  }),
+  KeyknoxV2Push: object(keyknoxV2Push),
+  KeyknoxV2Entry: object({ owner: str, ...keyknoxV2Push }),
   PythiaBrainkeyRequest: object({ blinded_password: str, brainkey_id: str }, ['brainkey_id']),
   PythiaSeed: object({ seed: str }),
   PythiaPasswordRequest: object(
@@ -262,7 +257,7 @@ const STORE_READ: readonly WireCode[] = ['STORE_UNAVAILABLE', 'STORE_CORRUPT'];
 const STORE_WRITE: readonly WireCode[] = [...STORE_READ, 'STORE_READ_ONLY'];
 
 /** Every error code each route can answer with (besides COMMON); a new route must add a row. */
-export const ROUTE_ERRORS: Record<RouteName, readonly WireCode[]> = {
+const ROUTE_ERRORS: Record<RouteName, readonly WireCode[]> = {
   createCard: [...CARD_AUTH, ...JSON_BODY, ...CARD_RULES, ...STORE_WRITE],
   getCard: [...CARD_AUTH, 'CARD_ID_INVALID', 'CARD_NOT_FOUND', ...STORE_READ],
   searchCards: [

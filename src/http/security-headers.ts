@@ -17,9 +17,9 @@ const LOCKED: readonly string[] = [
 ];
 
 /** A document that loads and runs nothing (a JSON or text answer opened in a tab). */
-export const ANSWER_POLICY = ["default-src 'none'", ...LOCKED].join('; ');
+const ANSWER_POLICY = ["default-src 'none'", ...LOCKED].join('; ');
 
-export const SECURITY_HEADERS: Readonly<Record<string, string>> = {
+const SECURITY_HEADERS: Readonly<Record<string, string>> = {
   'content-security-policy': ANSWER_POLICY,
   'x-content-type-options': 'nosniff',
   'x-frame-options': 'DENY',

@@ -72,7 +72,7 @@ export async function replaceFile(
   return bytes;
 }
 
-export function fsyncDirSync(dir: string): void {
+function fsyncDirSync(dir: string): void {
   const fd = openSync(dir, 'r');
   try {
     fsyncSync(fd);

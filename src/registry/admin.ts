@@ -8,13 +8,12 @@ import { LRUCache } from 'lru-cache';
 import type { CardState } from '../core/chain.js';
 import { isPortableText } from '../core/encoding.js';
 import { CardsError, isCardsError } from '../core/errors.js';
-import { serializeCard } from '../store/record.js';
 import type { KeyknoxStore } from '../store/keyknox.js';
 import { listKeyknox, type KeyknoxRow } from './keyknox-listing.js';
-import { exportKeyknox } from './keyknox-transfer.js';
 import { checkedDump, insertLines, toLines, type ImportResult } from './import-lines.js';
 import type { CardEntry, CardStore, IdentitySummary, StoredCard } from '../store/store.js';
 import type { CardLog } from './card-log.js';
+import { dumpText } from './transfer.js';
 
 /** A card as the admin API lists it (snake_case, like the wire). */
 export interface CardRow {
@@ -45,8 +44,6 @@ export interface Page<T> {
   readonly next: string | null;
 }
 
-/** Cards per store page when exporting. */
-const EXPORT_PAGE = 1000;
 /**
  * Bytes of history JSON kept (about 9,000 identities of two cards, 1.8 KB each): an identity's
  * history costs, made anew, about as much again as the whole request for it.
@@ -202,20 +199,9 @@ export class Admin {
     return kept?.revision === revision ? kept.json : undefined;
   }
 
-  /**
-   * e3kit's Keyknox blobs and entries (keyknox-transfer.ts), then every card, as NDJSON lines,
-   * the cards in insertion order, a store page at a time.
-   */
-  async *export(): AsyncGenerator<string> {
-    if (this.#keyknox) yield* exportKeyknox(this.#keyknox);
-    let cursor: number | undefined;
-    for (;;) {
-      const entries = await this.#store.listCards(cursor, EXPORT_PAGE);
-      if (entries.length === 0) return;
-      yield entries.map((entry) => `${serializeCard(entry.card)}\n`).join('');
-      cursor = (entries.at(-1) as CardEntry).seq;
-      if (entries.length < EXPORT_PAGE) return;
-    }
+  /** The registry's dump (transfer.ts `dumpText`): Keyknox entries, then every card. */
+  export(): AsyncGenerator<string> {
+    return dumpText(this.#store, this.#keyknox);
   }
 
   /**

@@ -277,17 +277,14 @@ export class CardLog {
 
   #waitFor(size: number, timeoutMs: number): Promise<void> {
     return new Promise((resolve) => {
+      const done = (): void => {
+        clearTimeout(timer);
+        this.#waiters = this.#waiters.filter((w) => w !== waiter);
+        resolve();
+      };
       const timer = setTimeout(done, timeoutMs);
       const waiter = { size, resolve: done };
       this.#waiters.push(waiter);
-      const waiters = () => this.#waiters;
-      function done(): void {
-        clearTimeout(timer);
-        const list = waiters();
-        const at = list.indexOf(waiter);
-        if (at >= 0) list.splice(at, 1);
-        resolve();
-      }
     });
   }
 

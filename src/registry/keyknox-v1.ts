@@ -4,7 +4,12 @@
  * The server stores `meta`/`value` as sent and never decrypts them. Each write dates the blob
  * (store/keyknox.ts `KeyknoxDates`): created at its first push, updated at every push and reset.
  */
-import type { KeyknoxCopy, KeyknoxStore, KeyknoxV1Address } from '../store/keyknox.js';
+import type {
+  KeyknoxCopy,
+  KeyknoxStore,
+  KeyknoxV1Address,
+  KeyknoxV1Record,
+} from '../store/keyknox.js';
 import {
   ABSENT_HASH,
   checkPrevious,
@@ -26,6 +31,13 @@ const EMPTY = new Uint8Array(0);
 /** Nothing ever stored: empty pair, "1.0" and the absent hash (never a 404). */
 const NOTHING: KeyknoxV1Answer = { meta: EMPTY, value: EMPTY, version: '1.0', hash: ABSENT_HASH };
 
+const answerOf = (record: KeyknoxV1Record): KeyknoxV1Answer => ({
+  meta: record.meta,
+  value: record.value,
+  version: versionString(record.version),
+  hash: record.hash,
+});
+
 export class KeyknoxV1 {
   readonly #store: KeyknoxStore;
   readonly #clock: () => number;
@@ -38,13 +50,7 @@ export class KeyknoxV1 {
 
   async pull(address: KeyknoxV1Address): Promise<KeyknoxV1Answer> {
     const record = await this.#store.v1Get(address);
-    if (record === undefined) return NOTHING;
-    return {
-      meta: record.meta,
-      value: record.value,
-      version: versionString(record.version),
-      hash: record.hash,
-    };
+    return record === undefined ? NOTHING : answerOf(record);
   }
 
   /**
@@ -74,12 +80,7 @@ export class KeyknoxV1 {
         ...datesAfter(current, this.#clock()),
       };
       if (!(await this.#store.v1Put(address, next, current?.revision ?? 0))) return undefined;
-      return {
-        meta: next.meta,
-        value: next.value,
-        version: versionString(next.version),
-        hash: next.hash,
-      };
+      return answerOf(next);
     });
   }
 
@@ -97,7 +98,7 @@ export class KeyknoxV1 {
         ...datesAfter(current, this.#clock()),
       };
       if (!(await this.#store.v1Put(address, next, current.revision))) return undefined;
-      return { meta: EMPTY, value: EMPTY, version: versionString(next.version), hash: next.hash };
+      return answerOf(next);
     });
   }
 }

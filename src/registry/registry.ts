@@ -74,37 +74,35 @@ export class Registry {
   /**
    * Spec 4.1: a new card or a replacement (previous_card_id set). `caller`: the token's identity.
    */
-  async createCard(body: unknown, caller: string): Promise<CardEntry> {
-    const raw = parseRawCard(body);
-    const snapshot = decodeSnapshotFor(raw.content_snapshot, 'card', caller);
-    const signatures = parseSignatures(raw.signatures, {
-      reservedSigner: this.#signer,
-      requireSelf: true,
-    });
-    const self = signatures.find((entry) => entry.signer === SELF_SIGNER);
-    // parseSignatures guarantees `self`. Only a Falcon-hybrid key is checked asynchronously
-    // (its verifier loads lazily); every other type keeps the synchronous arrival-order path.
-    const checking = self && checkSelfSignature(snapshot, self);
-    if (checking) await checking;
-    const id = cardIdOf(snapshot.bytes);
-    await this.#checkChain(snapshot, id);
-    return this.#insert(
-      snapshot,
-      id,
-      signatures.map((entry) => entry.raw),
-      raw.content_snapshot,
-    );
+  createCard(body: unknown, caller: string): Promise<CardEntry> {
+    return this.#storeSent(body, 'card', caller);
   }
 
   /** Spec 4.4: revoke with a revoking card (empty public key, previous_card_id required). */
-  async revokeCard(body: unknown, caller: string): Promise<CardEntry> {
+  revokeCard(body: unknown, caller: string): Promise<CardEntry> {
+    return this.#storeSent(body, 'revocation', caller);
+  }
+
+  /** A card or a revoking card as a client sent it: checked, signed and stored. */
+  async #storeSent(
+    body: unknown,
+    purpose: 'card' | 'revocation',
+    caller: string,
+  ): Promise<CardEntry> {
     const raw = parseRawCard(body);
-    const snapshot = decodeSnapshotFor(raw.content_snapshot, 'revocation', caller);
-    // Spec 4.4: signatures are optional and, when present, not verified.
+    const snapshot = decodeSnapshotFor(raw.content_snapshot, purpose, caller);
+    // Spec 4.4: a revoking card's signatures are optional and, when present, not verified.
     const signatures = parseSignatures(raw.signatures, {
       reservedSigner: this.#signer,
-      requireSelf: false,
+      requireSelf: purpose === 'card',
     });
+    if (purpose === 'card') {
+      const self = signatures.find((entry) => entry.signer === SELF_SIGNER);
+      // parseSignatures guarantees `self`. Only a Falcon-hybrid key is checked asynchronously
+      // (its verifier loads lazily); every other type keeps the synchronous arrival-order path.
+      const checking = self && checkSelfSignature(snapshot, self);
+      if (checking) await checking;
+    }
     const id = cardIdOf(snapshot.bytes);
     await this.#checkChain(snapshot, id);
     return this.#insert(

@@ -14,7 +14,8 @@
 import { CardsError } from '../core/errors.js';
 import { readStoredCard, serializeCard } from '../store/record.js';
 import { ImportError, type Engine } from '../store/engine.js';
-import type { StoredCard } from '../store/store.js';
+import type { KeyknoxStore } from '../store/keyknox.js';
+import type { CardStore, StoredCard } from '../store/store.js';
 import { parseStoredLine } from '../store/stored-line.js';
 import { cardDefect } from './card-defect.js';
 import { exportKeyknox, KeyknoxImport } from './keyknox-transfer.js';
@@ -22,22 +23,33 @@ import { exportKeyknox, KeyknoxImport } from './keyknox-transfer.js';
 const PAGE = 1000;
 
 /**
- * Writes e3kit's Keyknox entries (keyknox-transfer.ts), then every card of the engine, one line
- * each, in insertion order; resolves with the count of cards.
+ * A dump's text: e3kit's Keyknox entries (keyknox-transfer.ts), then every card, one line each,
+ * in insertion order, a page of cards at a time; `counted` is told each page's count of cards.
  */
+export async function* dumpText(
+  store: CardStore,
+  keyknox: KeyknoxStore | undefined,
+  counted: (cards: number) => void = () => undefined,
+): AsyncGenerator<string> {
+  if (keyknox) yield* exportKeyknox(keyknox);
+  for (let from = 0; ;) {
+    const page = await store.scan(from, PAGE);
+    if (page.length > 0) yield page.map((card) => `${serializeCard(card)}\n`).join('');
+    counted(page.length);
+    from += page.length;
+    if (page.length < PAGE) return;
+  }
+}
+
+/** Writes the engine's dump (dumpText); resolves with the count of cards. */
 export async function exportCards(
   engine: Pick<Engine, 'cards' | 'keyknox'>,
   write: (chunk: string) => Promise<void>,
 ): Promise<number> {
-  for await (const chunk of exportKeyknox(engine.keyknox)) await write(chunk);
-  const store = engine.cards;
-  let from = 0;
-  for (;;) {
-    const page = await store.scan(from, PAGE);
-    if (page.length > 0) await write(page.map((card) => `${serializeCard(card)}\n`).join(''));
-    from += page.length;
-    if (page.length < PAGE) return from;
-  }
+  let cards = 0;
+  for await (const chunk of dumpText(engine.cards, engine.keyknox, (n) => (cards += n)))
+    await write(chunk);
+  return cards;
 }
 
 /** One line of a dump → a checked stored card; VERIFICATION_FAILED / STORE_CORRUPT name it. */

@@ -14,6 +14,7 @@ import { dumpLines } from '../io/lines.js';
 import type { PrivateKey } from '../crypto/keys.js';
 import { Admin } from '../registry/admin.js';
 import type { CardLog } from '../registry/card-log.js';
+import { dumpText } from '../registry/transfer.js';
 import type { Engine, SecretName } from '../store/engine.js';
 
 export const DUMP_FORMAT = 'cards-dump';
@@ -60,28 +61,6 @@ export async function readDump(
   return { header, records: { [Symbol.asyncIterator]: () => iterator } };
 }
 
-/** Writes a dump whole (temporary file, fsync, rename), mode 0600. */
-export async function writeDump(
-  file: string,
-  secrets: DumpHeader['secrets'],
-  records: AsyncIterable<string>,
-): Promise<number> {
-  const header: DumpHeader = {
-    format: DUMP_FORMAT,
-    version: DUMP_VERSION,
-    warning: WARNING,
-    secrets,
-  };
-  const parts = [`${JSON.stringify(header)}\n`];
-  let cards = 0;
-  for await (const chunk of records) {
-    parts.push(chunk);
-    for (const line of chunk.split('\n')) if (line !== '' && !line.startsWith('{"keyknox')) cards++;
-  }
-  replaceFileSync(file, parts.join(''), 0o600);
-  return cards;
-}
-
 /**
  * Before the server's secrets are loaded: the dump's keys become the engine's (a store that keeps
  * other keys, or holds cards, is refused: a dump starts a server, it does not merge into one).
@@ -122,19 +101,29 @@ export async function importDumpCards(
 }
 
 /**
- * Writes the server's dump: its keys, its Keyknox entries and every card (`--export-on-exit`,
- * on SIGINT/SIGTERM); resolves with the count of lines after the header.
+ * Writes the server's dump (`--export-on-exit`, on SIGINT/SIGTERM): its keys, its Keyknox entries
+ * and every card (transfer.ts `dumpText`), whole (temporary file, fsync, rename), mode 0600;
+ * resolves with the count of cards.
  */
-export function exportDump(
+export async function exportDump(
   file: string,
   keys: Partial<Record<DumpSecret, PrivateKey | undefined>>,
   engine: Pick<Engine, 'cards' | 'keyknox'>,
-  log: CardLog | undefined,
 ): Promise<number> {
-  const secrets: DumpHeader['secrets'] = {};
+  const header: DumpHeader = {
+    format: DUMP_FORMAT,
+    version: DUMP_VERSION,
+    warning: WARNING,
+    secrets: {},
+  };
   for (const name of DUMP_SECRETS) {
     const key = keys[name];
-    if (key) secrets[name] = key.toPem();
+    if (key) header.secrets[name] = key.toPem();
   }
-  return writeDump(file, secrets, new Admin(engine.cards, log, engine.keyknox).export());
+  const parts = [`${JSON.stringify(header)}\n`];
+  let cards = 0;
+  for await (const chunk of dumpText(engine.cards, engine.keyknox, (n) => (cards += n)))
+    parts.push(chunk);
+  replaceFileSync(file, parts.join(''), 0o600);
+  return cards;
 }

@@ -56,7 +56,7 @@ export interface ServerPythia {
 /** Added to the Pythia threads' nice value (Linux, macOS). */
 const PYTHIA_NICE = 10;
 
-export const defaultPythiaThreads = (): number => Math.max(1, availableParallelism() - 1);
+const defaultPythiaThreads = (): number => Math.max(1, availableParallelism() - 1);
 
 /**
  * Pythia for a starting server: `finish` takes the engine's secret; the pool's threads start

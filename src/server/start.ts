@@ -244,7 +244,7 @@ export async function startServing(
         if (options.exportOnExit) {
           const keys = { 'service-key': serviceKey, 'app-key': secrets.appKey, 'log-key': logKey };
           const { exportDump } = await dumps();
-          const cards = await exportDump(options.exportOnExit, keys, engine, cardLog);
+          const cards = await exportDump(options.exportOnExit, keys, engine);
           logger.warn(
             `exported ${cards} cards and the keys to ${options.exportOnExit} (mode 0600: it holds private keys)`,
           );

@@ -37,7 +37,7 @@ import { SortedKeys } from './sorted-keys.js';
  */
 let lastRevision = 0;
 
-export class Chain implements CardChain {
+class Chain implements CardChain {
   readonly identity: string;
   /**
    * Oldest first. Made as an array of the chain's first card by CardIndex#add, not grown from

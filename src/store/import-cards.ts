@@ -7,10 +7,13 @@
 import { ImportError } from './engine.js';
 import type { CardStore, StoredCard } from './store.js';
 
+/** Cards kept in flight unless the engine gives its own window (PostgreSQL: its writer's queue). */
+const WINDOW = 1000;
+
 export async function importInOrder(
   store: CardStore,
   cards: AsyncIterable<StoredCard>,
-  window: number,
+  window = WINDOW,
 ): Promise<number> {
   let count = 0;
   let inFlight = new Map<string, Promise<unknown>>();

@@ -16,7 +16,7 @@ import { KEY_TYPE_COSIGNATURE, formatVerifierKey, type NoteVerifier } from '../l
 import { addCheckpoint, parseAddCheckpoint } from '../log/witness.js';
 import type { WitnessFolder } from './state.js';
 
-export const MAX_BODY = 64 * 1024;
+const MAX_BODY = 64 * 1024;
 
 export interface WitnessServerOptions {
   readonly folder: WitnessFolder;

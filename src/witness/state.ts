@@ -13,7 +13,7 @@ import type { WitnessRecord } from '../log/witness.js';
 import { replaceFile } from '../io/fs-durable.js';
 import { loadOrCreatePrivateKey, type KeyFile } from '../io/key-files.js';
 
-export const STATE_FORMAT = 'cards-witness-state/1';
+const STATE_FORMAT = 'cards-witness-state/1';
 
 export interface WitnessState {
   readonly name: string;

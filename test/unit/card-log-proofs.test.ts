@@ -53,3 +53,46 @@ test('a client cycling through 20,000 cards gets every proof from memory the sec
     await log.close();
   }
 });
+
+test('proofs waiting for the same integration are all answered by it, none left to its timeout', async () => {
+  const store = new MemoryStore();
+  const key = encodeBase64(generatePrivateKey().publicKey.spki);
+  const writer = await LogWriter.open({
+    tiles: new MemoryTileStore(),
+    origin: 'example.com/proof-waiters',
+    key: generatePrivateKey(),
+  });
+  // A long interval: a proof left waiting would wait two of them (two minutes) before its retry.
+  const log = await CardLog.open({ store, writer, intervalMs: 60_000 });
+  try {
+    const ids: string[] = [];
+    for (let i = 0; i < 4; i++) {
+      const bytes = new TextEncoder().encode(
+        `{"identity":"waiter-${i}@example.com","public_key":"${key}","version":"5.0","created_at":${1_700_000_000 + i}}`,
+      );
+      const id = cardIdOf(bytes);
+      ids.push(id);
+      await store.insert({
+        id,
+        identity: `waiter-${i}@example.com`,
+        content_snapshot: encodeBase64(bytes),
+        signatures: [],
+      });
+    }
+    assert.equal(log.size, 0);
+    const proofs = Promise.all(ids.map((id) => log.proof(id)));
+    let stuck: NodeJS.Timeout | undefined;
+    const answered = await Promise.race([
+      proofs,
+      new Promise<'stuck'>((resolve) => (stuck = setTimeout(() => resolve('stuck'), 10_000))),
+    ]);
+    clearTimeout(stuck);
+    assert.notEqual(answered, 'stuck');
+    assert.deepEqual(
+      (answered as string[]).map((text) => parseTlogProof(text).index),
+      [0, 1, 2, 3],
+    );
+  } finally {
+    await log.close();
+  }
+});

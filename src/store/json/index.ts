@@ -17,9 +17,6 @@ import { KeyknoxFile } from './keyknox-file.js';
 import { acquireLock } from './lock.js';
 import { checkCompanions, storeCompanions } from './paths.js';
 
-/** Cards a bulk import keeps in flight (they share the journal's group commit). */
-const IMPORT_WINDOW = 1000;
-
 /** Any `scheme://` is a URL (of another engine, or of none), never a store file. */
 export const json: EngineKind = {
   name: 'json',
@@ -80,7 +77,7 @@ async function openJsonEngine(path: string, options: EngineOptions = {}): Promis
     keyknox,
     secrets: fileSecrets(files.secrets, made),
     tiles: new FileTiles(files.logDir, files.logSigned),
-    importCards: (source) => importInOrder(cards, source, IMPORT_WINDOW),
+    importCards: (source) => importInOrder(cards, source),
     close,
     async discard() {
       if (!created) {

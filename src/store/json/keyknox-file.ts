@@ -19,8 +19,7 @@
  */
 import { open, stat, type FileHandle } from 'node:fs/promises';
 import { CardsError } from '../../core/errors.js';
-import { fsyncDir, replaceFile } from '../../io/fs-durable.js';
-import { dirname } from 'node:path';
+import { replaceFile } from '../../io/fs-durable.js';
 import type {
   KeyknoxStore,
   KeyknoxV1Address,
@@ -311,7 +310,6 @@ export class KeyknoxFile implements KeyknoxStore {
       await old?.close().catch(() => undefined);
       this.#bytes = bytes;
       this.#snapshotBytes = bytes;
-      await fsyncDir(dirname(this.#path));
     } catch (err) {
       throw unavailable(`Cannot write the Keyknox file ${this.#path}`, err);
     }

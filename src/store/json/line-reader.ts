@@ -8,7 +8,7 @@
  * file's reader takes the chunks themselves (`readChunks`) and reads its lines in place.
  */
 import { isAscii } from 'node:buffer';
-import { open } from 'node:fs/promises';
+import { open, stat } from 'node:fs/promises';
 
 export interface Line {
   readonly text: string;
@@ -90,12 +90,7 @@ export async function* readChunks(path: string): AsyncGenerator<Chunk> {
 /** The size of `path` in bytes; 0 when it does not exist. */
 export async function fileSize(path: string): Promise<number> {
   try {
-    const handle = await open(path, 'r');
-    try {
-      return (await handle.stat()).size;
-    } finally {
-      await handle.close();
-    }
+    return (await stat(path)).size;
   } catch (err) {
     if ((err as NodeJS.ErrnoException).code === 'ENOENT') return 0;
     throw err;

@@ -209,7 +209,5 @@ async function releaseLock(path: string): Promise<void> {
   if (!held.delete(path)) return;
   if ((await readOwner(path))?.pid !== process.pid) return;
   // unlink, not rm: rm retries a refused unlink (EPERM) as a folder and reports ENOTDIR.
-  await unlink(path).catch((err: NodeJS.ErrnoException) => {
-    if (err.code !== 'ENOENT') throw err;
-  });
+  await unlink(path).catch(ignoreMissing);
 }

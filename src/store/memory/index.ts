@@ -10,9 +10,6 @@ import { MemoryStore } from './memory-store.js';
 
 export const MEMORY_TARGET = 'memory:';
 
-/** Cards a bulk import keeps in flight. */
-const IMPORT_WINDOW = 1000;
-
 /** What a memory engine holds; another engine may hand in its own to keep it across opens. */
 export interface MemoryParts {
   readonly cards?: MemoryStore;
@@ -40,7 +37,7 @@ export function openMemoryEngine(parts: MemoryParts = {}): Engine {
     },
     keyknox: parts.keyknox ?? new MemoryKeyknoxStore(),
     tiles: parts.tiles ?? new MemoryTileStore(),
-    importCards: (source) => importInOrder(cards, source, IMPORT_WINDOW),
+    importCards: (source) => importInOrder(cards, source),
     close,
     discard: close,
   };

@@ -199,35 +199,23 @@ export class PostgresKeyknoxStore implements KeyknoxStore {
   }
 
   async *records(): AsyncGenerator<KeyknoxRecord> {
+    const v1 = this.#pages<V1Row & KeyknoxV1Address>(V1_ALL, 2, (r) => [r.app, r.identity]);
+    for await (const { app, identity, ...row } of v1)
+      yield { kind: 'keyknox1', address: { app, identity }, record: v1Record(row) };
+    const v2 = this.#pages<V2Row & KeyknoxV2Address>(V2_ALL, 5, v2Key);
+    for await (const { app, owner, root, path, key, ...row } of v2)
+      yield { kind: 'keyknox2', entry: v2Entry({ app, owner, root, path, key }, row) };
+  }
+
+  /** Every row of `text`, a page at a time: $1…$n the key of the last row read (`keyOf`). */
+  async *#pages<Row>(text: string, n: number, keyOf: (row: Row) => string[]): AsyncGenerator<Row> {
     for (let after: string[] | undefined; ;) {
-      const rows = await this.#db.rows<V1Row & KeyknoxV1Address>(V1_ALL, [
-        ...(after ?? ['', '']),
-        PAGE,
-        after === undefined,
-      ]);
-      for (const row of rows)
-        yield {
-          kind: 'keyknox1',
-          address: { app: row.app, identity: row.identity },
-          record: v1Record(row),
-        };
+      const key = after ?? Array<string>(n).fill('');
+      const rows = await this.#db.rows<Row>(text, [...key, PAGE, after === undefined]);
+      yield* rows;
       const last = rows.at(-1);
-      if (!last || rows.length < PAGE) break;
-      after = [last.app, last.identity];
-    }
-    for (let after: string[] | undefined; ;) {
-      const rows = await this.#db.rows<V2Row & KeyknoxV2Address>(V2_ALL, [
-        ...(after ?? ['', '', '', '', '']),
-        PAGE,
-        after === undefined,
-      ]);
-      for (const row of rows) {
-        const { app, owner, root, path, key } = row;
-        yield { kind: 'keyknox2', entry: v2Entry({ app, owner, root, path, key }, row) };
-      }
-      const last = rows.at(-1);
-      if (!last || rows.length < PAGE) break;
-      after = v2Key(last);
+      if (!last || rows.length < PAGE) return;
+      after = keyOf(last);
     }
   }
 
