@@ -4,7 +4,7 @@
 // A full run also fails when no PostgreSQL test passed (files named *postgres*: the
 // PostgreSQL tests must run on every machine, never be skipped for want of a server).
 // Usage: node scripts/run-tests.js [filter-substring...]
-import { existsSync, readdirSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { availableParallelism } from 'node:os';
 import { join, relative } from 'node:path';
 import { run } from 'node:test';
@@ -56,10 +56,13 @@ if (files.length === 0) {
   process.exit(1);
 }
 
-// One throwaway PostgreSQL for every file of the run (test/helpers/postgres.ts): each file makes
-// its own databases on it, where a file run alone starts a server of its own (initdb and a start,
-// seconds each). CARDS_TEST_DATABASE_URL, when set, names the server instead.
-if (files.length > 1 && !process.env.CARDS_TEST_DATABASE_URL) {
+// One throwaway PostgreSQL for every file of the run that uses one (test/helpers/postgres.ts):
+// each file makes its own databases on it, where a file run alone starts a server of its own
+// (initdb and a start, seconds each). CARDS_TEST_DATABASE_URL, when set, names the server instead.
+const usesPostgres = (file) =>
+  /postgres/.test(relative(root, file)) ||
+  /helpers\/postgres\.js|\/engines\.js/.test(readFileSync(file, 'utf8'));
+if (files.filter(usesPostgres).length > 1 && !process.env.CARDS_TEST_DATABASE_URL) {
   const helper = new URL('../dist/test/helpers/postgres.js', import.meta.url);
   const { startOwnPostgres } = await import(helper.href);
   const postgres = await startOwnPostgres(); // stopped and removed when this process exits
