@@ -133,7 +133,7 @@ export async function createApp(options: AppOptions): Promise<FastifyInstance> {
       corsOn &&
       ((url) => (corsAtPath(served, pathOf(url)) ? corsAnswerHeaders(profile) : undefined)),
   });
-  // Faults on purpose: a hook after each route's guard, before its handler (faults.ts).
+  // Faults on purpose: each route's handler behind the rules in force, after its guard (faults.ts).
   app.addHook('onRoute', faultHooks({ faults, refuse, drop }));
   app.addHook('preClose', (done) => {
     faults.hurry();

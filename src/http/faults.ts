@@ -1,17 +1,18 @@
 /**
  * Faults on purpose (`cards serve` as a test double): the rules in force (core/fault-rule.ts) and
- * the one hook that applies them, on every request of a route a fault may touch, after its
- * route's guard and before its handler. A faulted request reaches no handler, so it changes
+ * what applies them, on every request of a route a fault may touch, after its route's guard,
+ * in front of its handler. A faulted request reaches no handler, so it changes
  * nothing (a faulted create stores nothing and logs nothing); its error is sent by the stack's
  * `refuse`, so its bytes are those of the real refusal in the active wire profile; the journal
  * marks it with what the rule did.
  */
 import type {
   FastifyContextConfig,
+  FastifyInstance,
   FastifyReply,
   FastifyRequest,
   onRouteHookHandler,
-  preHandlerHookHandler,
+  RouteOptions,
 } from 'fastify';
 import { CardsError } from '../core/errors.js';
 import { describeFault, FAULTABLE_ROUTES, type FaultRule } from '../core/fault-rule.js';
@@ -117,37 +118,40 @@ export interface FaultHookDeps {
 const faultable = new Set<string>(FAULTABLE_ROUTES);
 
 /**
- * An onRoute hook giving each route a fault may touch its preHandler (the admin API and the page
- * get none): a callback (no promise per request) bound to the route's name, a property read when
- * no rule is in force. A card route's identity is its guard's, so a rule for an identity matches
- * requests whose token that guard verified.
+ * An onRoute hook giving each route a fault may touch (the admin API and the page get none) its
+ * handler behind the rules: run after the route's guard and hooks, as the handler is, bound to
+ * the route's name, a property read when no rule is in force (no hook of its own, so no step of
+ * fastify's request cycle per request). A card route's identity is its guard's, so a rule for an
+ * identity matches requests whose token that guard verified.
  */
 export function faultHooks(deps: FaultHookDeps): onRouteHookHandler {
   return (route) => {
     const name = (route.config as FastifyContextConfig | undefined)?.routeName;
     if (name === undefined || !faultable.has(name)) return;
-    route.preHandler = [...[route.preHandler ?? []].flat(), faultHook(deps, name)];
+    route.handler = behindFaults(deps, name, route.handler);
   };
 }
 
-function faultHook(deps: FaultHookDeps, route: RouteName): preHandlerHookHandler {
+type RouteHandler = RouteOptions['handler'];
+
+function behindFaults(deps: FaultHookDeps, route: RouteName, handler: RouteHandler): RouteHandler {
   const { faults } = deps;
-  return (request, reply, done) => {
-    if (faults.empty) return done();
+  return function (this: FastifyInstance, request, reply) {
+    if (faults.empty) return handler.call(this, request, reply);
     const rule = faults.take(route, request.method, request.identity);
-    if (!rule) return done();
+    if (!rule) return handler.call(this, request, reply);
     request.fault = `fault ${rule.id}: ${describeFault(rule)}`;
-    const act = (): void => {
+    const act = (): unknown => {
       if (rule.drop) deps.drop(request, reply);
       else if (rule.error)
         deps.refuse(
           reply,
           new CardsError(rule.error, undefined, rule.status && { status: rule.status }),
         );
-      else done();
+      else return handler.call(this, request, reply);
+      return undefined;
     };
     const ms = faults.delayOf(rule);
-    if (ms > 0) faults.wait(ms, act);
-    else act();
+    return ms > 0 ? new Promise<void>((resolve) => faults.wait(ms, resolve)).then(act) : act();
   };
 }

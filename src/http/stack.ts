@@ -11,7 +11,14 @@
  * turn per hook on the cheapest routes (a tile, /health). What is recorded of a request is
  * bound to its route when the route is added (onRoute): no lookup of the route per request.
  */
-import { createServer, type IncomingHttpHeaders, type IncomingMessage } from 'node:http';
+import {
+  createServer,
+  ServerResponse,
+  type IncomingHttpHeaders,
+  type IncomingMessage,
+  type OutgoingHttpHeader,
+  type OutgoingHttpHeaders,
+} from 'node:http';
 import type { Socket } from 'node:net';
 import Fastify, {
   type FastifyContextConfig,
@@ -100,6 +107,33 @@ export type Refuse = (reply: FastifyReply, err: CardsError) => FastifyReply;
 /** Closes a request's connection without an answer, recorded with status 0. */
 export type Drop = (request: FastifyRequest, reply: FastifyReply) => void;
 
+type Headers = OutgoingHttpHeaders | OutgoingHttpHeader[];
+
+/**
+ * A request whose body was given up on before its end (an import refused at a line too long
+ * stops reading it): the connection is mid-message, so no further request can follow on it
+ * (RFC 9112 section 9.6). A body merely unread (a refusal before parsing) is still drained by
+ * node and the connection kept.
+ */
+const bodyAbandoned = (req: IncomingMessage): boolean => !req.complete && req.destroyed;
+
+/**
+ * `connection: close` on an answer about to be sent, in the place of a header set last before
+ * fastify's reply sends: after the headers set so far, before the content-length fastify adds
+ * as it sends (a header the answer already has keeps its place). Headers set one by one (a
+ * stream's) are on the response: it goes last.
+ */
+function sayClose(res: ServerResponse, headers: Headers | undefined): void {
+  if (headers === undefined || Array.isArray(headers)) {
+    res.setHeader('connection', 'close');
+    return;
+  }
+  const length = headers['content-length'];
+  delete headers['content-length'];
+  headers.connection = 'close';
+  if (length !== undefined) headers['content-length'] = length;
+}
+
 export function createStack(options: StackOptions): {
   app: FastifyInstance;
   refuse: Refuse;
@@ -136,6 +170,24 @@ export function createStack(options: StackOptions): {
     options.onServed?.(served, headers);
   };
 
+  let closing = false;
+  /**
+   * Every answer of this server, whichever way it is sent (fastify's reply, or a stream's first
+   * write through node's implicit header), passes writeHead: there, while the server closes or
+   * after a body given up on, the answer says `connection: close`, so close() does not wait for
+   * kept-alive connections and no request follows a message cut off (RFC 9112 section 9.6). In
+   * node's response itself (createServer's ServerResponse option), not a fastify onSend hook:
+   * no step of fastify's cycle per answer.
+   */
+  class Response extends ServerResponse<IncomingMessage> {
+    override writeHead(statusCode: number, message?: string, headers?: Headers): this;
+    override writeHead(statusCode: number, headers?: Headers): this;
+    override writeHead(statusCode: number, message?: string | Headers, headers?: Headers): this {
+      if (closing || bodyAbandoned(this.req))
+        sayClose(this, typeof message === 'string' ? headers : message);
+      return super.writeHead(statusCode, message as string, headers);
+    }
+  }
   const headersTimeout = Math.min(limits.headersTimeoutMs, limits.requestTimeoutMs);
   const app = Fastify({
     logger: false,
@@ -146,6 +198,7 @@ export function createStack(options: StackOptions): {
     serverFactory: (handler) => {
       const server = createServer(
         {
+          ServerResponse: Response,
           requestTimeout: limits.requestTimeoutMs,
           headersTimeout,
           keepAliveTimeout: limits.keepAliveTimeoutMs,
@@ -187,13 +240,6 @@ export function createStack(options: StackOptions): {
     },
   });
 
-  /**
-   * A request whose body was given up on before its end (an import refused at a line too long
-   * stops reading it): the connection is mid-message, so no further request can follow on it
-   * (RFC 9112 section 9.6). A body merely unread (a refusal before parsing) is still drained by
-   * node and the connection kept.
-   */
-  const bodyAbandoned = (req: IncomingMessage): boolean => !req.complete && req.destroyed;
   // Connections over the cap get 503 on their first request, then are closed.
   const over = new WeakSet<Socket>();
   let open = 0;
@@ -201,7 +247,6 @@ export function createStack(options: StackOptions): {
     if (++open > limits.maxConnections) over.add(socket);
     socket.once('close', () => open--);
   });
-  let closing = false;
   app.addHook('preClose', async () => {
     closing = true;
   });
@@ -219,10 +264,6 @@ export function createStack(options: StackOptions): {
       reply.header('connection', 'close');
       refuse(reply, new CardsError('HTTP_MALFORMED', 'The Host header is missing.'));
     } else done();
-  });
-  app.addHook('onSend', (request, reply, payload, done) => {
-    if (closing || bodyAbandoned(request.raw)) reply.header('connection', 'close');
-    done(null, payload);
   });
   /** The request line and record of an answer of `route` ('' for a path no route serves). */
   const recordAs =

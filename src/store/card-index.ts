@@ -153,8 +153,10 @@ export class CardIndex {
    * order of the chain's cards).
    */
   revisionOf(identity: string): number | undefined {
-    if (!this.#byIdentity.has(identity)) return undefined;
-    const chains = this.chainsOf(identity);
+    // One lookup and no array made: every read of a kept history asks this first.
+    const chains = this.#byIdentity.get(identity);
+    if (chains === undefined) return undefined;
+    if (chains instanceof Chain) return chains.revision;
     let revision = 0;
     for (const chain of chains) if (chain.revision > revision) revision = chain.revision;
     return revision;
