@@ -8,7 +8,7 @@ import assert from 'node:assert/strict';
 import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
-import { said, type Sandbox } from './harness.js';
+import { runCardsInProcess, said, type Sandbox } from './harness.js';
 import { onTerminal } from './pty.js';
 import { serverInSandbox, type SandboxServer } from './server-sandbox.js';
 
@@ -305,6 +305,31 @@ describe("a newcomer's second hour against cards serve", { concurrency: true }, 
     writeFileSync(join(box.dir, 'one.ndjson'), '');
     const imported = await box.cards(['import', 'one.ndjson', '--store', store]);
     assert.match(imported.stderr, /STORE_LOCKED \(90008\)[^\n]*\n +go through that server instead/);
+    // To stdout as to --out, each naming the address of the server that holds the store.
+    const piped = await box.cards(['export', '--store', store]);
+    assert.equal(piped.status, 1, said(piped));
+    for (const run of [exported, imported, piped])
+      assert.ok(
+        run.stderr.includes(`go through that server instead: --url ${server.url} `),
+        run.stderr,
+      );
+  });
+
+  test('export and import that find the server holding ./cards.json name it in their summary', async () => {
+    // No URL or --db anywhere, run in the server's folder: its ./cards.json names the server.
+    const env = { ...box.env };
+    delete env.CARDS_URL;
+    delete env.CARDS_DB;
+    const here = (args: string[]) => runCardsInProcess(args, { cwd: server.dir, env });
+    const piped = await here(['export']);
+    assert.equal(piped.status, 0, said(piped));
+    assert.match(piped.stderr, new RegExp(`^exported \\d+ cards? from ${server.url}\n`));
+    writeFileSync(join(box.dir, 'found.ndjson'), piped.stdout);
+    const json = await here(['export', '--out', join(box.dir, 'found2.ndjson'), '--json']);
+    assert.equal(json.json<{ from: string }>().from, server.url);
+    const imported = await here(['import', join(box.dir, 'found.ndjson'), '--append', '--json']);
+    assert.equal(imported.status, 0, said(imported));
+    assert.equal(imported.json<{ into: string }>().into, server.url);
   });
 
   test("the local store's credentials go only to the server holding it; no --url finds it", async () => {
