@@ -169,11 +169,14 @@ export class AdminClient {
     };
   }
 
+  /** The transport's error is the cause, so the CLI can say what it means (an unknown host, TLS to an HTTP port). */
   #unreachable(err: unknown, signal: AbortSignal | undefined): CardsError {
-    const why = ((signal?.aborted ? signal.reason : err) as Error).message;
+    const aborted = signal?.aborted === true;
+    const why = ((aborted ? signal.reason : err) as Error).message;
     return new CardsError(
       'UNREACHABLE',
       `The service at ${this.#base} could not be reached (${why}).`,
+      aborted ? {} : { cause: err },
     );
   }
 

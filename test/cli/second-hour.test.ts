@@ -108,6 +108,16 @@ describe("a newcomer's second hour against cards serve", { concurrency: true }, 
       const bare = await box.cards(['search', 'alice', '--url', url, '--json']);
       assert.equal(bare.status, 0, said(bare));
     }
+    // The same hints from the admin API's commands and the log's readers.
+    for (const args of [['list'], ['status'], ['monitor', '--identity', 'alice']]) {
+      const tlsTo = await box.cards([...args, '--url', `https://127.0.0.1:${port}`]);
+      assert.equal(tlsTo.status, 6, said(tlsTo));
+      assert.match(tlsTo.stderr, /does not speak TLS: .* use http:\/\/ in --url/, args[0]);
+      const nowhere = await box.cards([...args, '--url', 'http://no-such-host.invalid']);
+      assert.equal(nowhere.status, 6, said(nowhere));
+      assert.match(nowhere.stderr, /host name in --url \(CARDS_URL\) is not known here/, args[0]);
+      assert.doesNotMatch(nowhere.stderr, /\(Error: /, args[0]);
+    }
   });
 
   test('build --new-key says where the key went; keygen over a key points to rotate', async () => {
