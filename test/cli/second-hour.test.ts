@@ -342,6 +342,26 @@ describe("a newcomer's second hour against cards serve", { concurrency: true }, 
     assert.equal(imported.json<{ into: string }>().into, server.url);
   });
 
+  test('a dump import refuses a line that is no record as IMPORT_INVALID, leaving no new store', async () => {
+    const header = JSON.stringify({ format: 'cards-dump', version: 1, secrets: {} });
+    for (const [name, dump] of [
+      ['bad-id', '{"id":"zz"}\n'],
+      ['not-json', 'garbage\n'],
+      ['serve-dump', `${header}\n`],
+    ] as const) {
+      const store = join(box.dir, `${name}.json`);
+      const run = await box.cards(['import', '--store', store], { input: dump });
+      assert.equal(run.status, 4, said(run));
+      assert.match(run.stderr, /IMPORT_INVALID \(30102\): Import line 1 /);
+      assert.match(run.stderr, /cards serve --import FILE/);
+      assert.deepEqual(
+        readdirSync(box.dir).filter((file) => file.startsWith(name)),
+        [],
+        `${name}: no store made`,
+      );
+    }
+  });
+
   test("the local store's credentials go only to the server holding it; no --url finds it", async () => {
     const other = await serverInSandbox({ args: ['--require-admin-token'] });
     try {
