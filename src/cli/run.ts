@@ -67,6 +67,8 @@ const HINTS: Partial<Record<ErrorCode, string>> = {
     'is the service running? Start a local one with `cards serve`, or point --url (CARDS_URL) at yours',
   CARD_NOT_FOUND: 'check the id; `cards search IDENTITY` lists the cards of an identity',
   ROUTE_NOT_FOUND: 'is --url the base address of a Cards Service (no path)?',
+  IMPORT_INVALID:
+    'import what `cards export` or GET /_cards/export wrote, one record per line (a dump of `cards serve --export-on-exit`, its keys on line 1, starts a server instead: `cards serve --import FILE`)',
   AUTH_MISSING: 'pass --token, or --app-key FILE to mint one',
   AUTH_SCHEME: 'the service expects other wire words: try --compat virgil (or --compat service)',
   TOKEN_MALFORMED: 'mint a fresh token with `cards jwt --identity ID`',

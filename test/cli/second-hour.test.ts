@@ -360,6 +360,14 @@ describe("a newcomer's second hour against cards serve", { concurrency: true }, 
         `${name}: no store made`,
       );
     }
+    // Through the server, the same next step.
+    writeFileSync(join(box.dir, 'serve.dump'), `${header}\n`);
+    const served = await box.cards(['import', join(box.dir, 'serve.dump'), '--append']);
+    assert.equal(served.status, 4, said(served));
+    assert.match(
+      served.stderr,
+      /IMPORT_INVALID \(30102\)[^\n]*\n +import what .*cards serve --import FILE/,
+    );
   });
 
   test("the local store's credentials go only to the server holding it; no --url finds it", async () => {
