@@ -97,6 +97,9 @@ const HINTS: Partial<Record<ErrorCode, string>> = {
  * `cards serve`, which speaks HTTP).
  */
 function unreachableHint(err: CardsError): string | undefined {
+  // A command's own words around the client's error (seed's "card NAME: …"): the client's.
+  if (err.cause instanceof CardsError && err.cause.code === 'UNREACHABLE')
+    return unreachableHint(err.cause);
   const cause = (err.cause as NodeJS.ErrnoException | undefined)?.code;
   if (err.cause === undefined && /failed with HTTP 5\d\d/.test(err.message))
     return 'the service is running but failed to answer: try again later (on a local `cards serve`, `cards requests` shows it, and `cards faults list` any failure made on purpose)';

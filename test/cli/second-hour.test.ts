@@ -409,6 +409,19 @@ describe("a newcomer's second hour against cards serve", { concurrency: true }, 
       assert.equal(failed.status, 6, said(failed));
       assert.match(failed.stderr, /running but failed to answer/);
       assert.doesNotMatch(failed.stderr, /is the service running\?/);
+      // The same through a command that words the client's error its own way.
+      const rule = { route: 'createCard', error: 'STORE_UNAVAILABLE', count: 1 };
+      await fetch(`${other.server.url}/_cards/faults`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify(rule),
+      });
+      const seedFile = join(other.box.dir, 'one.json');
+      writeFileSync(seedFile, JSON.stringify({ version: 1, identities: [{ identity: 'vic' }] }));
+      const seeded = await other.box.cards(['seed', seedFile]);
+      assert.equal(seeded.status, 6, said(seeded));
+      assert.match(seeded.stderr, /running but failed to answer/);
+      assert.doesNotMatch(seeded.stderr, /is the service running\?/);
     } finally {
       await Promise.all([other.server.dispose(), other.box.cleanup()]);
     }
