@@ -70,6 +70,8 @@ const HINTS: Partial<Record<ErrorCode, string>> = {
   IMPORT_INVALID:
     'import what `cards export` or GET /_cards/export wrote, one record per line (a dump of `cards serve --export-on-exit`, its keys on line 1, starts a server instead: `cards serve --import FILE`)',
   AUTH_MISSING: 'pass --token, or --app-key FILE to mint one',
+  ADMIN_AUTH_MISSING:
+    'pass --admin-token TOKEN (CARDS_ADMIN_TOKEN): the "admin token:" line `cards serve` printed (kept beside its store as STORE.admin-token, and read from there when --db names that store)',
   AUTH_SCHEME: 'the service expects other wire words: try --compat virgil (or --compat service)',
   TOKEN_MALFORMED: 'mint a fresh token with `cards jwt --identity ID`',
   TOKEN_SIGNATURE:

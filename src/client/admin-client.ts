@@ -217,6 +217,16 @@ export class AdminClient {
           : this.#token === undefined
             ? ' (no admin token was sent)'
             : ` (the admin token sent came from ${this.#tokenFrom ?? 'the caller'})`;
+      // A Cards service without the admin API (`cards serve --no-admin`, the deployed service)
+      // answers its routes as any unknown route: say which API is missing.
+      if (code === 'ROUTE_NOT_FOUND')
+        throw new CardsError(
+          code,
+          `${this.#base} has no admin API (${method} ${path} is not one of its routes): a \`cards serve\` started with --no-admin, or a service other than \`cards serve\`.`,
+          {
+            hint: 'restart the server without --no-admin, or point --url at a `cards serve` with its admin API on',
+          },
+        );
       throw new CardsError(code, message && `${message}${sent}`);
     }
     throw new CardsError(

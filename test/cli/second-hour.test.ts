@@ -389,6 +389,27 @@ describe("a newcomer's second hour against cards serve", { concurrency: true }, 
     }
   });
 
+  test('admin commands say what is missing: the admin API (--no-admin), or the admin token', async () => {
+    const bare = await serverInSandbox({ args: ['--no-admin'] });
+    const guarded = await serverInSandbox({ args: ['--require-admin-token'] });
+    try {
+      for (const args of [['faults', 'list'], ['requests'], ['snapshot', 'save', 'x']]) {
+        const run = await bare.box.cards(args);
+        assert.equal(run.status, 2, said(run));
+        assert.match(run.stderr, /has no admin API .*--no-admin/, args[0]);
+        assert.doesNotMatch(run.stderr, /base address/, args[0]);
+      }
+      const anonymous = await guarded.box.cards(['list', '--url', guarded.server.url], {
+        env: { CARDS_DB: join(guarded.box.dir, 'elsewhere.json') },
+      });
+      assert.equal(anonymous.status, 7, said(anonymous));
+      assert.match(anonymous.stderr, /ADMIN_AUTH_MISSING[^\n]*\n +pass --admin-token TOKEN/);
+    } finally {
+      await Promise.all([bare.server.dispose(), bare.box.cleanup()]);
+      await Promise.all([guarded.server.dispose(), guarded.box.cleanup()]);
+    }
+  });
+
   test('a service that answers with a failure is not called "not running"', async () => {
     const other = await serverInSandbox();
     try {
