@@ -61,7 +61,7 @@ export class RemoteLog {
       const why =
         (cause as Error).name === 'TimeoutError'
           ? `no answer within ${this.#timeoutSeconds} s`
-          : String((cause as Error).cause ?? cause);
+          : ((cause as Error).message ?? String(cause));
       throw new CardsError('UNREACHABLE', `The log at ${this.url} could not be reached (${why}).`, {
         cause,
       });

@@ -50,9 +50,11 @@ export function reportError(
   }
   const sys = err as NodeJS.ErrnoException | undefined;
   if (sys && typeof sys.code === 'string' && typeof sys.syscall === 'string') {
-    // A file-system refusal (permissions, a file where a folder should be): not a bug.
-    if (json) printJsonError(ctx, follow, sys.code, null, sys.message);
-    ctx.stderr.write(`error ${sys.code}: ${escapeTerminal(sys.message)}\n`);
+    // A file-system refusal (permissions, a file where a folder should be): not a bug. Node's
+    // message starts with the code the line names already ("ENOTDIR: not a directory, …").
+    const message = sys.message.replace(`${sys.code}: `, '');
+    if (json) printJsonError(ctx, follow, sys.code, null, message);
+    ctx.stderr.write(`error ${sys.code}: ${escapeTerminal(message)}\n`);
     ctx.stderr.write('  check the path and its permissions (CARDS_HOME, --db, --out)\n');
     return EXIT.error;
   }

@@ -67,7 +67,11 @@ const HINTS: Partial<Record<ErrorCode, string>> = {
     'is the service running? Start a local one with `cards serve`, or point --url (CARDS_URL) at yours',
   CARD_NOT_FOUND: 'check the id; `cards search IDENTITY` lists the cards of an identity',
   ROUTE_NOT_FOUND: 'is --url the base address of a Cards Service (no path)?',
+  IMPORT_INVALID:
+    'import what `cards export` or GET /_cards/export wrote, one record per line (a dump of `cards serve --export-on-exit`, its keys on line 1, starts a server instead: `cards serve --import FILE`)',
   AUTH_MISSING: 'pass --token, or --app-key FILE to mint one',
+  ADMIN_AUTH_MISSING:
+    'pass --admin-token TOKEN (CARDS_ADMIN_TOKEN): the "admin token:" line `cards serve` printed (kept beside its store as STORE.admin-token, and read from there when --db names that store)',
   AUTH_SCHEME: 'the service expects other wire words: try --compat virgil (or --compat service)',
   TOKEN_MALFORMED: 'mint a fresh token with `cards jwt --identity ID`',
   TOKEN_SIGNATURE:
@@ -95,6 +99,9 @@ const HINTS: Partial<Record<ErrorCode, string>> = {
  * `cards serve`, which speaks HTTP).
  */
 function unreachableHint(err: CardsError): string | undefined {
+  // A command's own words around the client's error (seed's "card NAME: …"): the client's.
+  if (err.cause instanceof CardsError && err.cause.code === 'UNREACHABLE')
+    return unreachableHint(err.cause);
   const cause = (err.cause as NodeJS.ErrnoException | undefined)?.code;
   if (err.cause === undefined && /failed with HTTP 5\d\d/.test(err.message))
     return 'the service is running but failed to answer: try again later (on a local `cards serve`, `cards requests` shows it, and `cards faults list` any failure made on purpose)';

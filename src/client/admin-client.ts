@@ -169,11 +169,14 @@ export class AdminClient {
     };
   }
 
+  /** The transport's error is the cause, so the CLI can say what it means (an unknown host, TLS to an HTTP port). */
   #unreachable(err: unknown, signal: AbortSignal | undefined): CardsError {
-    const why = ((signal?.aborted ? signal.reason : err) as Error).message;
+    const aborted = signal?.aborted === true;
+    const why = ((aborted ? signal.reason : err) as Error).message;
     return new CardsError(
       'UNREACHABLE',
       `The service at ${this.#base} could not be reached (${why}).`,
+      aborted ? {} : { cause: err },
     );
   }
 
@@ -214,6 +217,16 @@ export class AdminClient {
           : this.#token === undefined
             ? ' (no admin token was sent)'
             : ` (the admin token sent came from ${this.#tokenFrom ?? 'the caller'})`;
+      // A Cards service without the admin API (`cards serve --no-admin`, the deployed service)
+      // answers its routes as any unknown route: say which API is missing.
+      if (code === 'ROUTE_NOT_FOUND')
+        throw new CardsError(
+          code,
+          `${this.#base} has no admin API (${method} ${path} is not one of its routes): a \`cards serve\` started with --no-admin, or a service other than \`cards serve\`.`,
+          {
+            hint: 'restart the server without --no-admin, or point --url at a `cards serve` with its admin API on',
+          },
+        );
       throw new CardsError(code, message && `${message}${sent}`);
     }
     throw new CardsError(

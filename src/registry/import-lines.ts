@@ -48,8 +48,8 @@ export async function checkedDump(
   return kept;
 }
 
-/** One NDJSON line → a stored card whose derived fields agree with its snapshot. */
-function parseImportLine(line: string, number: number): StoredCard {
+/** Line `number` of a dump → a stored card record (its shape only), or IMPORT_INVALID naming it. */
+export function readImportRecord(line: string, number: number): StoredCard {
   const bad = (why: string): CardsError => badLine(number, why);
   let value: unknown;
   try {
@@ -57,14 +57,19 @@ function parseImportLine(line: string, number: number): StoredCard {
   } catch {
     throw bad('is not valid JSON');
   }
-  let card: StoredCard;
   try {
-    card = readStoredCard(value, 'it');
+    return readStoredCard(value, 'it');
   } catch (err) {
     throw bad(
       isCardsError(err) ? asClause(err.message.replace(/^The store cannot be read: it /, '')) : '',
     );
   }
+}
+
+/** One NDJSON line → a stored card whose derived fields agree with its snapshot. */
+function parseImportLine(line: string, number: number): StoredCard {
+  const bad = (why: string): CardsError => badLine(number, why);
+  const card = readImportRecord(line, number);
   const defect = cardDefect(card);
   if (defect) throw bad(`(card ${card.id}): ${asClause(defect)}`);
   // Keep only the record's own fields (a line may carry unknown keys).

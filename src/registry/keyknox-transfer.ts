@@ -47,9 +47,7 @@ export async function* exportKeyknox(store: KeyknoxStore): AsyncGenerator<string
 
 /** Line `number` of an import refused (IMPORT_INVALID), a card's line or a Keyknox line. */
 export const badLine = (number: number, why: string): CardsError =>
-  new CardsError('IMPORT_INVALID', `Import line ${number} ${why}.`, {
-    hint: 'Import what `cards export` or GET /_cards/export wrote, one record per line.',
-  });
+  new CardsError('IMPORT_INVALID', `Import line ${number} ${why}.`);
 
 /** Every string of a record's address and readers. */
 const textOf = (r: KeyknoxRecord): string[] =>

@@ -12,12 +12,13 @@
  * cards come from.
  */
 import { CardsError } from '../core/errors.js';
-import { readStoredCard, serializeCard } from '../store/record.js';
+import { serializeCard } from '../store/record.js';
 import { ImportError, type Engine } from '../store/engine.js';
 import type { KeyknoxStore } from '../store/keyknox.js';
 import type { CardStore, StoredCard } from '../store/store.js';
 import { parseStoredLine } from '../store/stored-line.js';
 import { cardDefect } from './card-defect.js';
+import { readImportRecord } from './import-lines.js';
 import { exportKeyknox, KeyknoxImport } from './keyknox-transfer.js';
 
 const PAGE = 1000;
@@ -52,18 +53,12 @@ export async function exportCards(
   return cards;
 }
 
-/** One line of a dump → a checked stored card; VERIFICATION_FAILED / STORE_CORRUPT name it. */
-function verifiedCard(line: string, where: string): StoredCard {
-  let card: StoredCard | undefined = parseStoredLine(line);
-  if (!card) {
-    let value: unknown;
-    try {
-      value = JSON.parse(line);
-    } catch {
-      throw new CardsError('STORE_CORRUPT', `${where} is not valid JSON.`);
-    }
-    card = readStoredCard(value, where);
-  }
+/**
+ * Line `number` of a dump → a checked stored card: IMPORT_INVALID for a line that is no record
+ * (as an import through a server says), VERIFICATION_FAILED for a card that does not verify.
+ */
+function verifiedCard(line: string, number: number, where: string): StoredCard {
+  const card = parseStoredLine(line) ?? readImportRecord(line, number);
   const defect = cardDefect(card);
   if (defect) throw new CardsError('VERIFICATION_FAILED', `${where} (card ${card.id}): ${defect}.`);
   return card;
@@ -105,7 +100,7 @@ export async function importCards(
       if (keyknox.take(line, physical)) continue;
       if (n === 0) await keyknox.store(options.append === true);
       n++;
-      yield verifiedCard(line, `line ${n} of the dump`);
+      yield verifiedCard(line, physical, `line ${n} of the dump`);
     }
     await keyknox.store(options.append === true);
   }

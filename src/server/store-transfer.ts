@@ -42,17 +42,27 @@ export function exportStore(
   }));
 }
 
-/** The cards of NDJSON `lines` into the store at `target`: an empty one, unless `append`. */
-export function importStore(
+/**
+ * The cards of NDJSON `lines` into the store at `target`: an empty one, unless `append`. A
+ * refused import that stored no card leaves nothing it made (a new store file, its companions).
+ */
+export async function importStore(
   target: string,
   lines: AsyncIterable<string>,
   append: boolean,
   onWarning: (message: string) => void,
 ): Promise<Transferred> {
-  return withEngine(target, onWarning, async (engine) => ({
-    cards: await importCards(engine, lines, { ...(append && { append: true }) }),
-    store: engine.description,
-  }));
+  const engine = await openEngine(target, { onWarning });
+  let cards: number;
+  try {
+    cards = await importCards(engine, lines, { ...(append && { append: true }) });
+  } catch (err) {
+    const stored = await engine.cards.count().catch(() => undefined);
+    await (stored === 0 ? engine.discard() : engine.close()).catch(() => undefined);
+    throw err;
+  }
+  await engine.close();
+  return { cards, store: engine.description };
 }
 
 /** Creates or migrates the PostgreSQL schema at `url`: from which version to which. */

@@ -8,7 +8,7 @@ import assert from 'node:assert/strict';
 import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
-import { said, type Sandbox } from './harness.js';
+import { runCardsInProcess, said, type Sandbox } from './harness.js';
 import { onTerminal } from './pty.js';
 import { serverInSandbox, type SandboxServer } from './server-sandbox.js';
 
@@ -107,6 +107,16 @@ describe("a newcomer's second hour against cards serve", { concurrency: true }, 
     for (const url of [`127.0.0.1:${port}`, `localhost:${port}`]) {
       const bare = await box.cards(['search', 'alice', '--url', url, '--json']);
       assert.equal(bare.status, 0, said(bare));
+    }
+    // The same hints from the admin API's commands and the log's readers.
+    for (const args of [['list'], ['status'], ['monitor', '--identity', 'alice']]) {
+      const tlsTo = await box.cards([...args, '--url', `https://127.0.0.1:${port}`]);
+      assert.equal(tlsTo.status, 6, said(tlsTo));
+      assert.match(tlsTo.stderr, /does not speak TLS: .* use http:\/\/ in --url/, args[0]);
+      const nowhere = await box.cards([...args, '--url', 'http://no-such-host.invalid']);
+      assert.equal(nowhere.status, 6, said(nowhere));
+      assert.match(nowhere.stderr, /host name in --url \(CARDS_URL\) is not known here/, args[0]);
+      assert.doesNotMatch(nowhere.stderr, /\(Error: /, args[0]);
     }
   });
 
@@ -305,6 +315,59 @@ describe("a newcomer's second hour against cards serve", { concurrency: true }, 
     writeFileSync(join(box.dir, 'one.ndjson'), '');
     const imported = await box.cards(['import', 'one.ndjson', '--store', store]);
     assert.match(imported.stderr, /STORE_LOCKED \(90008\)[^\n]*\n +go through that server instead/);
+    // To stdout as to --out, each naming the address of the server that holds the store.
+    const piped = await box.cards(['export', '--store', store]);
+    assert.equal(piped.status, 1, said(piped));
+    for (const run of [exported, imported, piped])
+      assert.ok(
+        run.stderr.includes(`go through that server instead: --url ${server.url} `),
+        run.stderr,
+      );
+  });
+
+  test('export and import that find the server holding ./cards.json name it in their summary', async () => {
+    // No URL or --db anywhere, run in the server's folder: its ./cards.json names the server.
+    const env = { ...box.env };
+    delete env.CARDS_URL;
+    delete env.CARDS_DB;
+    const here = (args: string[]) => runCardsInProcess(args, { cwd: server.dir, env });
+    const piped = await here(['export']);
+    assert.equal(piped.status, 0, said(piped));
+    assert.match(piped.stderr, new RegExp(`^exported \\d+ cards? from ${server.url}\n`));
+    writeFileSync(join(box.dir, 'found.ndjson'), piped.stdout);
+    const json = await here(['export', '--out', join(box.dir, 'found2.ndjson'), '--json']);
+    assert.equal(json.json<{ from: string }>().from, server.url);
+    const imported = await here(['import', join(box.dir, 'found.ndjson'), '--append', '--json']);
+    assert.equal(imported.status, 0, said(imported));
+    assert.equal(imported.json<{ into: string }>().into, server.url);
+  });
+
+  test('a dump import refuses a line that is no record as IMPORT_INVALID, leaving no new store', async () => {
+    const header = JSON.stringify({ format: 'cards-dump', version: 1, secrets: {} });
+    for (const [name, dump] of [
+      ['bad-id', '{"id":"zz"}\n'],
+      ['not-json', 'garbage\n'],
+      ['serve-dump', `${header}\n`],
+    ] as const) {
+      const store = join(box.dir, `${name}.json`);
+      const run = await box.cards(['import', '--store', store], { input: dump });
+      assert.equal(run.status, 4, said(run));
+      assert.match(run.stderr, /IMPORT_INVALID \(30102\): Import line 1 /);
+      assert.match(run.stderr, /cards serve --import FILE/);
+      assert.deepEqual(
+        readdirSync(box.dir).filter((file) => file.startsWith(name)),
+        [],
+        `${name}: no store made`,
+      );
+    }
+    // Through the server, the same next step.
+    writeFileSync(join(box.dir, 'serve.dump'), `${header}\n`);
+    const served = await box.cards(['import', join(box.dir, 'serve.dump'), '--append']);
+    assert.equal(served.status, 4, said(served));
+    assert.match(
+      served.stderr,
+      /IMPORT_INVALID \(30102\)[^\n]*\n +import what .*cards serve --import FILE/,
+    );
   });
 
   test("the local store's credentials go only to the server holding it; no --url finds it", async () => {
@@ -323,6 +386,27 @@ describe("a newcomer's second hour against cards serve", { concurrency: true }, 
       assert.equal(found.json<{ url: string }>().url, server.url);
     } finally {
       await Promise.all([other.server.dispose(), other.box.cleanup()]);
+    }
+  });
+
+  test('admin commands say what is missing: the admin API (--no-admin), or the admin token', async () => {
+    const bare = await serverInSandbox({ args: ['--no-admin'] });
+    const guarded = await serverInSandbox({ args: ['--require-admin-token'] });
+    try {
+      for (const args of [['faults', 'list'], ['requests'], ['snapshot', 'save', 'x']]) {
+        const run = await bare.box.cards(args);
+        assert.equal(run.status, 2, said(run));
+        assert.match(run.stderr, /has no admin API .*--no-admin/, args[0]);
+        assert.doesNotMatch(run.stderr, /base address/, args[0]);
+      }
+      const anonymous = await guarded.box.cards(['list', '--url', guarded.server.url], {
+        env: { CARDS_DB: join(guarded.box.dir, 'elsewhere.json') },
+      });
+      assert.equal(anonymous.status, 7, said(anonymous));
+      assert.match(anonymous.stderr, /ADMIN_AUTH_MISSING[^\n]*\n +pass --admin-token TOKEN/);
+    } finally {
+      await Promise.all([bare.server.dispose(), bare.box.cleanup()]);
+      await Promise.all([guarded.server.dispose(), guarded.box.cleanup()]);
     }
   });
 
@@ -346,6 +430,19 @@ describe("a newcomer's second hour against cards serve", { concurrency: true }, 
       assert.equal(failed.status, 6, said(failed));
       assert.match(failed.stderr, /running but failed to answer/);
       assert.doesNotMatch(failed.stderr, /is the service running\?/);
+      // The same through a command that words the client's error its own way.
+      const rule = { route: 'createCard', error: 'STORE_UNAVAILABLE', count: 1 };
+      await fetch(`${other.server.url}/_cards/faults`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify(rule),
+      });
+      const seedFile = join(other.box.dir, 'one.json');
+      writeFileSync(seedFile, JSON.stringify({ version: 1, identities: [{ identity: 'vic' }] }));
+      const seeded = await other.box.cards(['seed', seedFile]);
+      assert.equal(seeded.status, 6, said(seeded));
+      assert.match(seeded.stderr, /running but failed to answer/);
+      assert.doesNotMatch(seeded.stderr, /is the service running\?/);
     } finally {
       await Promise.all([other.server.dispose(), other.box.cleanup()]);
     }

@@ -130,4 +130,42 @@ describe('cards seed, run again', () => {
     assert.equal(rerun.status, 2, said(rerun));
     assert.match(rerun.stderr, new RegExp(`${created} of the 2000 cards`));
   });
+
+  test('a first Ctrl-C says it waits for the cards in flight; a second stops at once', async (t) => {
+    assert.equal((await box.cards(['reset', '--yes'])).status, 0);
+    const faults = `${server.url}/_cards/faults`;
+    const rule = { route: 'createCard', delay: '60000' };
+    assert.equal(
+      (
+        await fetch(faults, {
+          method: 'POST',
+          headers: { 'content-type': 'application/json' },
+          body: JSON.stringify(rule),
+        })
+      ).status,
+      201,
+    );
+    t.after(() => fetch(faults, { method: 'DELETE' }));
+    const child = spawn(process.execPath, [BIN, 'seed', file], { cwd: box.dir, env: box.env });
+    let stderr = '';
+    child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+    const exited = new Promise<NodeJS.Signals | null>((resolve) =>
+      child.on('exit', (_code, signal) => resolve(signal)),
+    );
+    // A create is held by the delay once the rule has matched it.
+    const hits = async (): Promise<number> =>
+      ((await (await fetch(faults)).json()) as { faults: { hits: number }[] }).faults[0]?.hits ?? 0;
+    while ((await hits()) < 1) await new Promise((resolve) => setTimeout(resolve, 50));
+    child.kill('SIGINT');
+    const deadline = Date.now() + 10_000;
+    while (!stderr.includes('waiting for') && Date.now() < deadline)
+      await new Promise((resolve) => setTimeout(resolve, 50));
+    assert.match(
+      stderr,
+      /^seed: stopping: .*waiting for the answers to those in flight \(Ctrl-C again stops at once/m,
+    );
+    assert.equal(child.exitCode, null, 'still waiting for the answer');
+    child.kill('SIGINT');
+    assert.equal(await exited, 'SIGINT');
+  });
 });

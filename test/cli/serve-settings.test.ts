@@ -5,7 +5,7 @@
  * port 0; refusals through the executable's funnel), temp dirs.
  */
 import assert from 'node:assert/strict';
-import { mkdirSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readdirSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
@@ -62,6 +62,24 @@ describe('cards serve: switches from the environment', () => {
       });
       assert.equal(result.code, 2, `${variable}=${value}: ${result.stderr}`);
       assert.match(result.stderr, new RegExp(`USAGE.*${variable}.*"${value}"`));
+    }
+  });
+
+  test('a --ready-file or --export-on-exit with no folder to go in stops start-up; nothing is made', async () => {
+    const dir = makeTempDir();
+    for (const args of [
+      ['--db', join(dir, 'new', 'cards.json'), '--ready-file', join(dir, 'nowhere', 'ready.json')],
+      ['--memory', '--export-on-exit', join(dir, 'nowhere', 'dump.ndjson')],
+    ]) {
+      const result = await runServeToExit(['--port', '0', ...args], { cwd: dir });
+      assert.equal(result.code, 2, `${args.join(' ')}: ${result.stdout} ${result.stderr}`);
+      assert.match(result.stderr, /USAGE.*(--ready-file|--export-on-exit) .*no folder/);
+      assert.doesNotMatch(result.stdout, /listening/);
+      assert.deepEqual(
+        readdirSync(dir).filter((name) => name !== '.cards-no-home'),
+        [],
+        'no store, no folder',
+      );
     }
   });
 });

@@ -134,6 +134,30 @@ describe('server home: one server per store', () => {
     }
   });
 
+  test('a lock whose owner was killed and not yet reaped (a zombie) is taken over', async (t) => {
+    if (!existsSync('/proc/self/stat')) return t.skip('needs /proc');
+    // The owner's parent never waits: `sh` becomes `sleep 30` after starting it, so once
+    // killed it stays a zombie (state Z), its pid alive to kill(pid, 0), until the parent ends.
+    const parent = spawn('sh', ['-c', 'sleep 30 & echo $!; exec sleep 30']);
+    t.after(() => parent.kill('SIGKILL'));
+    const pid = Number(
+      await new Promise<string>((resolve) => parent.stdout.once('data', (d) => resolve(String(d)))),
+    );
+    const started = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]?.split(' ')[19];
+    const boot = readFileSync('/proc/sys/kernel/random/boot_id', 'utf8').trim();
+    process.kill(pid, 'SIGKILL');
+    while (!readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]?.startsWith('Z '))
+      await new Promise((resolve) => setTimeout(resolve, 10));
+    for (const content of [`${pid}\nstart ${started}\nboot ${boot}\n`, `${pid}\n`]) {
+      const db = newDb();
+      mkdirSync(join(db, '..'), { recursive: true });
+      writeFileSync(fileHome(db).lock, content);
+      const opened = await openEngine(db);
+      assert.equal(readFileSync(fileHome(db).lock, 'utf8').split('\n')[0], String(process.pid));
+      await opened.close();
+    }
+  });
+
   test('a pid-only lock naming a live process that is no server: the refusal names the file and how to remove it', async (t) => {
     if (!existsSync('/proc/self/stat')) return t.skip('needs /proc');
     const other = spawn('sleep', ['30']);

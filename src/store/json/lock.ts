@@ -53,12 +53,21 @@ function readProc(path: string): string | undefined {
   }
 }
 
-/** Field 22 of /proc/PID/stat, counted after the command name (which may hold spaces). */
-function startTime(pid: number): string | undefined {
+/** The fields of /proc/PID/stat from field 3 on, counted after the command name (which may hold spaces). */
+function statFields(pid: number): string[] | undefined {
   const stat = readProc(`/proc/${pid}/stat`);
-  const fields = stat?.slice(stat.lastIndexOf(')') + 2).split(' ');
-  return fields?.[19];
+  return stat?.slice(stat.lastIndexOf(')') + 2).split(' ');
 }
+
+/** Field 22 of /proc/PID/stat: the process's start time since boot. */
+const startTime = (pid: number): string | undefined => statFields(pid)?.[19];
+
+/**
+ * Field 3 of /proc/PID/stat is Z or X: the process has exited, and its pid stays taken only until
+ * its parent reaps it (a parent that kills it and has not waited yet, or never waits). It holds
+ * nothing then.
+ */
+const exited = (pid: number): boolean => ['Z', 'X'].includes(statFields(pid)?.[0] ?? '');
 
 const bootId = (): string | undefined => readProc('/proc/sys/kernel/random/boot_id');
 
@@ -96,9 +105,9 @@ async function readOwner(path: string): Promise<Owner | undefined> {
   return text === undefined ? undefined : parseOwner(text);
 }
 
-/** The owner still runs: its pid is alive, and on the boot and with the start time recorded. */
+/** The owner still runs: its pid is alive (not exited), on the boot and with the start time recorded. */
 function holds(owner: Owner): boolean {
-  if (owner.pid === process.pid || !isAlive(owner.pid)) return false;
+  if (owner.pid === process.pid || !isAlive(owner.pid) || exited(owner.pid)) return false;
   const boot = owner.boot && bootId();
   if (boot && boot !== owner.boot) return false; // written before a reboot
   const start = owner.start && startTime(owner.pid);

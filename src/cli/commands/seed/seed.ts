@@ -36,7 +36,14 @@ export async function seed(
   };
   return seedOnce(ctx, options.file, text, target, async () => {
     const interrupt = new AbortController();
-    const onSigint = (): void => interrupt.abort();
+    // The cards in flight are answered within --timeout; until then the person learns why
+    // nothing ends yet, and that a second Ctrl-C (the default action again) ends it at once.
+    const onSigint = (): void => {
+      interrupt.abort();
+      ctx.stderr.write(
+        'seed: stopping: no new cards; waiting for the answers to those in flight (Ctrl-C again stops at once, without the summary)\n',
+      );
+    };
     process.once('SIGINT', onSigint);
     try {
       return await seedCards(

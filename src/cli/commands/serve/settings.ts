@@ -1,11 +1,12 @@
 /**
  * `cards serve`'s flags, layered like every command's (value-sources.ts), into the options the
  * server starts with (src/server/start.ts), with the checks that span flags: --memory keeps
- * nothing on disk, --witness and --witness-key pair up, and the private key file is never
- * CARDS_SERVICE_KEY (the public key `inspect` checks cards against).
+ * nothing on disk, --witness and --witness-key pair up, the private key file is never
+ * CARDS_SERVICE_KEY (the public key `inspect` checks cards against), and the files written
+ * later (--ready-file, --export-on-exit) have a folder to go in.
  */
-import { readFileSync } from 'node:fs';
-import { resolve } from 'node:path';
+import { readFileSync, statSync } from 'node:fs';
+import { dirname, resolve } from 'node:path';
 import { CardsError } from '../../../core/errors.js';
 import { parseFaultRules, type FaultRule } from '../../../core/fault-rule.js';
 import { PROFILES, type ProfileName } from '../../../core/profile.js';
@@ -121,6 +122,24 @@ function readFaultFile(file: string): FaultRule[] {
   }
 }
 
+/**
+ * A file the server writes later (the ready file once listening, the dump at stop) has its
+ * folder checked before anything starts: a mistyped path stops start-up rather than a start
+ * that made a store and then failed, or a stop that loses a --memory server's dump.
+ */
+function refuseMissingFolder(ctx: CommandContext, flag: string, file: string | undefined): void {
+  if (file === undefined) return;
+  const folder = dirname(resolve(ctx.cwd, file));
+  let isFolder = false;
+  try {
+    isFolder = statSync(folder).isDirectory();
+  } catch {
+    // missing, or not reachable: refused below
+  }
+  if (!isFolder)
+    throw usage(`${flag} ${file}: there is no folder ${folder} to write it in (it is not made).`);
+}
+
 function throttleOf(text: string) {
   const setting = parseThrottle(text);
   if (setting === undefined)
@@ -138,6 +157,8 @@ export function serverOptions(
   if (flags.memory && (given('db') || given('store')))
     throw usage('--memory keeps nothing on disk; it cannot be given with --db or --store.');
   refuseServiceKeyMixUp(ctx, flags);
+  refuseMissingFolder(ctx, '--ready-file', flags.readyFile);
+  refuseMissingFolder(ctx, '--export-on-exit', flags.exportOnExit);
   const witnesses = pairWitnesses(flags);
   // CARDS_JWT_KEY is one value; readTrustedKeys splits a comma-separated list.
   return {

@@ -17,7 +17,8 @@ import { isStoreUrl } from '../../../server/defaults.js';
 import { exportStore, importStore, migrateStore } from '../../../server/store-transfer.js';
 import { adminClient, type AdminFlags } from '../../admin-access.js';
 import type { CommandContext, OutStream } from '../../context.js';
-import { setting, storeTargetOf } from '../../settings.js';
+import { ownerUrl } from '../../local-server.js';
+import { resolveServer, setting, storeTargetOf } from '../../settings.js';
 import { plural } from '../../text.js';
 import { signedElsewhere, watchFirstCard } from './moved-cards.js';
 
@@ -89,7 +90,7 @@ export async function exportCommand(
     return { ...result, out: file };
   } catch (err) {
     made.discard();
-    throw inUse(err);
+    throw err;
   } finally {
     process.off('SIGINT', stop);
     process.off('SIGTERM', stop);
@@ -107,11 +108,15 @@ const interrupted = (out: string): CardsError =>
 const summaryLine = ({ cards, from }: Omit<ExportResult, 'out'>): string =>
   `exported ${plural(cards, 'card')} from ${from}`;
 
-/** A store a server holds is exported (or imported) through that server's admin API. */
-function inUse(err: unknown): unknown {
+/**
+ * A store a server holds is exported (or imported) through that server's admin API: the hint
+ * names its address when the store's owner file gives it.
+ */
+function inUse(err: unknown, ctx: CommandContext, store: string): unknown {
   if (!(err instanceof CardsError) || err.code !== 'STORE_LOCKED') return err;
+  const url = isStoreUrl(store) ? undefined : ownerUrl(store, ctx.cwd);
   return new CardsError(err.code, err.message, {
-    hint: 'go through that server instead: --url http://HOST:PORT (its admin API reads and writes the store it holds)',
+    hint: `go through that server instead: --url ${url ?? 'http://HOST:PORT'} (its admin API reads and writes the store it holds)`,
   });
 }
 
@@ -136,7 +141,7 @@ async function exportTo(
       for (const byte of chunk) if (byte === 10) cards++;
     });
     await pipeline(answer, out, { end: file !== undefined });
-    from = String(options.url);
+    from = resolveServer(ctx, options).url.value;
   } else {
     const write = (chunk: string): Promise<void> =>
       new Promise((done, fail) => {
@@ -145,7 +150,9 @@ async function exportTo(
         out.once('drain', done);
         out.once('error', fail);
       });
-    ({ cards, store: from } = await exportStore(target, write, warn(ctx)));
+    ({ cards, store: from } = await exportStore(target, write, warn(ctx)).catch((err: unknown) => {
+      throw inUse(err, ctx, target);
+    }));
     if (file)
       await new Promise<void>((done, fail) =>
         out.end((err?: Error | null) => (err ? fail(err) : done())),
@@ -178,7 +185,7 @@ export async function importCommand(
       body: Readable.toWeb(input) as ReadableStream<Uint8Array>,
       type: 'application/x-ndjson',
     });
-    result = { ...answer, into: String(options.url) };
+    result = { ...answer, into: resolveServer(ctx, options).url.value };
     await warnSignedElsewhere(ctx, client, firstCard());
   } else {
     // Lines are read from when the import starts reading them: a line read before is lost.
@@ -189,7 +196,7 @@ export async function importCommand(
     const target = storeTargetOf(ctx, options);
     const done = await importStore(target, lines, options.append === true, warn(ctx)).catch(
       (err: unknown) => {
-        throw inUse(err);
+        throw inUse(err, ctx, target);
       },
     );
     result = { imported: done.cards, into: done.store };
