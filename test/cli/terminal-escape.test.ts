@@ -63,6 +63,7 @@ describe('text views escape what a card holds', () => {
       assert.equal(r.status, 0, said(r));
       assertClean(r, args[0] as string);
       assert.match(r.stdout, /\\x1b/, `${args[0]}: shows the escape`);
+      assert.doesNotMatch(r.stdout, /\\\\x1b/, `${args[0]}: shows it once, not escaped again`);
     }
 
     // An error message quoting the identity: no key for it in this keystore.

@@ -6,6 +6,14 @@ import { cardIdInput, connectionFlags, repeatable, serviceKeyFlag } from '../../
 import { when } from '../../text.js';
 import type { InspectOptions, InspectResult } from './inspect.js';
 
+/**
+ * A snapshot field as its JSON type shows it: a string in quotes. The view's strings come
+ * escaped for the terminal already (output.ts), so a string is quoted, not stringified again,
+ * which would double each escape's backslash.
+ */
+const quoted = (v: unknown): string =>
+  typeof v === 'string' ? `"${v.replaceAll('"', '\\"')}"` : JSON.stringify(v);
+
 export default declare({
   name: 'inspect',
   summary:
@@ -68,10 +76,7 @@ without either, the report says it was NOT checked.`,
       );
     for (const [k, v] of Object.entries(r.snapshot ?? {}))
       out.push(
-        row(
-          k,
-          k === 'created_at' && typeof v === 'number' ? `${v} (${when(v)})` : JSON.stringify(v),
-        ),
+        row(k, k === 'created_at' && typeof v === 'number' ? `${v} (${when(v)})` : quoted(v)),
       );
     out.push(s.bold('signatures'));
     const statusWidth = Math.max(...r.signatures.map((sig) => sig.status.length), 0) + 2;
