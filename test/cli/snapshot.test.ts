@@ -91,8 +91,11 @@ describe('cards snapshot', () => {
 
   test('list, names, --force', async () => {
     const again = await box.cards(['snapshot', 'save', 'two']);
-    assert.equal(again.status, 2, said(again));
-    assert.match(again.stderr, /exists; --force replaces it/);
+    assert.equal(again.status, 4, said(again));
+    assert.match(
+      again.stderr,
+      /FILE_EXISTS .*snapshot "two" exists already\.\n {2}--force replaces it/,
+    );
     assert.equal((await box.cards(['snapshot', 'save', 'two', '--force'])).status, 0);
     assert.equal((await box.cards(['snapshot', 'save', 'empty-ish'])).status, 0);
     const list = await box.cards(['snapshot', 'list', '--json']);

@@ -47,7 +47,9 @@ export async function saveSnapshot(
 ): Promise<SnapshotInfo & { url: string }> {
   const file = fileOf(ctx, name);
   if (existsSync(file) && !flags.force)
-    throw new CardsError('USAGE', `snapshot "${name}" exists; --force replaces it.`);
+    throw new CardsError('FILE_EXISTS', `snapshot "${name}" exists already.`, {
+      hint: '--force replaces it, or save under another name',
+    });
   const response = await adminClient(ctx, flags).request('GET', 'adminExport');
   const text = await response.text();
   mkdirSync(join(ctx.home, 'snapshots'), { recursive: true, mode: 0o700 });
