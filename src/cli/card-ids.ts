@@ -13,6 +13,7 @@ import { CardsError } from '../core/errors.js';
 import { CARD_ID_PATTERN } from '../core/limits.js';
 import { adminClient, type AdminFlags, type ListResult } from './admin-access.js';
 import type { CommandContext } from './context.js';
+import { resolveServer } from './settings.js';
 import { cardIdKindOf, type CardIdKind } from './flags.js';
 
 /** The fewest hex digits a short card id has (git's default abbreviation is 7; ids here are 64). */
@@ -81,18 +82,20 @@ async function lookUp(
   where: string,
 ): Promise<string> {
   const admin = adminClient(ctx, options);
+  // The server asked: --url, or the one serving ./cards.json where no URL is set.
+  const url = resolveServer(ctx, options).url.value;
   let page: ListResult;
   try {
     page = await admin.json<ListResult>('GET', 'adminCards', {
       query: { prefix, limit: String(LISTED) },
     });
   } catch (err) {
-    throw noLookUp(err, where, prefix, options.url);
+    throw noLookUp(err, where, prefix, url);
   }
   const [first, second] = page.cards;
   // A server that ignored the prefix (no such parameter) answers cards that do not match it.
   if (page.cards.some((card) => !card.id.startsWith(prefix)))
-    throw noLookUp(undefined, where, prefix, options.url);
+    throw noLookUp(undefined, where, prefix, url);
   if (first === undefined)
     throw new CardsError('CARD_NOT_FOUND', `No card id starts with ${prefix} (${where}).`);
   if (second === undefined) return first.id;
@@ -107,14 +110,14 @@ async function lookUp(
 }
 
 /** Why a short id could not be looked up: the server has no admin API, or refused it. */
-function noLookUp(err: unknown, where: string, prefix: string, url: unknown): unknown {
+function noLookUp(err: unknown, where: string, prefix: string, url: string): unknown {
   if (err instanceof CardsError && (err.code === 'UNREACHABLE' || err.code === 'CARD_NOT_FOUND'))
     return err;
   const refused =
     err instanceof CardsError && /^ADMIN_TOKEN/.test(err.code) ? ` (${err.message})` : '';
   return new CardsError(
     'USAGE',
-    `${where} ${prefix} is a short card id, and ${String(url)} does not look it up: short ids are found through the admin API of \`cards serve\`${refused}.`,
+    `${where} ${prefix} is a short card id, and ${url} does not look it up: short ids are found through the admin API of \`cards serve\`${refused}.`,
     {
       hint: refused
         ? 'give all 64 hex digits, or the admin token (--admin-token where a command takes it, or run beside the store)'

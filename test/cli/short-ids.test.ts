@@ -175,3 +175,17 @@ describe('short card ids against cards serve', { concurrency: true }, () => {
     }
   });
 });
+
+test('no URL set: the refusal names the server beside the store, not the default URL', async () => {
+  const { server, box } = await serverInSandbox({
+    args: ['--no-admin'],
+    env: (s) => ({ CARDS_DB: join(s.dir, 'cards.json') }),
+  });
+  try {
+    const got = await box.cards(['get', 'abcdef12']);
+    assert.equal(got.status, 2, said(got));
+    assert.ok(got.stderr.includes(`and ${server.url} does not look it up`), said(got));
+  } finally {
+    await Promise.all([server.dispose(), box.cleanup()]);
+  }
+});
