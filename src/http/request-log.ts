@@ -1,6 +1,6 @@
 /**
- * One line per request (time, method, path, status, the error code of a refusal, milliseconds),
- * as text or JSON, and the server's own warnings. Lines are gathered and written once per event-loop turn, so a busy server makes
+ * One line per request (time, method, path, status, the error code of a refusal, milliseconds,
+ * and what a fault rule did to it), as text or JSON, and the server's own warnings. Lines are gathered and written once per event-loop turn, so a busy server makes
  * one write call per turn rather than one per request. What a client sent (the path) and what a
  * warning quotes (a witness's answer) are escaped for the terminal, in both formats.
  */
@@ -13,6 +13,8 @@ export interface RequestLogEntry {
   readonly ms: number;
   /** The refusal's code (name) when the response is an Error object, else ''. */
   readonly code: string;
+  /** What a fault rule did to the request (`fault 2: INTERNAL`), else '' or absent. */
+  readonly fault?: string;
 }
 
 export interface RequestLogger {
@@ -58,11 +60,11 @@ export function createRequestLogger(options: RequestLoggerOptions = {}): Request
       if (options.quiet) return;
       const ms = Math.round(entry.ms * 10) / 10;
       const time = new Date(clock()).toISOString();
-      const { method, path, status, code } = entry;
+      const { method, path, status, code, fault } = entry;
       push(
         json
-          ? `${terminalJson({ time, method, path, status, ...(code !== '' && { code }), ms })}\n`
-          : `${time} ${method} ${escapeTerminal(path)} ${status}${code === '' ? '' : ` ${code}`} ${ms}ms\n`,
+          ? `${terminalJson({ time, method, path, status, ...(code !== '' && { code }), ms, ...(fault && { fault }) })}\n`
+          : `${time} ${method} ${escapeTerminal(path)} ${status}${code === '' ? '' : ` ${code}`} ${ms}ms${fault ? ` [${fault}]` : ''}\n`,
       );
     },
     warn(message) {

@@ -142,14 +142,18 @@ export function createStack(options: StackOptions): {
   const { logger, errorBody, notFound } = options;
   const limits: ServerLimits = { ...DEFAULT_LIMITS, ...options.limits };
 
+  const warnOperator = (err: WireCardsError): void => {
+    if (err.code === 'INTERNAL') logger.warn(`internal error: ${describe(err.cause ?? err)}`);
+    else if (err.status >= 500)
+      logger.warn(`${err.code}: ${err.message}${err.cause ? ` (${describe(err.cause)})` : ''}`);
+  };
   const refuse: Refuse = (reply, refusal) => {
     const err = wireErrorOf(refusal);
     reply.request.refusal = err.code;
     // A server-side failure is told in full to the operator, and to the client only by its code
-    // and the generic message: no file path or library message leaves the server.
-    if (err.code === 'INTERNAL') logger.warn(`internal error: ${describe(err.cause ?? err)}`);
-    else if (err.status >= 500)
-      logger.warn(`${err.code}: ${err.message}${err.cause ? ` (${describe(err.cause)})` : ''}`);
+    // and the generic message: no file path or library message leaves the server. A fault
+    // rule's error is no failure: its request line says which rule sent it.
+    if (reply.request.fault === '') warnOperator(err);
     const { type, body } = errorBody(err);
     return reply.code(err.status).type(type).send(body);
   };

@@ -13,6 +13,7 @@ import { after, before, describe, test } from 'node:test';
 import { FAULTABLE_ROUTES } from '../../src/core/fault-rule.js';
 import { mintToken } from '../../src/crypto/tokens.js';
 import { readPrivateKeyFile } from '../../src/io/key-files.js';
+import { startInProcess } from '../helpers/in-process-server.js';
 import { makeCard } from '../http/card-kit.js';
 import { said, type Sandbox } from './harness.js';
 import { serverInSandbox, type SandboxServer } from './server-sandbox.js';
@@ -296,4 +297,20 @@ test('a stopping server ends its delays: the delayed request is answered and the
   } finally {
     await Promise.all([server.dispose(), box.cleanup()]);
   }
+});
+
+test("a fault's error is no failure in the server's log: its request line names the rule, no warning", async (t) => {
+  const server = await startInProcess();
+  t.after(() => server.dispose());
+  const add = await fetch(`${server.url}/_cards/faults`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify([{ route: 'health', error: 'INTERNAL', count: 1 }]),
+  });
+  assert.equal(add.status, 201);
+  assert.equal((await fetch(`${server.url}/health`)).status, 500);
+  await new Promise((resolve) => setImmediate(resolve));
+  const log = server.stderr();
+  assert.match(log, /GET \/health 500 INTERNAL [\d.]+ms \[fault 1: INTERNAL\]\n/);
+  assert.doesNotMatch(log, /warning/);
 });
