@@ -6,6 +6,7 @@
 import { ed25519Verifier, type NoteVerifier } from '../log/note-keys.js';
 import { createWitnessServer } from '../witness/server.js';
 import { openWitnessFolder } from '../witness/state.js';
+import { listenOn } from './listen.js';
 
 export interface WitnessOptions {
   /** The folder of its key (made on first start) and state. */
@@ -37,7 +38,9 @@ export async function startWitness(options: WitnessOptions): Promise<RunningWitn
   }
   const folder = await openWitnessFolder(options.dir, options.name);
   const witness = createWitnessServer({ folder, logs });
-  const url = await witness.listen(options.port, options.host);
+  const url = await listenOn(options.host, options.port, () =>
+    witness.listen(options.port, options.host),
+  );
   return {
     url,
     vkey: witness.vkey,
