@@ -1,8 +1,7 @@
 /** `cards rotate`: an identity's live card replaced by one for a new key. */
 import { Option } from 'commander';
-import { KEY_TYPES } from '../../../crypto/signing-key.js';
 import { declare } from '../../command.js';
-import { cardIdInput, connectionFlags } from '../../flags.js';
+import { cardIdInput, connectionFlags, keyTypeFlag } from '../../flags.js';
 import { cardLines } from '../../text.js';
 import type { RotateOptions, RotateResult } from './rotate.js';
 
@@ -14,9 +13,7 @@ export default declare({
     cardIdInput(
       new Option('--previous <card-id>', 'the live card to replace, when the identity has several'),
     ),
-    new Option('--type <type>', "the new key's type (default: the replaced key's)").choices(
-      KEY_TYPES,
-    ),
+    keyTypeFlag("the new key's type (default: the replaced key's)"),
     new Option('--prune', "remove the identity's key backups of earlier rotations"),
   ],
   help: `Finds the live card (search), makes a new key, publishes the replacement (previous_card_id =
