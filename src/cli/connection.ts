@@ -15,6 +15,7 @@ import { parseJson, readFileBytes, readPrivateKey } from './inputs.js';
 import { escapeTerminal } from '../core/terminal-text.js';
 import type { Settings } from './settings.js';
 import { ownerUrl } from './local-server.js';
+import { shellQuote } from './keystore.js';
 import { fileHome } from '../server/file-home.js';
 
 /** Lifetime of tokens minted for requests: 20 minutes, the stock client's default. */
@@ -89,7 +90,7 @@ export function missingCredentials(ctx: CommandContext, settings: Settings): Car
     'CREDENTIALS_MISSING',
     `No token or app key to authenticate with ${settings.url.value}.`,
     {
-      hint: `pass --token JWT or --app-key FILE; for a local \`cards serve\`, run in the folder of its store or pass --db (looked for the app key beside ${settings.db.value})`,
+      hint: `pass --token JWT or --app-key FILE; for a local \`cards serve\`, run in the folder of its store or pass --db (looked for the app key beside ${settings.db.value}); for one on PostgreSQL, which keeps its app key in the database, \`cards jwt --store URL --identity ${shellQuote(settings.identity?.value ?? 'ID')}\` mints a --token`,
     },
   );
 }

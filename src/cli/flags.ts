@@ -10,6 +10,7 @@ import { InvalidArgumentError, Option, type Argument } from 'commander';
 import { DEFAULT_TIMEOUT_MS } from '../client/defaults.js';
 import { CardsError } from '../core/errors.js';
 import { DEFAULT_DB, DEFAULT_URL } from '../server/defaults.js';
+import type { KeyTypeName } from '../crypto/signing-key.js';
 import type { ProfileKey } from './config-file.js';
 
 /** The profile setting an option reads, and how its value follows from the setting's. */
@@ -200,6 +201,20 @@ export const adminFlags = (): Option[] => [...serverFlags(), adminTokenFlag(), t
 
 /** Where a server is, and nothing more: --url, and --db's store that tells a local server. */
 export const serverFlags = (): Option[] => [urlFlag(), dbFlag()];
+
+/** The card key types the CLI makes (signing-key.ts KEY_TYPES, kept out of `--help`'s load). */
+const KEY_TYPE_CHOICES: readonly KeyTypeName[] = [
+  'ed25519',
+  'p256',
+  'rsa2048',
+  'rsa3072',
+  'rsa4096',
+  'rsa8192',
+];
+
+/** `--type`: the key type `keygen` and `rotate` make, in the stock client's formats. */
+export const keyTypeFlag = (what: string): Option =>
+  new Option('--type <type>', what).choices(KEY_TYPE_CHOICES);
 
 export const createdAtFlag = (what = 'created_at, UNIX seconds (default: now)'): Option =>
   new Option('--created-at <seconds>', what).argParser(integer(1, Number.MAX_SAFE_INTEGER));

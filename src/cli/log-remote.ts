@@ -4,7 +4,8 @@
  * by the same code the server uses. Public routes: no token. Each log's tiles are read under its
  * own prefix, named by its origin (log-epochs.ts `prefixOfOrigin`: `/log/` for the first log,
  * `/log/reset-N/` for the one a reset began), so nothing read of one log answers for another.
- * A tile the server does not have is `undefined` (404), any other failure a CardsError; a
+ * A tile the server does not have is `undefined` (404), any other failure a CardsError (a 5xx the
+ * service failing, UNREACHABLE, as the card client has it); a
  * partial tile that is gone (tlog-tiles lets a log remove it once its full tile exists: a
  * static copy of the tiles folder) is read from its full tile. No answer is read past the
  * largest entry bundle (256 entries of at most 65,535 bytes, C2SP tlog-tiles): a log that sends
@@ -12,7 +13,7 @@
  */
 import { boundedBody, sizeName } from '../client/bounded-body.js';
 import { nodeFetch } from '../client/node-fetch.js';
-import { readErrorObject } from '../client/error-object.js';
+import { readErrorObject, serviceFailure, type ErrorObject } from '../client/error-object.js';
 import { CardsError, type WireCode } from '../core/errors.js';
 import { MAX_ENTRY_SIZE } from '../log/entry-bundle.js';
 import { routePath } from '../core/routes.js';
@@ -72,8 +73,10 @@ export class RemoteLog {
     const { status, body } = await this.#get(path);
     const text = body.toString('utf8');
     if (status === 200) return text;
-    const { code, message } = readErrorObject(text);
+    const error = readErrorObject(text);
+    const { code, message } = error;
     if (code !== undefined && TAKEN_OVER.has(code)) throw new CardsError(code, message);
+    this.#failed(status, error, what);
     throw new CardsError(
       status === 404 ? 'LOG_DISABLED' : 'SERVICE_REFUSED',
       `${what} from ${this.url}: HTTP ${status}${message ? ` (${message})` : ''}.`,
@@ -100,6 +103,17 @@ export class RemoteLog {
     // A plain view of the bytes, as every tile store gives a tile (not the Buffer read into).
     if (status === 200) return new Uint8Array(body.buffer, body.byteOffset, body.byteLength);
     if (status === 404) return undefined;
+    this.#failed(status, readErrorObject(body.toString('utf8')), path);
     throw new CardsError('SERVICE_REFUSED', `${path} from ${this.url}: HTTP ${status}.`);
+  }
+
+  /** Throws UNREACHABLE when the answer is the service failing (a 5xx), not a refusal. */
+  #failed(status: number, error: ErrorObject, what: string): void {
+    const failed = serviceFailure(status, error);
+    if (failed !== undefined)
+      throw new CardsError(
+        'UNREACHABLE',
+        `${what} from ${this.url}: the service failed with HTTP ${status}${failed}.`,
+      );
   }
 }

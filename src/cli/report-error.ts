@@ -67,6 +67,18 @@ export function reportError(
   return EXIT.error;
 }
 
+/** `cards` or a command group (`cards log`) run without one of its commands. */
+export function missingCommand(program: Command, args: readonly string[]): CardsError {
+  const group = program.commands.find((c) => c.commands.length > 0 && args.includes(c.name()));
+  const where = group ? `cards ${group.name()}` : 'cards';
+  const names = (group?.commands ?? []).map((c) => c.name()).filter((name) => name !== 'help');
+  return new CardsError(
+    'USAGE',
+    `${where} needs a command${names.length > 0 ? `: ${names.join(', ')}` : ''}.`,
+    { hint: `\`${where} --help\` lists ${group ? 'its commands' : 'every command'}` },
+  );
+}
+
 /** commander's "option '--port <port>' argument 'x' is invalid. …" (or "value 'x' from env 'V'"). */
 const INVALID_OPTION =
   /^option '(--[\w-]+)[^']*' (?:argument|value) '(.*?)'(?: from env '(\w+)')? is invalid\. (.*)$/s;

@@ -23,15 +23,17 @@ export async function runCli(args: readonly string[], ctx: CommandContext): Prom
     await program.parseAsync(args, { from: 'user' });
     return status;
   } catch (err) {
-    const { reportError, fromCommander } = await import('./report-error.js');
+    const { reportError, fromCommander, missingCommand } = await import('./report-error.js');
     // --json anywhere among the arguments: the error document goes on stdout as well (one
     // line after a --follow's NDJSON).
     const json = args.includes('--json');
     if (!(err instanceof CommanderError))
       return reportError(ctx, err, json, args.includes('--follow'));
-    // --help and --version end here, with exit code 0; `cards` alone printed its help.
-    if (err.exitCode === 0 || err.code === 'commander.help')
-      return err.exitCode ? EXIT.usage : EXIT.ok;
+    // --help and --version end here, with exit code 0.
+    if (err.exitCode === 0) return EXIT.ok;
+    // `cards` or a group (`cards log`) without its command printed its help on stderr: then
+    // the USAGE error as every refusal says it (one document on stdout under --json).
+    if (err.code === 'commander.help') return reportError(ctx, missingCommand(program, args), json);
     return reportError(ctx, fromCommander(err, program), json);
   }
 }

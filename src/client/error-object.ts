@@ -4,9 +4,9 @@
  * text by every client here: the code as this project names it (`codeForWire`), when it is one a
  * server sends, and the message.
  */
-import { codeForWire, type WireCode } from '../core/errors.js';
+import { asClause, codeForWire, WIRE_ERRORS, type WireCode } from '../core/errors.js';
 
-interface ErrorObject {
+export interface ErrorObject {
   readonly code: WireCode | undefined;
   readonly message: string | undefined;
   /** The text is an Error object: a code of either form and a message. */
@@ -28,4 +28,17 @@ export function readErrorObject(text: string): ErrorObject {
     message,
     whole: named && message !== undefined,
   };
+}
+
+/**
+ * An answer that is the service failing, not refusing the request: a 5xx naming no code, or a
+ * code a server sends as a failure of its own (a 5xx in the wire table). Undefined for any other
+ * answer; else its words after "HTTP <status>": ` — CODE (wire): message`, or nothing without a
+ * code. Such a failure is UNREACHABLE for every client here (try again later), whatever it read.
+ */
+export function serviceFailure(status: number, error: ErrorObject): string | undefined {
+  const { code, message } = error;
+  if (status < 500 || (code !== undefined && WIRE_ERRORS[code].status < 500)) return undefined;
+  if (code === undefined) return '';
+  return ` — ${code} (${WIRE_ERRORS[code].wire}): ${asClause(message ?? WIRE_ERRORS[code].message)}`;
 }

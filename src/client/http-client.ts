@@ -7,12 +7,12 @@
  * UNREACHABLE. Never prints, never reads files or the environment.
  */
 import type { RawCard } from '../core/card.js';
-import { asClause, CardsError, WIRE_ERRORS } from '../core/errors.js';
+import { asClause, CardsError } from '../core/errors.js';
 import { LIMITS } from '../core/limits.js';
 import type { WireProfile } from '../core/profile.js';
 import { routePath } from '../core/routes.js';
 import { DEFAULT_TIMEOUT_MS } from './defaults.js';
-import { readErrorObject } from './error-object.js';
+import { readErrorObject, serviceFailure } from './error-object.js';
 import type { TokenSource } from './token-source.js';
 import {
   AnswerTooLargeError,
@@ -229,17 +229,13 @@ function readCard(res: Exchange, url: string): RawCard {
 
 /** Turns an error response into the CardsError its Error object names (spec 7). */
 function failure(res: Exchange, url: string): CardsError {
-  const { code, message, whole } = readErrorObject(res.body);
+  const error = readErrorObject(res.body);
+  const { code, message, whole } = error;
   // The service's messages are sentences; quoted inside one of ours, they end in its full stop.
   const quoted = (text: string | undefined) => (text ? `: ${asClause(text)}` : '');
-  // A 5xx naming no code, or a code a server sends as a failure of its own (a 5xx in the wire
-  // table), is the service failing: UNREACHABLE, not a refusal of the request.
-  if (res.status >= 500 && (code === undefined || WIRE_ERRORS[code].status >= 500)) {
-    const detail = code
-      ? ` — ${code} (${WIRE_ERRORS[code].wire})${quoted(message ?? WIRE_ERRORS[code].message)}`
-      : '';
-    return new CardsError('UNREACHABLE', `The service failed with HTTP ${res.status}${detail}.`);
-  }
+  const failed = serviceFailure(res.status, error);
+  if (failed !== undefined)
+    return new CardsError('UNREACHABLE', `The service failed with HTTP ${res.status}${failed}.`);
   if (code !== undefined) return new CardsError(code, message);
   if (res.status === 401) return new CardsError('TOKEN_SIGNATURE', message);
   if (!whole) return notAService(url, res, 'and no Error object ({"code","message"})');

@@ -93,6 +93,14 @@ export function generateCardKey(type: KeyTypeName = 'ed25519'): CardPrivateKey {
   return new OtherPrivateKey(generateKeyPairSync('rsa', { modulusLength: bits }).privateKey);
 }
 
+/** The `--type` that makes a key like `key`; undefined for an RSA size `--type` does not offer. */
+export function keyTypeOf(key: CardPrivateKey): KeyTypeName | undefined {
+  if (!isOtherKey(key)) return 'ed25519';
+  if (key.type === 'secp256r1') return 'p256';
+  const name = `rsa${key.keyObject.asymmetricKeyDetails?.modulusLength ?? 0}`;
+  return KEY_TYPES.find((type) => type === name);
+}
+
 const PEM_LABEL = /^-----BEGIN ([A-Z0-9 ]+)-----/;
 
 /**

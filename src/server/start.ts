@@ -27,6 +27,7 @@ import { MEMORY_TARGET, openEngine, type Engine } from './open-engine.js';
 import { isLoopbackHost, loadServerSecrets, type AdminToken } from './server-keys.js';
 import { announceOwner } from './owner-file.js';
 import { readTrustedKeys } from './trusted-keys.js';
+import { listenOn } from './listen.js';
 
 /** The request log a server writes on stderr (text or JSON lines), made by `cards serve`. */
 export { createRequestLogger } from '../http/request-log.js';
@@ -271,18 +272,7 @@ export async function startServing(
 }
 
 async function listen(app: FastifyInstance, options: ServerOptions): Promise<void> {
-  try {
-    await app.listen({ host: options.host, port: options.port });
-  } catch (err) {
-    const code = (err as NodeJS.ErrnoException).code;
-    const where = `${options.host}:${options.port}`;
-    if (code === 'EADDRINUSE')
-      throw usage(
-        `Port ${options.port} is in use on ${options.host}; pick another with --port (0 picks a free one).`,
-      );
-    if (code === 'EACCES') throw usage(`Not allowed to listen on ${where}; try a port above 1023.`);
-    if (code === 'EADDRNOTAVAIL' || code === 'ENOTFOUND')
-      throw usage(`Cannot listen on ${where}: no such local address (--host).`);
-    throw err;
-  }
+  await listenOn(options.host, options.port, () =>
+    app.listen({ host: options.host, port: options.port }),
+  );
 }

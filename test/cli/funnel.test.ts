@@ -213,6 +213,16 @@ describe('every command goes through the one funnel', () => {
       errorDocument(fromEnv).message,
       /^CARDS_COMPAT must be one of service, virgil, got "soap"\.$/,
     );
+    // A group without its command (`cards log`): its help on stderr, and the USAGE error as
+    // every refusal says it, one JSON document under --json.
+    for (const group of [['log'], ['faults'], ['witness'], []]) {
+      const bare = await cards([...group, '--json']);
+      assert.equal(bare.status, 2, said(bare));
+      assert.equal(errorDocument(bare).name, 'USAGE', said(bare));
+      assert.match(errorDocument(bare).message, /needs a command/);
+      const text = await cards(group);
+      assert.match(text.stderr, /Commands:[\s\S]*^error USAGE \(90001\): .*needs a command/m);
+    }
     const timeout = await cards(['--json', 'get', 'a'.repeat(64)], { CARDS_TIMEOUT: 'soon' });
     assert.match(
       errorDocument(timeout).message,

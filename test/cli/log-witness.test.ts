@@ -140,6 +140,9 @@ test('a witnessed log: cosigned checkpoints, verify --witness, a restart resyncs
   const refused = await box.cards(['verify', id, '--log-key', logKey, '--witness', stranger]);
   assert.equal(refused.status, 5, refused.stderr);
   assert.match(refused.stderr, /0 of 1 required witness cosignatures/);
+  // It names the witness missing and what makes a server ask it.
+  assert.match(refused.stderr, /not cosigned by other\/witness/);
+  assert.match(refused.stderr, /--witness URL --witness-key VKEY/);
 
   // Restart: the log no longer knows the witness's size; the 409 tells it, and it resends.
   await server.stop();

@@ -230,3 +230,31 @@ test('log audit of a log behind the registry: cards stored after its checkpoint 
   const report = audit.json<{ size: number; cardsChecked: number; problems: string[] }>();
   assert.deepEqual([report.size, report.cardsChecked, report.problems], [1, 1, []]);
 });
+
+test('a log read the server fails (5xx) is UNREACHABLE (exit 6) naming its code, as a card read is', async (t) => {
+  const server = await logServer();
+  t.after(() => server.dispose());
+  const box = sandbox({ CARDS_URL: server.url, CARDS_DB: server.paths.store });
+  t.after(() => box.cleanup());
+  await create(box, 'dora');
+  // Once the card is in a checkpoint, reading the log reads its tiles.
+  for (;;) {
+    const audit = await box.cards(['--json', 'log', 'audit']);
+    if (audit.json<{ size: number }>().size > 0) break;
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+  const cases = [
+    ['logTile', ['--error', 'STORE_UNAVAILABLE', '--status', '503'], ['log', 'audit'], 503],
+    ['logCheckpoint', ['--error', 'INTERNAL'], ['monitor', '--identity', 'dora'], 500],
+  ] as const;
+  for (const [route, fault, command, status] of cases) {
+    const added = await box.cards(['faults', 'add', '--route', route, ...fault]);
+    assert.equal(added.status, 0, added.stderr);
+    const failed = await box.cards(['--json', ...command]);
+    assert.equal(failed.status, 6, `${command.join(' ')}: ${failed.stderr}`);
+    const { error } = failed.json<{ error: { name: string; message: string } }>();
+    assert.equal(error.name, 'UNREACHABLE');
+    assert.match(error.message, new RegExp(`HTTP ${status} — ${fault[1]} \\(\\d+\\)`));
+    assert.equal((await box.cards(['faults', 'clear'])).status, 0);
+  }
+});

@@ -1,13 +1,15 @@
 /**
  * `cards rotate` end to end against a real `cards serve`: the replacement names
  * the live card, the keystore holds the new key only after the service accepted it, the old key
- * is a dated backup until --prune, and a refused rotation leaves the keystore as it was.
+ * is a dated backup until --prune, and a refused rotation leaves the keystore as it was. The new
+ * key is of the replaced key's type (a P-256 card stays P-256) unless --type says otherwise.
  */
 import assert from 'node:assert/strict';
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { after, before, describe, test } from 'node:test';
 import { keyFile, keysDir } from '../../src/cli/keystore.js';
 import { parsePrivateKey } from '../../src/crypto/keys.js';
+import { parseCardPrivateKey } from '../../src/crypto/signing-key.js';
 import { said, type Sandbox } from './harness.js';
 import { serverInSandbox, type SandboxServer } from './server-sandbox.js';
 
@@ -87,5 +89,28 @@ describe('cards rotate', { concurrency: true }, () => {
     const none = await box.cards(['rotate', '--identity', 'nobody-here']);
     assert.equal(none.status, 3, said(none));
     assert.match(none.stderr, /CARD_NOT_FOUND.*no live card to rotate/);
+  });
+
+  test("the new key is of the replaced key's type unless --type says otherwise", async () => {
+    const keyOf = (identity: string): string => {
+      const key = parseCardPrivateKey(readFileSync(keyFile(box.home, identity), 'utf8'));
+      const details = key.keyObject.asymmetricKeyDetails;
+      return [key.keyObject.asymmetricKeyType, details?.namedCurve ?? details?.modulusLength]
+        .filter((part) => part !== undefined)
+        .join('-');
+    };
+    const made = await box.cards(['keygen', '--identity', 'pia', '--type', 'p256']);
+    assert.equal(made.status, 0, said(made));
+    const card = await box.cards(['create', '--identity', 'pia']);
+    assert.equal(card.status, 0, said(card));
+    const kept = await box.cards(['rotate', '--identity', 'pia', '--json']);
+    assert.equal(kept.status, 0, said(kept));
+    assert.equal(keyOf('pia'), 'ec-prime256v1');
+    assert.match(kept.json<Rotated>().snapshot.publicKey, /^MFkwEwYHKoZIzj0CAQYIKoZIzj0DAQcDQgAE/);
+    const chosen = await box.cards(['rotate', '--identity', 'pia', '--type', 'ed25519']);
+    assert.equal(chosen.status, 0, said(chosen));
+    assert.equal(keyOf('pia'), 'ed25519');
+    const refused = await box.cards(['rotate', '--identity', 'pia', '--type', 'p384']);
+    assert.equal(refused.status, 2, said(refused));
   });
 });

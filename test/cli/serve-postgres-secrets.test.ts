@@ -95,6 +95,15 @@ describe('cards jwt --store postgres://…', () => {
       body: JSON.stringify(card.raw),
     });
     assert.equal(created.status, 201, await created.text());
+    // The CLI with no credentials for it: the hint names the way to a token for a server whose
+    // app key is in its database (no key file beside any store), and that way works.
+    const bare = ['create', '--identity', 'bob', '--new-key', '--url', server.url];
+    const refused = await box.cards(bare);
+    assert.equal(refused.status, 7, said(refused));
+    assert.match(refused.stderr, /cards jwt --store URL --identity bob/);
+    const bobs = await box.cards(['jwt', '--identity', 'bob', '--store', store]);
+    const accepted = await box.cards([...bare, '--token', bobs.stdout.trim()]);
+    assert.equal(accepted.status, 0, said(accepted));
     const both = await box.cards([
       'jwt',
       '--identity',

@@ -2,7 +2,8 @@
  * The errors a served log's refusals become in the CLI's log reader (src/cli/log-remote.ts):
  * the Error object's code read as the service writes it under either wire profile, a string
  * of digits (the Cards spec, section 2.5) or a number (the deployed service and
- * `cards serve --compat virgil`), and an answer without a known code by its status. A real
+ * `cards serve --compat virgil`), an answer without a known code by its status, and a 5xx
+ * naming a server-side code or none, the service failing (UNREACHABLE, docs/errors.md: exit 6). A real
  * HTTP server on a loopback port answers each case.
  */
 import assert from 'node:assert/strict';
@@ -22,7 +23,10 @@ const CASES: { status: number; body: string; code: string }[] = [
   // Codes the reader does not take over: by status.
   { status: 404, body: '{"code":10002,"message":"m"}', code: 'LOG_DISABLED' },
   { status: 404, body: '', code: 'LOG_DISABLED' },
-  { status: 500, body: '{"code":10000,"message":"m"}', code: 'SERVICE_REFUSED' },
+  // The service failing (a 5xx: a server-side code, or none), as the card client has it.
+  { status: 500, body: '{"code":10000,"message":"m"}', code: 'UNREACHABLE' },
+  { status: 503, body: '{"code":"10006","message":"m"}', code: 'UNREACHABLE' },
+  { status: 502, body: 'Bad Gateway', code: 'UNREACHABLE' },
   { status: 401, body: '{"code":"20304","message":"m"}', code: 'SERVICE_REFUSED' },
 ];
 

@@ -120,7 +120,7 @@ function holds(owner: Owner): boolean {
  * (nothing else writes one); a pid alone (the older format) is only proven a server's when that
  * process's command line says `serve`: otherwise the message names the file to remove.
  */
-function locked(store: string, owner: Owner | undefined, path: string): CardsError {
+function locked(store: string, owner: Owner | undefined, path: string, flag: string): CardsError {
   const pid = owner?.pid ?? 0;
   const args = readProc(`/proc/${pid}/cmdline`)?.split('\0') ?? [];
   const proven =
@@ -129,7 +129,7 @@ function locked(store: string, owner: Owner | undefined, path: string): CardsErr
     return new CardsError(
       'STORE_LOCKED',
       `Another server (pid ${pid}) is using the store ${store} (its lock: ${path}).`,
-      { hint: 'Stop that server first, or give this one another --db.' },
+      { hint: `Stop that server first, or give this one another ${flag}.` },
     );
   return new CardsError(
     'STORE_LOCKED',
@@ -140,18 +140,19 @@ function locked(store: string, owner: Owner | undefined, path: string): CardsErr
   );
 }
 
-export async function acquireLock(path: string, store: string): Promise<StoreLock> {
-  if (held.has(path)) throw locked(store, { pid: process.pid }, path);
+/** Locks `path` for `store`; `flag` is the option that chooses another store (for the hint). */
+export async function acquireLock(path: string, store: string, flag = '--db'): Promise<StoreLock> {
+  if (held.has(path)) throw locked(store, { pid: process.pid }, path, flag);
   held.add(path);
   try {
-    return await lockFile(path, store);
+    return await lockFile(path, store, flag);
   } catch (err) {
     held.delete(path);
     throw err;
   }
 }
 
-async function lockFile(path: string, store: string): Promise<StoreLock> {
+async function lockFile(path: string, store: string, flag: string): Promise<StoreLock> {
   const unique = `${process.pid}.${randomBytes(4).toString('hex')}`;
   const tmp = join(dirname(path), `.${basename(path)}.${unique}.tmp`);
   const takeover = takeoverPath(path);
@@ -163,7 +164,7 @@ async function lockFile(path: string, store: string): Promise<StoreLock> {
       const text = await readText(path);
       if (text === undefined) continue; // released meanwhile: try again
       const owner = parseOwner(text);
-      if (owner !== undefined && holds(owner)) throw locked(store, owner, path);
+      if (owner !== undefined && holds(owner)) throw locked(store, owner, path, flag);
       // Stale. Takers go one at a time (a takeover file, made like the lock), and each removes
       // the stale lock only if it is still the one it judged: never a lock another just made.
       if (!(await enter(tmp, takeover))) {
@@ -179,7 +180,7 @@ async function lockFile(path: string, store: string): Promise<StoreLock> {
         await unlink(takeover).catch(ignoreMissing);
       }
     }
-    throw locked(store, await readOwner(path), path);
+    throw locked(store, await readOwner(path), path, flag);
   } finally {
     await rm(tmp, { force: true });
   }

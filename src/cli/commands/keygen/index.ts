@@ -1,7 +1,7 @@
 /** `cards keygen`: a key pair into the keystore or a file. */
 import { Option } from 'commander';
 import { declare } from '../../command.js';
-import { identityFlag } from '../../flags.js';
+import { identityFlag, keyTypeFlag } from '../../flags.js';
 import type { KeygenOptions, KeygenResult } from './keygen.js';
 
 export default declare({
@@ -10,9 +10,7 @@ export default declare({
     'Make a key pair (Ed25519 unless --type): into the keystore (per identity) or a file (PEM PKCS#8).',
   flags: [
     identityFlag(),
-    new Option('--type <type>', "key type, in the stock client's formats")
-      .choices(['ed25519', 'p256', 'rsa2048', 'rsa3072', 'rsa4096', 'rsa8192'])
-      .default('ed25519'),
+    keyTypeFlag("key type, in the stock client's formats").default('ed25519'),
     new Option('--out <file>', 'write the private key to FILE instead of the keystore'),
     new Option('--force', 'replace an existing key (the old one is lost)'),
   ],

@@ -2,13 +2,14 @@
  * `cards rotate --identity ID`: replaces the identity's live card with one for a new key (spec
  * 4.1, previous_card_id; the stock clients' rotate). The new key waits in a pending file and
  * takes the old one's place in the keystore only once the service accepted its card; the old
- * key stays as a dated backup until `--prune`.
+ * key stays as a dated backup until `--prune`. The new key is of the replaced key's type (a
+ * P-256 card stays P-256; Ed25519 without a keystore key) unless `--type` names one.
  */
 import type { RawCard } from '../../../core/card.js';
 import { encodeBase64 } from '../../../core/encoding.js';
 import { CardsError } from '../../../core/errors.js';
 import { EXIT, EXIT_STATUS } from '../../exit-status.js';
-import { generatePrivateKey } from '../../../crypto/keys.js';
+import { generateCardKey, keyTypeOf, type KeyTypeName } from '../../../crypto/signing-key.js';
 import { buildCard, viewCard, type CardView } from '../../card-builder.js';
 import { previousCardId } from '../../card-prepare.js';
 import { liveCards } from '../../chain-relations.js';
@@ -27,6 +28,8 @@ export interface RotateOptions extends ConnectionFlags {
   /** The live card to replace, when the identity has several. */
   previous?: string;
   prune?: boolean;
+  /** The new key's type (one of KEY_TYPES, its flag's choices); default the replaced key's. */
+  type?: string;
 }
 
 export interface RotateResult {
@@ -36,6 +39,8 @@ export interface RotateResult {
   card: RawCard;
   snapshot: CardView;
   keyFile: string;
+  /** The new key's type. */
+  type: KeyTypeName;
   backup: string | null;
   pruned: string[];
   url: string;
@@ -55,7 +60,8 @@ export async function rotate(ctx: CommandContext, options: RotateOptions): Promi
     oldKey && encodeBase64(oldKey.publicKey.spki),
   );
 
-  const key = generatePrivateKey();
+  const type = newKeyType(options.type, oldKey && keyTypeOf(oldKey), oldKey !== undefined);
+  const key = generateCardKey(type);
   const built = buildCard({
     identity,
     key,
@@ -92,10 +98,27 @@ export async function rotate(ctx: CommandContext, options: RotateOptions): Promi
     card: stored,
     snapshot: viewCard(stored),
     keyFile: keyFile(ctx.home, identity),
+    type,
     backup,
     pruned,
     url: client.url,
   };
+}
+
+/** `--type`, else the keystore key's type, else Ed25519 (no keystore key). */
+function newKeyType(
+  given: string | undefined,
+  stored: KeyTypeName | undefined,
+  hasStored: boolean,
+): KeyTypeName {
+  if (given !== undefined) return given as KeyTypeName;
+  if (stored !== undefined) return stored;
+  if (!hasStored) return 'ed25519';
+  throw new CardsError(
+    'USAGE',
+    "The keystore key is an RSA key of a size --type does not offer; name the new key's type.",
+    { hint: 'pass --type (ed25519, p256, rsa2048, rsa3072, rsa4096 or rsa8192)' },
+  );
 }
 
 /** The live card to replace: the only one, the one given, or the one of the keystore key. */

@@ -65,6 +65,36 @@ async function awaitCosignatures(
   return text;
 }
 
+/**
+ * A proof short of required cosignatures, said with the witnesses it lacks and what makes a
+ * server ask them (C2SP tlog-witness: the log submits its checkpoints to each witness it is
+ * given); any other failure as it is.
+ */
+function explainMissingCosigners(
+  err: unknown,
+  proofText: string,
+  witnesses: readonly NoteVerifier[],
+  fetched: boolean,
+): unknown {
+  if (!(err instanceof CardsError) || err.code !== 'LOG_SIGNATURE_INVALID') return err;
+  let cosigners: string[];
+  try {
+    cosigners = cosignersOf(parseTlogProof(proofText).checkpoint, witnesses);
+  } catch {
+    return err;
+  }
+  const missing = witnesses.map((w) => w.name).filter((name) => !cosigners.includes(name));
+  if (missing.length === 0) return err;
+  const waited = fetched ? `, read from the server for ${COSIGNATURE_WAIT_MS / 1000} s` : '';
+  return new CardsError(
+    'LOG_SIGNATURE_INVALID',
+    `${err.message}: the checkpoint is not cosigned by ${missing.join(', ')}${waited}.`,
+    {
+      hint: 'a server asks a witness to cosign when started with --witness URL --witness-key VKEY for it, and adds the cosignature once that witness (`cards witness serve --log LOG_KEY`) answers; the server warns on stderr about a witness that fails',
+    },
+  );
+}
+
 /** Where `cards get --proof` saves a card's proof: beside the card file. */
 const proofPathFor = (cardFile: string): string => `${cardFile.replace(/\.json$/, '')}.proof`;
 
@@ -107,12 +137,17 @@ export async function verify(ctx: CommandContext, options: VerifyOptions): Promi
   const entry = decodeBase64(card.content_snapshot);
   if (!entry || cardIdOf(entry) !== id)
     throw new CardsError('VERIFICATION_FAILED', `The card's snapshot does not hash to ${id}.`);
-  const verified = verifyTlogProof(proofText, entry, {
-    origin: logKey.name,
-    logKeys: [logKey],
-    witnessKeys: witnesses,
-    witnessQuorum: witnesses.length,
-  });
+  let verified: ReturnType<typeof verifyTlogProof>;
+  try {
+    verified = verifyTlogProof(proofText, entry, {
+      origin: logKey.name,
+      logKeys: [logKey],
+      witnessKeys: witnesses,
+      witnessQuorum: witnesses.length,
+    });
+  } catch (err) {
+    throw explainMissingCosigners(err, proofText, witnesses, fetched);
+  }
   const signed = proofText.slice(proofText.indexOf('\n\n') + 2);
   const accepted = await acceptCheckpoint(
     ctx,
