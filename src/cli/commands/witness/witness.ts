@@ -25,6 +25,12 @@ export async function witnessServe(
   const { name, host, port, log: logs } = options;
   outliveOutput();
   const witness = await startWitness({ dir, name, logs, host, port });
+  // Listening for the signals before the lines that say it runs: a script that reads them and
+  // stops the witness at once (a test, a supervisor) must find it ready to stop cleanly.
+  const stopped = new Promise<NodeJS.Signals>((done) => {
+    process.once('SIGINT', done);
+    process.once('SIGTERM', done);
+  });
   const out = (line: string): unknown => ctx.stdout.write(`${line}\n`);
   // With --json, one JSON start-up line, as `cards serve --json` prints.
   if (options.json) {
@@ -36,10 +42,7 @@ export async function witnessServe(
     out(`state: ${options.dir} (${witness.logsSeen} logs seen)`);
     out(`logs: ${witness.origins.join(', ')}`);
   }
-  const signal = await new Promise<NodeJS.Signals>((done) => {
-    process.once('SIGINT', done);
-    process.once('SIGTERM', done);
-  });
+  const signal = await stopped;
   ctx.stderr.write(`${signal}: stopping\n`);
   await witness.close();
   return undefined;
