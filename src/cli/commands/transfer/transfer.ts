@@ -11,7 +11,7 @@ import { resolve } from 'node:path';
 import { Readable, Writable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { CardsError } from '../../../core/errors.js';
-import { createFileStream, type NewFile } from '../../../io/fs-durable.js';
+import { createFileStream } from '../../../io/fs-durable.js';
 import { dumpLines } from '../../../io/lines.js';
 import { isStoreUrl } from '../../../server/defaults.js';
 import { exportStore, importStore, migrateStore } from '../../../server/store-transfer.js';
@@ -72,7 +72,7 @@ export async function exportCommand(
 ): Promise<ExportResult | undefined> {
   const file = options.out === undefined ? undefined : resolve(ctx.cwd, options.out);
   if (file === undefined) {
-    await exportTo(ctx, options, writable(ctx.stdout));
+    ctx.stderr.write(`${summaryLine(await exportTo(ctx, options, writable(ctx.stdout), false))}\n`);
     return undefined;
   }
   if (existsSync(file)) throw exists(options.out!);
@@ -82,7 +82,7 @@ export async function exportCommand(
   process.once('SIGINT', stop);
   process.once('SIGTERM', stop);
   try {
-    const result = await exportTo(ctx, options, made.stream, made);
+    const result = await exportTo(ctx, options, made.stream, true);
     await made.keep().catch((err: NodeJS.ErrnoException) => {
       throw err.code === 'EEXIST' ? exists(options.out!) : err;
     });
@@ -120,12 +120,12 @@ function inUse(err: unknown, ctx: CommandContext, store: string): unknown {
   });
 }
 
-/** The dump to `out`, from a server's admin API or a store; to stdout, the summary line too. */
+/** The dump to `out`, from a server's admin API or a store; `end`: `out` is ended after it. */
 async function exportTo(
   ctx: CommandContext,
   options: TransferOptions,
   out: Writable,
-  file?: NewFile,
+  end: boolean,
 ): Promise<Omit<ExportResult, 'out'>> {
   const server = throughServer(ctx, options);
   const target = server ? undefined : storeTargetOf(ctx, options);
@@ -140,7 +140,7 @@ async function exportTo(
     const answer = Readable.fromWeb(response.body as never).on('data', (chunk: Buffer) => {
       for (const byte of chunk) if (byte === 10) cards++;
     });
-    await pipeline(answer, out, { end: file !== undefined });
+    await pipeline(answer, out, { end });
     from = resolveServer(ctx, options).url.value;
   } else {
     const write = (chunk: string): Promise<void> =>
@@ -153,12 +153,11 @@ async function exportTo(
     ({ cards, store: from } = await exportStore(target, write, warn(ctx)).catch((err: unknown) => {
       throw inUse(err, ctx, target);
     }));
-    if (file)
+    if (end)
       await new Promise<void>((done, fail) =>
         out.end((err?: Error | null) => (err ? fail(err) : done())),
       );
   }
-  if (!file) ctx.stderr.write(`${summaryLine({ cards, from })}\n`);
   return { cards, from };
 }
 
