@@ -1,0 +1,53 @@
+/**
+ * What a developer's third hour with `cards` trips on, against a real server on port 0: the
+ * state of a server started with --no-admin, …
+ */
+import assert from 'node:assert/strict';
+import { after, before, describe, test } from 'node:test';
+import { said, type Sandbox } from './harness.js';
+import { serverInSandbox, type SandboxServer } from './server-sandbox.js';
+
+interface State {
+  url: string;
+  reachable: boolean;
+  version: string;
+  cards: number;
+  admin_auth: string;
+  log: { origin: string; vkey: string | null; size: number } | null;
+}
+
+describe("a developer's third hour against cards serve", { concurrency: true }, () => {
+  let server: SandboxServer;
+  let box: Sandbox;
+  before(async () => ({ server, box } = await serverInSandbox({ args: ['--no-admin'] })));
+  after(() => Promise.all([server.dispose(), box.cleanup()]));
+
+  test('cards status of a server without its admin API: what the public routes tell, exit 0', async () => {
+    const made = await box.cards(['create', '--identity', 'ines', '--new-key']);
+    assert.equal(made.status, 0, said(made));
+    const json = await box.cards(['status', '--json']);
+    assert.equal(json.status, 0, said(json));
+    const state = json.json<State>();
+    assert.equal(state.url, server.url);
+    assert.equal(state.reachable, true);
+    assert.equal(state.admin_auth, 'off');
+    assert.equal(state.cards, 1);
+    assert.equal(typeof state.version, 'string');
+    assert.match(state.log?.origin ?? '', /^cards\.local\//);
+    assert.equal(state.log?.vkey, null);
+    const text = await box.cards(['status']);
+    assert.equal(text.status, 0, said(text));
+    assert.match(text.stdout, new RegExp(`^reachable +${server.url} `, 'm'));
+    assert.match(text.stdout, /^admin API +off \(started with --no-admin\)/m);
+    assert.match(text.stdout, /^log key +not known without the admin API/m);
+
+    const logless = await serverInSandbox({ args: ['--no-admin', '--no-log'] });
+    try {
+      const bare = await logless.box.cards(['status', '--json']);
+      assert.equal(bare.status, 0, said(bare));
+      assert.equal(bare.json<State>().log, null);
+    } finally {
+      await Promise.all([logless.server.dispose(), logless.box.cleanup()]);
+    }
+  });
+});
