@@ -38,7 +38,10 @@ export function reportError(
   if (err instanceof CardsError) {
     const exit = EXIT_STATUS[err.code];
     if (err.code === 'CANCELLED' || err.code === 'DECLINED') {
-      // Not a failure: the person said stop. One quiet line, no code, no hint.
+      // Not a failure: the person said stop. One quiet line, no code, no hint; a script under
+      // --json still reads its one document, with what was done (seed's summary).
+      if (json)
+        printJsonError(ctx, follow, err.code, err.number, err.message, err.hint, err.partial);
       ctx.stderr.write(`${err.message}\n`);
       return exit;
     }

@@ -100,21 +100,23 @@ describe('cards seed, run again', () => {
     assert.equal(await count(), 5);
   });
 
-  test('Ctrl-C prints what was created, and the server holds exactly that', async () => {
+  test('Ctrl-C prints what was created, and the server holds exactly that; --json too', async () => {
     assert.equal((await box.cards(['reset', '--yes'])).status, 0);
     const big = join(box.dir, 'big.json');
     writeFileSync(
       big,
       JSON.stringify({ version: 1, identities: [{ identity: 'user-${n}', count: 2000 }] }),
     );
-    const child = spawn(process.execPath, [BIN, 'seed', big, '--concurrency', '1'], {
+    const child = spawn(process.execPath, [BIN, 'seed', big, '--concurrency', '1', '--json'], {
       cwd: box.dir,
       env: box.env,
     });
+    let stdout = '';
     let stderr = '';
+    child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
     child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
     const exited = new Promise<number | null>((resolve) =>
-      child.on('exit', (code) => resolve(code)),
+      child.on('close', (code) => resolve(code)),
     );
     while ((await count()) < 5) await new Promise((resolve) => setTimeout(resolve, 50));
     child.kill('SIGINT');
@@ -125,6 +127,15 @@ describe('cards seed, run again', () => {
     assert.ok(created >= 5 && created < 2000, stderr);
     assert.equal(await count(), created);
     assert.match(stderr, /^ {2}user-1#1 [0-9a-f]{64}$/m);
+    // Under --json, stdout is the one document: the summary of what was created, and the error.
+    const document = JSON.parse(stdout) as {
+      created: number;
+      cards: Record<string, { id: string }>;
+      error: { name: string };
+    };
+    assert.equal(document.error.name, 'CANCELLED');
+    assert.equal(document.created, created);
+    assert.match(document.cards['user-1#1']?.id ?? '', /^[0-9a-f]{64}$/);
     // The rerun knows: partly seeded.
     const rerun = await box.cards(['seed', big]);
     assert.equal(rerun.status, 2, said(rerun));
