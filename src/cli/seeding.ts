@@ -86,6 +86,11 @@ export async function seedCards(
     text?: string;
     /** Aborted: start no new card (Ctrl-C); what was created is reported as on a failure. */
     signal?: AbortSignal;
+    /**
+     * Aborted after `signal` (a second Ctrl-C, the client's connections closed): the requests in
+     * flight are not waited for; their cards are reported as sent with no answer read.
+     */
+    abandon?: AbortSignal;
   },
   client: SeedClient,
   signer: string,
@@ -120,6 +125,8 @@ export async function seedCards(
   const progress = createProgress(ctx.stderr, plan.cards.length + revocations, 'requests');
   const limit = limiter(options.concurrency);
   let failure: { card: string; error: unknown } | undefined;
+  /** What is sent and not yet answered, by card name: its id, and whether it is its revocation. */
+  const sending = new Map<string, { id: string; revocation: boolean }>();
 
   async function make(card: SeedCard): Promise<void> {
     const key = keyOf(card);
@@ -141,6 +148,7 @@ export async function seedCards(
         return { signer: s.name, key: signerKey(s.name), ...(snapshot ? { snapshot } : {}) };
       }),
     });
+    sending.set(card.name, { id: built.id, revocation: false });
     await client.createCard(built.card, card.identity);
     progress.tick();
     results.set(card.name, {
@@ -152,6 +160,7 @@ export async function seedCards(
       state: 'active',
       revokedBy: null,
     });
+    if (card.revoke) sending.set(card.name, { id: built.id, revocation: true });
     if (card.revoke === 'by-id')
       revoking.set(built.id, await client.revokeById(built.id, card.identity));
     if (card.revoke === 'with-card') {
@@ -165,6 +174,7 @@ export async function seedCards(
       revoking.set(built.id, await client.revokeWithCard(revocation.card, card.identity));
     }
     if (card.revoke) progress.tick();
+    sending.delete(card.name);
   }
 
   const tasks = new Map<string, Promise<void>>();
@@ -189,6 +199,8 @@ export async function seedCards(
           try {
             await make(card);
           } catch (error) {
+            // Abandoned: its answer was not waited for, which is no failure of the card.
+            if (options.abandon?.aborted) throw SKIPPED;
             failure ??= { card: card.name, error };
             throw error;
           }
@@ -217,12 +229,20 @@ export async function seedCards(
   };
   if (!failure && options.signal?.aborted) {
     const created = [...results].map(([name, card]) => `${name} ${card.id}`);
+    const unanswered = [...sending].map(([name, { id, revocation }]) => ({
+      name,
+      id,
+      revocation,
+    }));
+    const unread = unanswered.map(
+      ({ name, id, revocation }) => `${name} ${id}${revocation ? ' (its revocation)' : ''}`,
+    );
     throw new CardsError(
       'CANCELLED',
-      `seed: interrupted (Ctrl-C) after ${results.size} of ${plan.cards.length} cards created${created.length ? `:\n  ${created.slice(0, 50).join('\n  ')}${created.length > 50 ? `\n  … and ${created.length - 50} more (--json lists every id)` : ''}` : '.'}`,
+      `seed: interrupted (Ctrl-C) after ${results.size} of ${plan.cards.length} cards created${listed(created)}${unread.length ? `\nsent with no answer read (Ctrl-C again), each may be on the service${listed(unread)}` : ''}`,
       {
         hint: 'a rerun says the file is partly seeded; --reset starts over',
-        partial: { ...summary() },
+        partial: { ...summary(), ...(unanswered.length && { unanswered }) },
       },
     );
   }
@@ -239,6 +259,12 @@ export async function seedCards(
   }
   return summary();
 }
+
+/** `:` and the lines, the first 50 of them, or `.` for none. */
+const listed = (lines: readonly string[]): string =>
+  lines.length
+    ? `:\n  ${lines.slice(0, 50).join('\n  ')}${lines.length > 50 ? `\n  … and ${lines.length - 50} more (--json lists every id)` : ''}`
+    : '.';
 
 function summarise(
   ctx: CommandContext,

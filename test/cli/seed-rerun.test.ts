@@ -3,7 +3,8 @@
  * creates nothing new and says so, a file grown since (or a run stopped part-way) is refused
  * rather than seeded into second chains, `--reset` starts over, a service emptied since is
  * seeded again, an unknown field is refused naming the one meant, and Ctrl-C prints what was
- * created (exit 130) with the server holding exactly those cards.
+ * created (exit 130) with the server holding exactly those cards; a second Ctrl-C stops waiting
+ * and prints them too, with the cards sent whose answer was not read.
  */
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
@@ -142,7 +143,7 @@ describe('cards seed, run again', () => {
     assert.match(rerun.stderr, new RegExp(`${created} of the 2000 cards`));
   });
 
-  test('a first Ctrl-C says it waits for the cards in flight; a second stops at once', async (t) => {
+  test('a first Ctrl-C says it waits for the cards in flight; a second stops at once, with the summary', async (t) => {
     assert.equal((await box.cards(['reset', '--yes'])).status, 0);
     const faults = `${server.url}/_cards/faults`;
     const rule = { route: 'createCard', delay: '60000' };
@@ -157,11 +158,16 @@ describe('cards seed, run again', () => {
       201,
     );
     t.after(() => fetch(faults, { method: 'DELETE' }));
-    const child = spawn(process.execPath, [BIN, 'seed', file], { cwd: box.dir, env: box.env });
+    const child = spawn(process.execPath, [BIN, 'seed', file, '--json'], {
+      cwd: box.dir,
+      env: box.env,
+    });
+    let stdout = '';
     let stderr = '';
+    child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
     child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
-    const exited = new Promise<NodeJS.Signals | null>((resolve) =>
-      child.on('exit', (_code, signal) => resolve(signal)),
+    const exited = new Promise<number | null>((resolve) =>
+      child.on('close', (code) => resolve(code)),
     );
     // A create is held by the delay once the rule has matched it.
     const hits = async (): Promise<number> =>
@@ -177,6 +183,22 @@ describe('cards seed, run again', () => {
     );
     assert.equal(child.exitCode, null, 'still waiting for the answer');
     child.kill('SIGINT');
-    assert.equal(await exited, 'SIGINT');
+    assert.equal(await exited, 130, stderr);
+    assert.match(stderr, /interrupted \(Ctrl-C\) after 0 of 4 cards created\./);
+    assert.match(
+      stderr,
+      /\nsent with no answer read \(Ctrl-C again\), each may be on the service:\n( {2}(a1|b1) [0-9a-f]{64}\n)+/,
+    );
+    const { error, ...summary } = JSON.parse(stdout) as {
+      error: { name: string };
+      created: number;
+      unanswered: { name: string; id: string }[];
+    };
+    assert.equal(error.name, 'CANCELLED');
+    assert.equal(summary.created, 0);
+    assert.ok(
+      summary.unanswered.some((card) => card.name === 'a1'),
+      stdout,
+    );
   });
 });

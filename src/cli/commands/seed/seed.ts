@@ -1,7 +1,7 @@
 /**
  * `cards seed FILE` against a service: the file's cards created (src/cli/seeding.ts) unless they
  * are there already (src/cli/seed-record.ts), `--reset` to empty the service first, and Ctrl-C
- * reported with what was created.
+ * reported with what was created (a second one: and what was sent with no answer read).
  */
 import { adminClient, resetServer, type AdminFlags } from '../../admin-access.js';
 import { connect } from '../../connection.js';
@@ -36,24 +36,32 @@ export async function seed(
   };
   return seedOnce(ctx, options.file, text, target, async () => {
     const interrupt = new AbortController();
+    const abandon = new AbortController();
     // The cards in flight are answered within --timeout; until then the person learns why
-    // nothing ends yet, and that a second Ctrl-C (the default action again) ends it at once.
+    // nothing ends yet. A second Ctrl-C closes the connections: the summary names the cards
+    // whose answer was not read.
+    const onSecond = (): void => {
+      abandon.abort();
+      client.close();
+    };
     const onSigint = (): void => {
       interrupt.abort();
+      process.once('SIGINT', onSecond);
       ctx.stderr.write(
-        'seed: stopping: no new cards; waiting for the answers to those in flight (Ctrl-C again stops at once, without the summary)\n',
+        'seed: stopping: no new cards; waiting for the answers to those in flight (Ctrl-C again stops at once)\n',
       );
     };
     process.once('SIGINT', onSigint);
     try {
       return await seedCards(
         ctx,
-        { ...options, text, signal: interrupt.signal },
+        { ...options, text, signal: interrupt.signal, abandon: abandon.signal },
         client,
         settings.wire.signer,
       );
     } finally {
       process.off('SIGINT', onSigint);
+      process.off('SIGINT', onSecond);
     }
   });
 }
