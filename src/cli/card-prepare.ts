@@ -11,7 +11,8 @@ import type { CardPrivateKey } from '../crypto/signing-key.js';
 import { buildCard, parseSigners, type BuiltCard } from './card-builder.js';
 import type { CommandContext } from './context.js';
 import { readCardKeyFile } from './inputs.js';
-import { loadKey, shellQuote, storeKey } from './keystore.js';
+import { loadKey, storeKey } from './keystore.js';
+import { shellQuote } from './shell-quote.js';
 import { confirm, canPrompt } from './prompts.js';
 import { requireIdentity, type ConnectionFlags } from './settings.js';
 

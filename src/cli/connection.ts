@@ -15,7 +15,7 @@ import { parseJson, readFileBytes, readPrivateKey } from './inputs.js';
 import { escapeTerminal } from '../core/terminal-text.js';
 import type { Settings } from './settings.js';
 import { ownerUrl } from './local-server.js';
-import { shellQuote } from './keystore.js';
+import { shellQuote } from './shell-quote.js';
 import { fileHome } from '../server/file-home.js';
 
 /** Lifetime of tokens minted for requests: 20 minutes, the stock client's default. */

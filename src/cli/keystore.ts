@@ -17,6 +17,7 @@ import { parseCardPrivateKey, type CardPrivateKey } from '../crypto/signing-key.
 import { createFileSync, replaceFileSync } from '../io/fs-durable.js';
 import { readPrivateKeyFile } from '../io/key-files.js';
 import { openJsonDocument } from './json-document.js';
+import { shellQuote } from './shell-quote.js';
 
 /** Anything that writes itself as PEM PKCS#8 (a PrivateKey, or seed's fresh keys). */
 export interface PemKey {
@@ -200,6 +201,3 @@ function sidecarIdentity(home: string, stem: string): string | undefined {
     return undefined;
   }
 }
-
-export const shellQuote = (text: string): string =>
-  /^[A-Za-z0-9_@%+=:,./-]+$/.test(text) ? text : `'${text.replace(/'/g, `'\\''`)}'`;

@@ -1,8 +1,10 @@
 /**
  * What a developer's third hour with `cards` trips on, against a real server on port 0: the
- * state of a server started with --no-admin, …
+ * state of a server started with --no-admin, the commands a hint suggests pasted into a POSIX
+ * shell, …
  */
 import assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
 import { after, before, describe, test } from 'node:test';
 import { said, type Sandbox } from './harness.js';
 import { serverInSandbox, type SandboxServer } from './server-sandbox.js';
@@ -49,5 +51,27 @@ describe("a developer's third hour against cards serve", { concurrency: true }, 
     } finally {
       await Promise.all([logless.server.dispose(), logless.box.cleanup()]);
     }
+  });
+
+  test('the identity in a hint pastes into a POSIX shell as the identity, controls and all', async () => {
+    for (const identity of [
+      "bob's laptop",
+      'évelyne 日本',
+      'evil\x1b[31m',
+      'tab\there',
+      '50% off \\ \u202eabc',
+      "-dash'\x07",
+    ]) {
+      const r = await box.cards(['rotate', '--identity', identity]);
+      assert.equal(r.status, 3, said(r));
+      const hinted = /`cards create --identity (.*) --new-key`/.exec(r.stderr)?.[1];
+      assert.ok(hinted, r.stderr);
+      // The word as sh reads it: printf prints it back, one byte for each.
+      const sh = spawnSync('sh', ['-c', `printf %s ${hinted}`], { encoding: 'utf8' });
+      assert.equal(sh.status, 0, sh.stderr);
+      assert.equal(sh.stdout, identity, hinted);
+    }
+    const ending = await box.cards(['rotate', '--identity', 'line\n']);
+    assert.match(ending.stderr, /'line\\n' \(written escaped: no shell word gives it back whole\)/);
   });
 });

@@ -7,7 +7,8 @@ import { resolve } from 'node:path';
 import { CardsError } from '../../../core/errors.js';
 import { generateCardKey, type KeyTypeName } from '../../../crypto/signing-key.js';
 import type { CommandContext } from '../../context.js';
-import { shellQuote, storeKey, writeKeyFile } from '../../keystore.js';
+import { storeKey, writeKeyFile } from '../../keystore.js';
+import { shellQuote } from '../../shell-quote.js';
 
 export interface KeygenOptions {
   identity?: string;

@@ -21,7 +21,8 @@ import {
   swapInPendingKey,
   writePendingKey,
 } from '../../key-backups.js';
-import { keyFile, loadKey, shellQuote } from '../../keystore.js';
+import { keyFile, loadKey } from '../../keystore.js';
+import { shellQuote } from '../../shell-quote.js';
 import { requireIdentity, resolveSettings, type ConnectionFlags } from '../../settings.js';
 
 export interface RotateOptions extends ConnectionFlags {
