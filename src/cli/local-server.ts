@@ -5,6 +5,7 @@
  * loopback address, never to another machine.
  */
 import { networkInterfaces } from 'node:os';
+import { fileHome } from '../server/file-home.js';
 import { storeOwner } from '../server/owner-file.js';
 import { isLoopbackHost } from '../server/defaults.js';
 
@@ -39,3 +40,9 @@ export function ownsStore(url: string, db: string, cwd: string): boolean {
 
 /** The address of the server holding the store `db`, when one runs. */
 export const ownerUrl = (db: string, cwd: string): string | undefined => storeOwner(db, cwd)?.url;
+
+/** That address and the file beside the store it was read from. */
+export function storeAddress(db: string, cwd: string): { url: string; file: string } | undefined {
+  const url = ownerUrl(db, cwd);
+  return url === undefined ? undefined : { url, file: fileHome(db, cwd).address };
+}

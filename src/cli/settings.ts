@@ -14,7 +14,7 @@ import { fileHome } from '../server/file-home.js';
 import { resolveStoreTarget } from '../server/open-engine.js';
 import { withScheme } from './config-file.js';
 import type { CommandContext } from './context.js';
-import { ownerUrl, ownsStore } from './local-server.js';
+import { ownsStore, storeAddress } from './local-server.js';
 import type { Source, Sourced } from './value-sources.js';
 
 /** The flags of every command that talks to a service (commander's camelCase names). */
@@ -33,9 +33,12 @@ export interface ConnectionFlags extends Sourced {
   debug?: boolean;
 }
 
-export interface Setting<T> {
+export interface Setting<T, S extends string = Source> {
   readonly value: T;
-  readonly source: Source;
+  /** The layer; for the URL, `address`: the server holding --db's store named it (its `file`). */
+  readonly source: S;
+  /** The file the value was read from (the store's address file). */
+  readonly file?: string;
 }
 
 type Credential =
@@ -44,8 +47,11 @@ type Credential =
   | { readonly kind: 'app-key'; readonly file: string; readonly source: Source }
   | { readonly kind: 'local-app-key'; readonly file: string; readonly source: Source };
 
+/** The service URL: a layer's, or the address of the server holding --db's store. */
+export type UrlSetting = Setting<string, Source | 'address'>;
+
 export interface Settings {
-  readonly url: Setting<string>;
+  readonly url: UrlSetting;
   readonly compat: Setting<ProfileName>;
   readonly identity: Setting<string> | undefined;
   readonly db: Setting<string>;
@@ -89,11 +95,13 @@ export function required<K extends 'url' | 'db' | 'timeout' | 'compat'>(
 export function resolveServer(
   ctx: CommandContext,
   flags: ConnectionFlags,
-): { url: Setting<string>; db: Setting<string> } {
+): { url: UrlSetting; db: Setting<string> } {
   const given = required(flags, 'url');
   const db = required(flags, 'db');
-  const found = given.source === 'default' ? ownerUrl(db.value, ctx.cwd) : undefined;
-  const url = { ...given, value: found ?? withScheme(given.value) };
+  const found = given.source === 'default' ? storeAddress(db.value, ctx.cwd) : undefined;
+  const url: UrlSetting = found
+    ? { value: found.url, source: 'address', file: found.file }
+    : { ...given, value: withScheme(given.value) };
   validateUrl(url);
   return { url, db };
 }
@@ -114,7 +122,7 @@ export function resolveSettings(ctx: CommandContext, flags: ConnectionFlags): Se
   };
 }
 
-function validateUrl(url: Setting<string>): void {
+function validateUrl(url: UrlSetting): void {
   let parsed: URL | undefined;
   try {
     parsed = new URL(url.value);

@@ -1,10 +1,11 @@
 /**
  * What a developer's third hour with `cards` trips on, against a real server on port 0: the
  * state of a server started with --no-admin, the commands a hint suggests pasted into a POSIX
- * shell, …
+ * shell, the source `cards config` names for the address of the server holding the store, …
  */
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
+import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { said, type Sandbox } from './harness.js';
 import { serverInSandbox, type SandboxServer } from './server-sandbox.js';
@@ -73,5 +74,25 @@ describe("a developer's third hour against cards serve", { concurrency: true }, 
     }
     const ending = await box.cards(['rotate', '--identity', 'line\n']);
     assert.match(ending.stderr, /'line\\n' \(written escaped: no shell word gives it back whole\)/);
+  });
+
+  test('cards config names the address file the URL came from when no layer sets one', async () => {
+    const address = join(server.dir, 'cards.json.address');
+    const json = await box.cards(['config', '--json'], { env: { CARDS_URL: undefined } });
+    assert.equal(json.status, 0, said(json));
+    const { url } = json.json<{
+      settings: { url: { value: string; source: string; file?: string } };
+    }>().settings;
+    assert.deepEqual(url, { value: server.url, source: 'address', file: address });
+    const text = await box.cards(['config'], { env: { CARDS_URL: undefined } });
+    assert.match(
+      text.stdout,
+      new RegExp(`^ +url +${server.url} \\(address file ${address}\\)$`, 'm'),
+    );
+    const given = await box.cards(['config', '--json']);
+    assert.equal(
+      given.json<{ settings: { url: { source: string } } }>().settings.url.source,
+      'env',
+    );
   });
 });

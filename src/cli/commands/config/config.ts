@@ -28,7 +28,7 @@ export interface ConfigResult {
   defaultProfile: string | null;
   activeProfile: string | null;
   home: string;
-  settings: Record<string, Setting<string | number> | null>;
+  settings: Record<string, Setting<string | number, Source | 'address'> | null>;
   /** What `cards serve` would start with here (its own flags aside). */
   serve: Record<string, Shown>;
 }

@@ -11,9 +11,12 @@ const changed = (r: ConfigChange, s: Style): string =>
     `${s.ok('profile')} "${r.profile}"${r.isDefault ? ' (default)' : ''} in ${r.path}`,
     ...settingLines(r.settings),
   ].join('\n');
-const valueText = (v: { value: unknown; source: string } | null, s: Style): string =>
+const valueText = (
+  v: { value: unknown; source: string; file?: string } | null,
+  s: Style,
+): string =>
   v
-    ? `${Array.isArray(v.value) ? v.value.join(', ') : String(v.value)} ${s.dim(`(${v.source})`)}`
+    ? `${Array.isArray(v.value) ? v.value.join(', ') : String(v.value)} ${s.dim(`(${v.file ? `${v.source} file ${v.file}` : v.source})`)}`
     : s.dim('(not set)');
 
 export default [
@@ -22,7 +25,9 @@ export default [
     summary: 'Show the config file, its profiles and each setting in force with its source.',
     flags: [connectionFlags(), serviceKeyFlag()],
     help: `Each setting comes from the first of: a flag, the environment, the config profile
-(source "config"), the default. The serve section is what \`cards serve\` would start with here.`,
+(source "config"), the default; a URL set nowhere is the one a running \`cards serve\` of --db's
+store wrote beside it (source "address", its file named). The serve section is what
+\`cards serve\` would start with here.`,
     examples: [
       'cards config',
       'cards config --profile prod --json',
