@@ -31,6 +31,14 @@ export const LIMITS = {
   /** Most readers one Keyknox v2 entry may have (a push's list, and all pushes' together). */
   keyknoxReadersMax: 1024,
   /**
+   * The UTF-8 bytes of one Keyknox address's parts together (v1: app and identity; v2: app,
+   * owner, root, path and key). Every engine keys a blob or an entry by its whole address, and
+   * a PostgreSQL B-tree index holds at most 2,704 bytes a row (its maximum index row size), so
+   * an address longer than that would be stored by one engine and refused by another. The app
+   * and the owner come from the token; each other part is at most identityMax.
+   */
+  keyknoxAddressMax: 2048,
+  /**
    * Most bytes a client reads of one answer of the card routes: far above any search answer,
    * far below the 512 MiB a JavaScript string holds; a server sending more is not answering as
    * a Cards service.

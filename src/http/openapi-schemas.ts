@@ -284,6 +284,7 @@ const ROUTE_ERRORS: Record<RouteName, readonly WireCode[]> = {
     ...CARD_AUTH,
     ...JSON_BODY,
     'KEYKNOX_VALUE_INVALID',
+    'KEYKNOX_ADDRESS_INVALID',
     'KEYKNOX_CONFLICT',
     ...STORE_WRITE,
   ],

@@ -139,6 +139,21 @@ function readers(field: unknown): string[] {
   return [...out];
 }
 
+/**
+ * KEYKNOX_ADDRESS_INVALID unless an address's parts (v1: app, identity; v2: app, owner, root,
+ * path, key) hold LIMITS.keyknoxAddressMax bytes of UTF-8 at most together: what every engine
+ * keys a blob or an entry by, PostgreSQL's index included (limits.ts). Checked before a push
+ * stores anything and on every import line, whatever the engine.
+ */
+export function checkAddressSize(parts: readonly string[]): void {
+  const bytes = parts.reduce((n, p) => n + utf8Length(p), 0);
+  if (bytes > LIMITS.keyknoxAddressMax)
+    invalid(
+      'KEYKNOX_ADDRESS_INVALID',
+      `An address (the token's app and identity, then root, path and key) holds at most ${LIMITS.keyknoxAddressMax} bytes together, not ${bytes}.`,
+    );
+}
+
 function invalid(code: ErrorCode, message: string): never {
   throw new CardsError(code, message);
 }

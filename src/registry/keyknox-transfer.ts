@@ -21,6 +21,7 @@ import {
   keyknox2Line,
   readKeyknoxLine,
 } from '../store/keyknox-record.js';
+import { checkAddressSize } from './keyknox-input.js';
 import { checkEntryBounds } from './keyknox-v2.js';
 
 /** Lines per chunk of an export. */
@@ -88,12 +89,16 @@ export class KeyknoxImport {
     if (record.kind === 'keyknox2del') throw badLine(number, 'deletes a Keyknox entry');
     if (!textOf(record).every(isPortableText))
       throw badLine(number, 'holds text that is not well-formed Unicode without U+0000');
-    if (record.kind === 'keyknox2') {
-      try {
-        checkEntryBounds(record.entry); // what a push may leave in an entry, an import may bring in
-      } catch (err) {
-        throw badLine(number, `is refused as a push would be: ${asClause((err as Error).message)}`);
+    // What a push may leave in a blob or an entry, an import may bring in.
+    try {
+      if (record.kind === 'keyknox1')
+        checkAddressSize([record.address.app, record.address.identity]);
+      else {
+        checkAddressSize(Object.values(record.entry.address));
+        checkEntryBounds(record.entry);
       }
+    } catch (err) {
+      throw badLine(number, `is refused as a push would be: ${asClause((err as Error).message)}`);
     }
     this.#held.push({ record, number });
     return true;
