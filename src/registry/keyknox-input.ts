@@ -104,7 +104,8 @@ function content(field: unknown, name: string): Uint8Array {
   return bytes;
 }
 
-function part(field: unknown, name: string): string {
+/** A root, path or key (`name`), as a push must give it; KEYKNOX_ADDRESS_INVALID otherwise. */
+export function part(field: unknown, name: string): string {
   if (typeof field !== 'string' || field === '' || utf8Length(field) > LIMITS.identityMax)
     invalid(
       'KEYKNOX_ADDRESS_INVALID',
@@ -119,7 +120,8 @@ function optionalPart(field: unknown, name: string): string | undefined {
   return field === undefined || field === null || field === '' ? undefined : part(field, name);
 }
 
-function readers(field: unknown): string[] {
+/** A list of readers, as a push must give it; KEYKNOX_IDENTITIES_INVALID otherwise. */
+export function readers(field: unknown): string[] {
   if (!Array.isArray(field) || field.length > LIMITS.keyknoxReadersMax)
     invalid(
       'KEYKNOX_IDENTITIES_INVALID',
