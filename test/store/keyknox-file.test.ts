@@ -1,6 +1,7 @@
 /**
  * The JSON engine's Keyknox file (src/store/json/keyknox-file.ts): a torn tail (a crash
- * mid-write) is dropped and told, damage followed by a good line refuses the store untouched,
+ * mid-write) is dropped and told, damage followed by a good line or a whole line that is not a
+ * readable record refuses the store untouched,
  * a file of another format is refused, a store folded on open keeps one line per record, and a
  * file that is a snapshot already is read without being rewritten.
  */
@@ -98,6 +99,25 @@ test('damage followed by a good line is STORE_CORRUPT, the file untouched', asyn
   const before = readFileSync(path, 'utf8');
   assert.equal(await codeOf(() => KeyknoxFile.open(path, () => undefined)), 'STORE_CORRUPT');
   assert.equal(readFileSync(path, 'utf8'), before);
+});
+
+test('a whole last line that is not a record this version reads is STORE_CORRUPT, never a torn write', async () => {
+  // An acknowledged write whose record the reader refuses (a revision past 2^53 - 1, as an
+  // imported revision of 2^53 - 1 and one push made it): dropping it as torn lost that push.
+  const path = fileName();
+  await withTwoWrites(path);
+  const lines = readFileSync(path, 'utf8').trimEnd().split('\n');
+  const last = JSON.parse(lines.at(-1)!) as { keyknox1: Record<string, unknown> };
+  last.keyknox1.revision = 2 ** 53;
+  appendFileSync(path, `${JSON.stringify(last)}\n`);
+  const before = readFileSync(path, 'utf8');
+  const warnings: string[] = [];
+  assert.equal(
+    await codeOf(() => KeyknoxFile.open(path, (w) => warnings.push(w))),
+    'STORE_CORRUPT',
+  );
+  assert.equal(readFileSync(path, 'utf8'), before, 'the file untouched');
+  assert.deepEqual(warnings, []);
 });
 
 test('a file of another format is refused untouched', async () => {
