@@ -8,6 +8,7 @@
 import assert from 'node:assert/strict';
 import {
   appendFileSync,
+  mkdirSync,
   mkdtempSync,
   readFileSync,
   rmSync,
@@ -15,7 +16,7 @@ import {
   writeFileSync,
 } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { basename, join } from 'node:path';
 import { after, test } from 'node:test';
 import { utf8 } from '../../src/core/encoding.js';
 import { KeyknoxFile, KEYKNOX_HEADER } from '../../src/store/json/keyknox-file.js';
@@ -118,6 +119,28 @@ test('a whole last line that is not a record this version reads is STORE_CORRUPT
   );
   assert.equal(readFileSync(path, 'utf8'), before, 'the file untouched');
   assert.deepEqual(warnings, []);
+});
+
+test('a reset the file refuses leaves the records held as the file keeps them', async () => {
+  const path = fileName();
+  await withTwoWrites(path);
+  const file = await KeyknoxFile.open(path, () => undefined);
+  // The snapshot's temporary file cannot be made: a folder holds its name (as a full disk
+  // refuses the write, without needing one).
+  const blocker = join(dir, `.${basename(path)}.${process.pid}.tmp`);
+  mkdirSync(blocker);
+  try {
+    assert.equal(await codeOf(() => file.reset()), 'STORE_UNAVAILABLE');
+    assert.equal((await file.v1Get(a))?.hash, 'h2', 'still answered, as the file keeps it');
+  } finally {
+    rmSync(blocker, { recursive: true });
+  }
+  await file.reset();
+  assert.equal(await file.v1Get(a), undefined);
+  await file.close();
+  const reopened = await KeyknoxFile.open(path, () => undefined);
+  assert.equal(await reopened.v1Get(a), undefined);
+  await reopened.close();
 });
 
 test('a file of another format is refused untouched', async () => {

@@ -194,11 +194,15 @@ export class KeyknoxFile implements KeyknoxStore {
     return this.#held.counts;
   }
 
-  /** Empties the file: a snapshot of nothing, written atomically. */
+  /**
+   * Empties the file: a snapshot of nothing, written atomically, then the records held. A reset
+   * the file refuses (a full disk) leaves both as they were, so what is answered is what a
+   * restart reads.
+   */
   reset(): Promise<void> {
     return this.#alone(async () => {
+      await this.#snapshot([]);
       await this.#held.reset();
-      await this.#snapshot();
     });
   }
 
@@ -302,9 +306,8 @@ export class KeyknoxFile implements KeyknoxStore {
     }
   }
 
-  /** Replaces the file by the header and every record held (atomically, durably). */
-  async #snapshot(): Promise<void> {
-    const lines = this.#held.lines();
+  /** Replaces the file by the header and `lines` (every record held; atomically, durably). */
+  async #snapshot(lines: Iterable<KeyknoxLine> = this.#held.lines()): Promise<void> {
     const chunks = function* () {
       yield `${KEYKNOX_HEADER}\n`;
       for (const line of lines) yield `${textOf(line)}\n`;
