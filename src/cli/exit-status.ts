@@ -59,6 +59,7 @@ export const EXIT_STATUS: Readonly<Record<ErrorCode, ExitStatus>> = {
   TOKEN_NOT_YET_VALID: unauthorized,
   TOKEN_ALGORITHM: unauthorized,
   TOKEN_CLAIMS: unauthorized,
+  TOKEN_NOT_LOCAL: unauthorized,
   ADMIN_AUTH_MISSING: unauthorized,
   ADMIN_TOKEN_INVALID: unauthorized,
   ADMIN_TOKEN_ON_CARD_ROUTE: unauthorized,

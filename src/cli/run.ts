@@ -87,6 +87,8 @@ const HINTS: Partial<Record<ErrorCode, string>> = {
   TOKEN_NOT_YET_VALID: "check this machine's clock",
   TOKEN_ALGORITHM: 'mint a token with `cards jwt` (EdDSA) or --app-config (VEDS512)',
   TOKEN_CLAIMS: 'mint a token with `cards jwt --identity ID`',
+  TOKEN_NOT_LOCAL:
+    'a server started with --accept-any-token answers only requests from this machine: reach it at 127.0.0.1 or localhost',
   IDENTITY_MISMATCH:
     "the token's identity must equal the card's: mint tokens with --app-key instead of a fixed --token",
   PREVIOUS_SUPERSEDED:

@@ -31,6 +31,26 @@ export const LIMITS = {
   /** Most readers one Keyknox v2 entry may have (a push's list, and all pushes' together). */
   keyknoxReadersMax: 1024,
   /**
+   * The UTF-8 bytes of one Keyknox address's parts together (v1: app and identity; v2: app,
+   * owner, root, path and key). Every engine keys a blob or an entry by its whole address, and
+   * a PostgreSQL B-tree index holds at most 2,704 bytes a row (its maximum index row size), so
+   * an address longer than that would be stored by one engine and refused by another. The app
+   * and the owner come from the token; each other part is at most identityMax.
+   */
+  keyknoxAddressMax: 2048,
+  /**
+   * A v1 blob's version and any Keyknox record's revision in an import line, at most. Each push
+   * adds one, so an import above this could leave a number past what PostgreSQL's integer
+   * column holds (2,147,483,647, the version) or what JavaScript reads back exactly (2^53 - 1,
+   * the revision: the JSON engine's file would then hold a line it cannot read).
+   */
+  keyknoxCounterMax: 1_000_000_000,
+  /**
+   * The latest Keyknox date (ms since the epoch) an import line may hold: 9999-12-31T23:59:59.999Z,
+   * which every engine keeps and an ISO 8601 string of four-digit years writes.
+   */
+  keyknoxDateMax: 253_402_300_799_999,
+  /**
    * Most bytes a client reads of one answer of the card routes: far above any search answer,
    * far below the 512 MiB a JavaScript string holds; a server sending more is not answering as
    * a Cards service.

@@ -73,6 +73,11 @@ export const WIRE_ERRORS = {
   TOKEN_NOT_YET_VALID: w(20305, 401, 'Token is not valid yet.'),
   TOKEN_ALGORITHM: w(20306, 401, 'Token algorithm is not allowed.'),
   TOKEN_CLAIMS: w(20307, 401, 'Token claims are missing or invalid.'),
+  TOKEN_NOT_LOCAL: w(
+    20308,
+    401,
+    'A token this server does not verify (--accept-any-token) is taken only from this machine.',
+  ),
   // The admin token (2032x).
   ADMIN_AUTH_MISSING: w(
     20320,

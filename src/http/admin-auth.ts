@@ -10,6 +10,7 @@
  */
 import { timingSafeEqual } from 'node:crypto';
 import { CardsError } from '../core/errors.js';
+import { isLoopbackHostHeader } from './loopback.js';
 
 export interface AdminAuthOptions {
   readonly token: string;
@@ -34,8 +35,6 @@ export interface AdminGuard {
   isAdminToken(header: string): boolean;
 }
 
-const LOOPBACK_HOST = /^(127(?:\.\d{1,3}){3}|localhost|\[::1\])(?::\d{1,5})?$/i;
-
 export function createAdminGuard(options: AdminAuthOptions): AdminGuard {
   // Compared in constant time for the token's length (only whether the length is right can be
   // timed, as with Go's subtle.ConstantTimeCompare): a SHA-256 of each token sent, to hide the
@@ -59,7 +58,7 @@ export function createAdminGuard(options: AdminAuthOptions): AdminGuard {
         if (
           options.loopbackOpen &&
           host !== undefined &&
-          LOOPBACK_HOST.test(host) &&
+          isLoopbackHostHeader(host) &&
           (origin === undefined || origin === `http://${host}`)
         )
           return 'loopback';

@@ -7,6 +7,7 @@
 import { CardsError } from '../core/errors.js';
 import { tokenLeeways, verifyToken, type TrustedKey } from '../crypto/tokens.js';
 import { readUnverifiedToken } from '../crypto/unverified-token.js';
+import { isLoopbackHostHeader, isLoopbackOrigin } from './loopback.js';
 
 export interface AuthenticatorOptions {
   readonly keys: readonly TrustedKey[];
@@ -29,11 +30,36 @@ export interface AuthenticatorOptions {
   readonly cacheSize?: number;
 }
 
+/** Where a request says it comes from: its Host and Origin headers. */
+export interface RequestSource {
+  readonly host?: string | undefined;
+  readonly origin?: string | undefined;
+}
+
 export interface Authenticator {
   /** The identity the header's token carries; throws a 401 CardsError otherwise. */
-  authenticate(header: string | undefined): Promise<string>;
+  authenticate(header: string | undefined, source: RequestSource): Promise<string>;
   /** The identity and the app ('' when the token names none) the header's token carries. */
-  caller(header: string | undefined): Promise<Caller>;
+  caller(header: string | undefined, source: RequestSource): Promise<Caller>;
+}
+
+/**
+ * With --accept-any-token a token proves nothing, so it is taken only from this machine: a
+ * loopback Host (a DNS-rebinding page sends its own name) and no Origin but a loopback page's
+ * (the card routes answer CORS `*`, so without this any site a developer visits could read and
+ * write that server's cards and Keyknox entries with a token it made up).
+ */
+function checkLocal(source: RequestSource): void {
+  if (!isLoopbackHostHeader(source.host))
+    throw new CardsError(
+      'TOKEN_NOT_LOCAL',
+      `--accept-any-token takes tokens only from this machine: Host "${String(source.host)}" is not a loopback name.`,
+    );
+  if (source.origin !== undefined && !isLoopbackOrigin(source.origin))
+    throw new CardsError(
+      'TOKEN_NOT_LOCAL',
+      `--accept-any-token takes tokens only from pages served by this machine, not from ${source.origin}.`,
+    );
 }
 
 export interface Caller {
@@ -60,8 +86,9 @@ export function createAuthenticator(options: AuthenticatorOptions): Authenticato
   // A remembered token is served until exactly when verifying it again would say 20304.
   const expiryLeewayMs = tokenLeeways(options.clockSkewSeconds).expiry * 1000;
 
-  const caller = async (header: string | undefined): Promise<Caller> => {
+  const caller = async (header: string | undefined, source: RequestSource): Promise<Caller> => {
     if (header === undefined || header.trim() === '') throw new CardsError('AUTH_MISSING');
+    if (options.acceptAnyToken) checkLocal(source);
     const space = header.indexOf(' ');
     const word = space < 0 ? header : header.slice(0, space);
     if (word.toLowerCase() !== scheme)
@@ -89,7 +116,7 @@ export function createAuthenticator(options: AuthenticatorOptions): Authenticato
     return remembered;
   };
   return {
-    authenticate: async (header) => (await caller(header)).identity,
+    authenticate: async (header, source) => (await caller(header, source)).identity,
     caller,
   };
 }

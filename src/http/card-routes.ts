@@ -69,7 +69,7 @@ export const cardRoutes =
     const authenticate: Guard = async (request: FastifyRequest) => {
       const header = request.headers.authorization;
       try {
-        request.identity = await deps.auth.authenticate(header);
+        request.identity = await deps.auth.authenticate(header, request.headers);
       } catch (err) {
         // The admin token on a card route is named as such (checked on failure only: free).
         if (isCardsError(err) && header && deps.isAdminToken?.(header))

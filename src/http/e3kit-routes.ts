@@ -122,7 +122,7 @@ export const e3kitRoutes =
   async (scope) => {
     scope.decorateRequest('app', '');
     const authenticate: Guard = async (request: FastifyRequest) => {
-      const caller = await deps.auth.caller(request.headers.authorization);
+      const caller = await deps.auth.caller(request.headers.authorization, request.headers);
       request.identity = caller.identity;
       request.app = caller.app;
     };

@@ -237,6 +237,7 @@ const CARD_AUTH: WireCode[] = [
   'TOKEN_NOT_YET_VALID',
   'TOKEN_ALGORITHM',
   'TOKEN_CLAIMS',
+  'TOKEN_NOT_LOCAL',
   'ADMIN_TOKEN_ON_CARD_ROUTE',
 ];
 const ADMIN_AUTH: WireCode[] = ['ADMIN_AUTH_MISSING', 'ADMIN_TOKEN_INVALID'];
@@ -284,6 +285,7 @@ const ROUTE_ERRORS: Record<RouteName, readonly WireCode[]> = {
     ...CARD_AUTH,
     ...JSON_BODY,
     'KEYKNOX_VALUE_INVALID',
+    'KEYKNOX_ADDRESS_INVALID',
     'KEYKNOX_CONFLICT',
     ...STORE_WRITE,
   ],

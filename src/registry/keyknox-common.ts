@@ -3,6 +3,7 @@
  * the compare-and-swap loop every write runs in. Pure but for the randomness of new hashes.
  */
 import { createHash, randomBytes } from 'node:crypto';
+import { decodeBase64 } from '../core/encoding.js';
 import { CardsError } from '../core/errors.js';
 import type { KeyknoxDates } from '../store/keyknox.js';
 
@@ -15,6 +16,16 @@ export const ABSENT_HASH = createHash('sha256').update('cards/keyknox/absent').d
 
 /** A new state's hash: random, so it changes at every push even when the content does not. */
 export const newHash = (): string => randomBytes(32).toString('base64');
+
+/**
+ * Whether `text` is a hash a blob or an entry may hold: canonical base64 of 1 to 64 bytes, as
+ * newHash writes (32 bytes). It travels in a response header, which holds no line break and
+ * no character above U+00FF, and a client echoes it only when it is not empty.
+ */
+export function isKeyknoxHash(text: string): boolean {
+  const bytes = decodeBase64(text);
+  return bytes !== undefined && bytes.byteLength >= 1 && bytes.byteLength <= 64;
+}
 
 /** The wire version "n.0" of a v1 blob at version n. */
 export const versionString = (n: number): string => `${String(n)}.0`;

@@ -104,7 +104,8 @@ function content(field: unknown, name: string): Uint8Array {
   return bytes;
 }
 
-function part(field: unknown, name: string): string {
+/** A root, path or key (`name`), as a push must give it; KEYKNOX_ADDRESS_INVALID otherwise. */
+export function part(field: unknown, name: string): string {
   if (typeof field !== 'string' || field === '' || utf8Length(field) > LIMITS.identityMax)
     invalid(
       'KEYKNOX_ADDRESS_INVALID',
@@ -119,7 +120,8 @@ function optionalPart(field: unknown, name: string): string | undefined {
   return field === undefined || field === null || field === '' ? undefined : part(field, name);
 }
 
-function readers(field: unknown): string[] {
+/** A list of readers, as a push must give it; KEYKNOX_IDENTITIES_INVALID otherwise. */
+export function readers(field: unknown): string[] {
   if (!Array.isArray(field) || field.length > LIMITS.keyknoxReadersMax)
     invalid(
       'KEYKNOX_IDENTITIES_INVALID',
@@ -137,6 +139,21 @@ function readers(field: unknown): string[] {
     out.add(item);
   }
   return [...out];
+}
+
+/**
+ * KEYKNOX_ADDRESS_INVALID unless an address's parts (v1: app, identity; v2: app, owner, root,
+ * path, key) hold LIMITS.keyknoxAddressMax bytes of UTF-8 at most together: what every engine
+ * keys a blob or an entry by, PostgreSQL's index included (limits.ts). Checked before a push
+ * stores anything and on every import line, whatever the engine.
+ */
+export function checkAddressSize(parts: readonly string[]): void {
+  const bytes = parts.reduce((n, p) => n + utf8Length(p), 0);
+  if (bytes > LIMITS.keyknoxAddressMax)
+    invalid(
+      'KEYKNOX_ADDRESS_INVALID',
+      `An address (the token's app and identity, then root, path and key) holds at most ${LIMITS.keyknoxAddressMax} bytes together, not ${bytes}.`,
+    );
 }
 
 function invalid(code: ErrorCode, message: string): never {

@@ -7,7 +7,8 @@
  *
  * Import reads every Keyknox line before storing any, so a refused line (not a record this
  * `cards` reads, a deletion line, text that is not well-formed Unicode without U+0000 as the
- * Keyknox routes refuse it, an entry stored differently already) stores no Keyknox entry,
+ * Keyknox routes refuse it, a record no push could leave, an entry stored differently already)
+ * stores no Keyknox entry,
  * and, the lines being ahead of the cards in an export, no card either. Each record goes in
  * through the store's compare-and-swap from revision 0 (nothing stored there); with `append`,
  * one stored identically already is skipped.
@@ -21,6 +22,9 @@ import {
   keyknox2Line,
   readKeyknoxLine,
 } from '../store/keyknox-record.js';
+import { LIMITS } from '../core/limits.js';
+import { isKeyknoxHash } from './keyknox-common.js';
+import { checkAddressSize, part, readers } from './keyknox-input.js';
 import { checkEntryBounds } from './keyknox-v2.js';
 
 /** Lines per chunk of an export. */
@@ -55,6 +59,43 @@ const textOf = (r: KeyknoxRecord): string[] =>
     ? [r.address.app, r.address.identity]
     : [...Object.values(r.entry.address), ...r.entry.readers.map((reader) => reader.identity)];
 
+const formError = (message: string): CardsError => new CardsError('IMPORT_INVALID', message);
+
+/**
+ * A record holds only what the Keyknox rules store (keyknox-v1.ts, keyknox-v2.ts), so that every
+ * engine keeps it and every answer about it can be sent: an address a push could name (the
+ * parts from the token non-empty, root, path, key and readers as a push gives them, the whole
+ * within LIMITS.keyknoxAddressMax), an entry within its bounds, a hash as the rules write one
+ * (it is sent in a header), counters that the pushes to come keep exact on every engine
+ * (LIMITS.keyknoxCounterMax), dates every engine keeps (LIMITS.keyknoxDateMax).
+ */
+function checkForm(record: KeyknoxRecord): void {
+  const stored = record.kind === 'keyknox1' ? record.record : record.entry;
+  if (record.kind === 'keyknox1') {
+    if (record.address.identity === '') throw formError('"identity" is empty');
+    checkAddressSize([record.address.app, record.address.identity]);
+    if (record.record.version > LIMITS.keyknoxCounterMax)
+      throw formError(`"version" is above ${LIMITS.keyknoxCounterMax}`);
+  } else {
+    const { address } = record.entry;
+    if (address.owner === '') throw formError('"owner" is empty');
+    for (const name of ['root', 'path', 'key'] as const) part(address[name], name);
+    const named = record.entry.readers.map((r) => r.identity);
+    if (readers(named).length !== named.length) throw formError('a reader is named twice');
+    checkAddressSize(Object.values(address));
+    checkEntryBounds(record.entry);
+  }
+  if (!isKeyknoxHash(stored.hash))
+    throw formError('"hash" is not base64 of 1 to 64 bytes, as a push writes it');
+  if (stored.revision > LIMITS.keyknoxCounterMax)
+    throw formError(`"revision" is above ${LIMITS.keyknoxCounterMax}`);
+  for (const name of ['created', 'updated'] as const) {
+    const at = stored[name];
+    if (at !== undefined && at > LIMITS.keyknoxDateMax)
+      throw formError(`"${name}" is after ${new Date(LIMITS.keyknoxDateMax).toISOString()}`);
+  }
+}
+
 /** The Keyknox lines of one import: taken while reading, stored together once all are read. */
 export class KeyknoxImport {
   readonly #store: KeyknoxStore | undefined;
@@ -88,12 +129,11 @@ export class KeyknoxImport {
     if (record.kind === 'keyknox2del') throw badLine(number, 'deletes a Keyknox entry');
     if (!textOf(record).every(isPortableText))
       throw badLine(number, 'holds text that is not well-formed Unicode without U+0000');
-    if (record.kind === 'keyknox2') {
-      try {
-        checkEntryBounds(record.entry); // what a push may leave in an entry, an import may bring in
-      } catch (err) {
-        throw badLine(number, `is refused as a push would be: ${asClause((err as Error).message)}`);
-      }
+    // What a push may leave in a blob or an entry, an import may bring in.
+    try {
+      checkForm(record);
+    } catch (err) {
+      throw badLine(number, `is refused as a push would be: ${asClause((err as Error).message)}`);
     }
     this.#held.push({ record, number });
     return true;

@@ -18,6 +18,7 @@ import {
   untilWritten,
   versionString,
 } from './keyknox-common.js';
+import { checkAddressSize } from './keyknox-input.js';
 
 export interface KeyknoxV1Answer extends KeyknoxCopy {
   /** "n.0". */
@@ -62,6 +63,7 @@ export class KeyknoxV1 {
     copy: KeyknoxCopy,
     previous: string | undefined,
   ): Promise<KeyknoxV1Answer> {
+    checkAddressSize([address.app, address.identity]);
     return untilWritten(async () => {
       const current = await this.#store.v1Get(address);
       checkPrevious(

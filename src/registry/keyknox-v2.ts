@@ -20,7 +20,13 @@ import type {
   KeyknoxV2Entry,
 } from '../store/keyknox.js';
 import { ABSENT_HASH, checkPrevious, datesAfter, newHash, untilWritten } from './keyknox-common.js';
-import { type V2Keys, type V2Pull, type V2Push, type V2Reset } from './keyknox-input.js';
+import {
+  checkAddressSize,
+  type V2Keys,
+  type V2Pull,
+  type V2Push,
+  type V2Reset,
+} from './keyknox-input.js';
 
 /** The entry object of pull, push and reset answers, and its hash header. */
 export interface KeyknoxV2Answer extends KeyknoxCopy {
@@ -141,6 +147,7 @@ export class KeyknoxV2 {
       path: request.path,
       key: request.key,
     };
+    checkAddressSize(Object.values(address));
     return untilWritten(async () => {
       const current = await this.#store.v2Get(address);
       checkPrevious(

@@ -4,11 +4,12 @@
  * themselves run elsewhere (src/pythia's worker pool, handed in as `PythiaCompute`), with the
  * vendor's own implementation; nothing here computes one.
  *
- * Bodies: `blinded_password` strict base64 (60001), `brainkey_id` a string (60004), `user_id`
- * strict base64 of 1 to 128 bytes (60002), `version` an integer of a key this server keeps
- * (60003; absent: the newest), `include_proof` a boolean (30001 otherwise).
+ * Bodies: `blinded_password` strict base64 (60001), `brainkey_id` a string of well-formed
+ * Unicode without U+0000 (60004), `user_id` strict base64 of 1 to 128 bytes (60002), `version`
+ * an integer of a key this server keeps (60003; absent: the newest), `include_proof` a boolean
+ * (30001 otherwise).
  */
-import { decodeBase64, encodeBase64 } from '../core/encoding.js';
+import { decodeBase64, encodeBase64, isPortableText } from '../core/encoding.js';
 import { CardsError } from '../core/errors.js';
 import {
   brainkeyTweak,
@@ -92,6 +93,14 @@ export class Pythia {
     const id = b.brainkey_id;
     if (id !== undefined && id !== null && typeof id !== 'string')
       throw new CardsError('PYTHIA_BRAINKEY_ID_INVALID');
+    // The tweak hashes the id's UTF-8, which writes every lone surrogate as U+FFFD: "x\uD800",
+    // "x\uDBFF" and "x\uFFFD" would be one brainkey. The text rule of every other string
+    // (docs/http.md, "Text") holds here too.
+    if (typeof id === 'string' && !isPortableText(id))
+      throw new CardsError(
+        'PYTHIA_BRAINKEY_ID_INVALID',
+        'brainkey_id must be well-formed Unicode without U+0000.',
+      );
     const tweak = brainkeyTweak(caller.app, caller.identity, typeof id === 'string' ? id : '');
     const giveBack = this.#throttle.take('brainkey', caller.app, caller.identity);
     let seed: Uint8Array;

@@ -1,12 +1,14 @@
 /**
  * The JSON engine's Keyknox file (src/store/json/keyknox-file.ts): a torn tail (a crash
- * mid-write) is dropped and told, damage followed by a good line refuses the store untouched,
+ * mid-write) is dropped and told, damage followed by a good line or a whole line that is not a
+ * readable record refuses the store untouched,
  * a file of another format is refused, a store folded on open keeps one line per record, and a
  * file that is a snapshot already is read without being rewritten.
  */
 import assert from 'node:assert/strict';
 import {
   appendFileSync,
+  mkdirSync,
   mkdtempSync,
   readFileSync,
   rmSync,
@@ -14,7 +16,7 @@ import {
   writeFileSync,
 } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { basename, join } from 'node:path';
 import { after, test } from 'node:test';
 import { utf8 } from '../../src/core/encoding.js';
 import { KeyknoxFile, KEYKNOX_HEADER } from '../../src/store/json/keyknox-file.js';
@@ -98,6 +100,47 @@ test('damage followed by a good line is STORE_CORRUPT, the file untouched', asyn
   const before = readFileSync(path, 'utf8');
   assert.equal(await codeOf(() => KeyknoxFile.open(path, () => undefined)), 'STORE_CORRUPT');
   assert.equal(readFileSync(path, 'utf8'), before);
+});
+
+test('a whole last line that is not a record this version reads is STORE_CORRUPT, never a torn write', async () => {
+  // An acknowledged write whose record the reader refuses (a revision past 2^53 - 1, as an
+  // imported revision of 2^53 - 1 and one push made it): dropping it as torn lost that push.
+  const path = fileName();
+  await withTwoWrites(path);
+  const lines = readFileSync(path, 'utf8').trimEnd().split('\n');
+  const last = JSON.parse(lines.at(-1)!) as { keyknox1: Record<string, unknown> };
+  last.keyknox1.revision = 2 ** 53;
+  appendFileSync(path, `${JSON.stringify(last)}\n`);
+  const before = readFileSync(path, 'utf8');
+  const warnings: string[] = [];
+  assert.equal(
+    await codeOf(() => KeyknoxFile.open(path, (w) => warnings.push(w))),
+    'STORE_CORRUPT',
+  );
+  assert.equal(readFileSync(path, 'utf8'), before, 'the file untouched');
+  assert.deepEqual(warnings, []);
+});
+
+test('a reset the file refuses leaves the records held as the file keeps them', async () => {
+  const path = fileName();
+  await withTwoWrites(path);
+  const file = await KeyknoxFile.open(path, () => undefined);
+  // The snapshot's temporary file cannot be made: a folder holds its name (as a full disk
+  // refuses the write, without needing one).
+  const blocker = join(dir, `.${basename(path)}.${process.pid}.tmp`);
+  mkdirSync(blocker);
+  try {
+    assert.equal(await codeOf(() => file.reset()), 'STORE_UNAVAILABLE');
+    assert.equal((await file.v1Get(a))?.hash, 'h2', 'still answered, as the file keeps it');
+  } finally {
+    rmSync(blocker, { recursive: true });
+  }
+  await file.reset();
+  assert.equal(await file.v1Get(a), undefined);
+  await file.close();
+  const reopened = await KeyknoxFile.open(path, () => undefined);
+  assert.equal(await reopened.v1Get(a), undefined);
+  await reopened.close();
 });
 
 test('a file of another format is refused untouched', async () => {

@@ -64,7 +64,7 @@ test('each code sits in its documented block (docs/errors.md, "The codes sit in 
   const wireBlocks: [number, number][] = [
     [10000, 10011],
     [10101, 10199],
-    [20300, 20307],
+    [20300, 20308],
     [20320, 20399],
     [30001, 30002],
     [30100, 30199],

@@ -12,7 +12,8 @@
  *   is ever answered, and a write decided on what it read cannot land over a queued one.
  * - A failed write is cut back off the file and refused; the records in memory are unchanged.
  * - On open the file is read (a torn tail, the trace of a crash mid-write, is dropped: it was
- *   never acknowledged; damage followed by a good line is STORE_CORRUPT, the file untouched)
+ *   never acknowledged; damage followed by a good line, or a whole line of JSON that is not a
+ *   record this version reads, is STORE_CORRUPT, the file untouched)
  *   and rewritten as a snapshot unless it is one already (a start after a clean close writes
  *   nothing); rewritten on close too, and whenever the writes since the last snapshot outgrow
  *   it.
@@ -109,14 +110,19 @@ export class KeyknoxFile implements KeyknoxStore {
           }
           throw new CardsError('STORE_CORRUPT', `The Keyknox file ${path}: ${damage}`);
         }
+        let parsed: unknown;
         try {
           if (!line.terminated) throw new Error('cut short');
-          file.#held.apply(readKeyknoxLine(JSON.parse(line.text), `line ${line.number}`));
-          applied++;
+          parsed = JSON.parse(line.text);
         } catch (err) {
           damage = `line ${line.number} is damaged (${(err as Error).message})`;
           dropped++;
+          continue;
         }
+        // A whole line of JSON is no torn write (a write cut short ends before its line break):
+        // a record this version cannot read is damage wherever it is, never dropped as torn.
+        file.#held.apply(readKeyknoxLine(parsed, `The Keyknox file ${path}, line ${line.number}`));
+        applied++;
       }
     }
     if (dropped > 0)
@@ -188,11 +194,15 @@ export class KeyknoxFile implements KeyknoxStore {
     return this.#held.counts;
   }
 
-  /** Empties the file: a snapshot of nothing, written atomically. */
+  /**
+   * Empties the file: a snapshot of nothing, written atomically, then the records held. A reset
+   * the file refuses (a full disk) leaves both as they were, so what is answered is what a
+   * restart reads.
+   */
   reset(): Promise<void> {
     return this.#alone(async () => {
+      await this.#snapshot([]);
       await this.#held.reset();
-      await this.#snapshot();
     });
   }
 
@@ -296,9 +306,8 @@ export class KeyknoxFile implements KeyknoxStore {
     }
   }
 
-  /** Replaces the file by the header and every record held (atomically, durably). */
-  async #snapshot(): Promise<void> {
-    const lines = this.#held.lines();
+  /** Replaces the file by the header and `lines` (every record held; atomically, durably). */
+  async #snapshot(lines: Iterable<KeyknoxLine> = this.#held.lines()): Promise<void> {
     const chunks = function* () {
       yield `${KEYKNOX_HEADER}\n`;
       for (const line of lines) yield `${textOf(line)}\n`;
