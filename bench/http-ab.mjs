@@ -127,33 +127,31 @@ export async function runHttpBench({
 
   // Tiles are measured on servers that serve nothing else, as node's own http does: what a
   // process served before changes how fast node's http code runs in it (docs/benchmarks.md).
+  // Every round starts its own processes: identical processes of one build settle into a fast
+  // or a slow mode at start-up (docs/benchmarks.md), so a median over rounds is one over
+  // processes too, not one process's mode taken as the build's.
   const build = (name) => (name === 'B' ? join(bRoot, 'bin/cards.js') : undefined);
   const builds = bRoot ? ['A', 'B'] : ['A'];
-  const servers = {};
+  const tileDir = join(store, 'cards.json.log');
+  const starters = {};
   if (tileOn)
     for (const kind of Object.keys(TILE_SERVERS))
-      servers[kind] = await startTileServer(kind, join(store, 'cards.json.log'), tiles);
+      starters[kind] = () => startTileServer(kind, tileDir, tiles);
   for (const name of builds) {
+    const readStore = copyStore(store);
+    const tileStore = copyStore(store);
     if (Object.keys(reads).length > 0)
-      servers[name] = await startCards(copyStore(store), ['--quiet'], [], build(name));
+      starters[name] = () => startCards(readStore, ['--quiet'], [], build(name));
     if (tileOn)
-      servers[`tile ${name}`] = await startCards(copyStore(store), ['--quiet'], [], build(name));
+      starters[`tile ${name}`] = () => startCards(tileStore, ['--quiet'], [], build(name));
   }
   const creates = {};
   if (createOn) {
-    servers.admin = await startCards(copyStore(keys), ['--quiet', '--no-log']);
-    servers.noAdmin = await startCards(copyStore(keys), ['--quiet', '--no-log', '--no-admin']);
-    creates.admin = await createPool(appKeyOf(keys), 80_000, storeIdentities(2000));
-    creates.noAdmin = await createPool(appKeyOf(keys), 80_000, storeIdentities(2000));
+    starters.admin = () => startCards(copyStore(keys), ['--quiet', '--no-log']);
+    starters.noAdmin = () => startCards(copyStore(keys), ['--quiet', '--no-log', '--no-admin']);
+    creates.admin = await createPool(appKeyOf(keys), 20_000, storeIdentities(2000));
+    creates.noAdmin = await createPool(appKeyOf(keys), 20_000, storeIdentities(2000));
   }
-  const sent = { admin: 0, noAdmin: 0 };
-  const create = async (name, run) => {
-    const server = servers[name];
-    const r = await withCpu(server, () => blast(server.url, creates[name].slice(sent[name]), run));
-    sent[name] += r.sent;
-    if (r.exhausted) throw new Error(`${name}: the create pool ran out`);
-    return { rps: r.rps, cpuUs: r.cpuUsPerRequest };
-  };
   const measures = {
     ...(tileOn && {
       tile: {
@@ -165,24 +163,36 @@ export async function runHttpBench({
       Object.entries(reads).map(([what, requests]) => [what, { on: builds, requests }]),
     ),
   };
-  try {
-    for (const server of Object.values(servers)) pinToCpu(server.proc.pid, 0);
-    say('warm-up: each measure on its servers, creates on both create servers');
-    // Every request of the rounds sent before them, twice (a history or a tile is kept once
-    // read: a side still reading them would pay for that), and at least 20,000 for the JIT.
-    for (const { on, requests } of Object.values(measures))
-      for (const name of on)
-        await blast(servers[name].url, requests, {
-          amount: Math.max(2 * requests.length, 20_000),
-        });
-    // Each of the pool's 2,000 identities once: every token verified and remembered before the
-    // rounds (a side still verifying new tokens would pay for that, not for the admin API).
-    if (createOn) for (const name of ['admin', 'noAdmin']) await create(name, { amount: 2500 });
 
-    const got = {};
-    const record = (key, value) => (got[key] ??= []).push(value);
-    for (let round = 0; round < rounds; round++) {
-      say(`round ${round + 1} of ${rounds}`);
+  const got = {};
+  const record = (key, value) => (got[key] ??= []).push(value);
+  for (let round = 0; round < rounds; round++) {
+    say(`round ${round + 1} of ${rounds}: starting the servers, then a warm-up`);
+    const servers = {};
+    try {
+      for (const [name, start] of Object.entries(starters)) servers[name] = await start();
+      for (const server of Object.values(servers)) pinToCpu(server.proc.pid, 0);
+      // Every request of the round sent before it, twice (a history or a tile is kept once
+      // read: a side still reading them would pay for that), and at least 20,000 for the JIT.
+      for (const { on, requests } of Object.values(measures))
+        for (const name of on)
+          await blast(servers[name].url, requests, {
+            amount: Math.max(2 * requests.length, 20_000),
+          });
+      // Each of the pool's 2,000 identities once: every token verified and remembered before
+      // the round (a side still verifying new tokens would pay for that, not for the admin API).
+      const sent = { admin: 0, noAdmin: 0 };
+      const create = async (name, load) => {
+        const server = servers[name];
+        const r = await withCpu(server, () =>
+          blast(server.url, creates[name].slice(sent[name]), load),
+        );
+        sent[name] += r.sent;
+        if (r.exhausted) throw new Error(`${name}: the create pool ran out`);
+        return { rps: r.rps, cpuUs: r.cpuUsPerRequest };
+      };
+      if (createOn) for (const name of ['admin', 'noAdmin']) await create(name, { amount: 2500 });
+
       const turn = (list) => (round % 2 === 0 ? list : [...list].reverse());
       for (const [what, { on, requests }] of Object.entries(measures))
         for (const name of turn(on))
@@ -190,50 +200,50 @@ export async function runHttpBench({
       if (createOn)
         for (const name of turn(['admin', 'noAdmin']))
           record(`create ${name}`, await create(name, { seconds }));
+    } finally {
+      for (const server of Object.values(servers)) await server.stop();
     }
-    const ratio = (a, b, key = 'rps') => median(got[a].map((x, i) => x[key] / got[b][i][key]));
-    const mid = (name, key = 'rps') => median(got[name].map((x) => x[key]));
-    return {
-      rounds,
-      seconds,
-      size,
-      got,
-      ...(tileOn && {
-        tile: {
-          rps: mid('tile A'),
-          node: mid('tile node'),
-          share: ratio('tile A', 'tile node'),
-          cpu: ratio('tile A', 'tile node', 'cpuUs'),
-          fastify: mid('tile fastify'),
-          fastifyShare: ratio('tile fastify', 'tile node'),
-          fastifyCpu: ratio('tile fastify', 'tile node', 'cpuUs'),
-        },
-      }),
-      ...(bRoot && {
-        ab: Object.fromEntries(
-          Object.keys(measures).map((what) => [
-            what,
-            {
-              A: mid(`${what} A`),
-              B: mid(`${what} B`),
-              rps: ratio(`${what} A`, `${what} B`),
-              cpu: ratio(`${what} A`, `${what} B`, 'cpuUs'),
-            },
-          ]),
-        ),
-      }),
-      ...(createOn && {
-        create: {
-          admin: mid('create admin'),
-          noAdmin: mid('create noAdmin'),
-          rpsCost: 1 - ratio('create admin', 'create noAdmin'),
-          cpuCost: ratio('create admin', 'create noAdmin', 'cpuUs') - 1,
-        },
-      }),
-    };
-  } finally {
-    for (const server of Object.values(servers)) await server.stop();
   }
+  const ratio = (a, b, key = 'rps') => median(got[a].map((x, i) => x[key] / got[b][i][key]));
+  const mid = (name, key = 'rps') => median(got[name].map((x) => x[key]));
+  return {
+    rounds,
+    seconds,
+    size,
+    got,
+    ...(tileOn && {
+      tile: {
+        rps: mid('tile A'),
+        node: mid('tile node'),
+        share: ratio('tile A', 'tile node'),
+        cpu: ratio('tile A', 'tile node', 'cpuUs'),
+        fastify: mid('tile fastify'),
+        fastifyShare: ratio('tile fastify', 'tile node'),
+        fastifyCpu: ratio('tile fastify', 'tile node', 'cpuUs'),
+      },
+    }),
+    ...(bRoot && {
+      ab: Object.fromEntries(
+        Object.keys(measures).map((what) => [
+          what,
+          {
+            A: mid(`${what} A`),
+            B: mid(`${what} B`),
+            rps: ratio(`${what} A`, `${what} B`),
+            cpu: ratio(`${what} A`, `${what} B`, 'cpuUs'),
+          },
+        ]),
+      ),
+    }),
+    ...(createOn && {
+      create: {
+        admin: mid('create admin'),
+        noAdmin: mid('create noAdmin'),
+        rpsCost: 1 - ratio('create admin', 'create noAdmin'),
+        cpuCost: ratio('create admin', 'create noAdmin', 'cpuUs') - 1,
+      },
+    }),
+  };
 }
 
 const fmt = (x) => Math.round(x).toLocaleString('en-US');
