@@ -3,12 +3,14 @@
  * the port (exit 2), as `cards serve` says it, not a raw errno; a folder another witness is
  * using is STORE_LOCKED, as a store is: two processes holding one witness key and state could
  * each cosign one side of a fork (C2SP tlog-witness v1.0.0 has a witness cosign only
- * checkpoints consistent with the last it cosigned).
+ * checkpoints consistent with the last it cosigned). Its --ready-file, as `cards serve`'s: the
+ * start-up document once it listens, gone at stop; a folder that is not there is refused.
  */
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { test } from 'node:test';
 import { generatePrivateKey } from '../../src/crypto/keys.js';
@@ -85,4 +87,28 @@ test('a second witness serve on the folder another is using is refused (STORE_LO
   const third = await started(args);
   third.proc.kill('SIGTERM');
   assert.equal(await third.exited, 0);
+});
+
+test('witness serve --ready-file: the --json document once listening, removed at stop', async (t) => {
+  const box = sandbox();
+  t.after(() => box.cleanup());
+  const ready = join(box.dir, 'witness.ready');
+  const args = ['witness', 'serve', '--log', logKey, '--dir', join(box.dir, 'w'), '--port', '0'];
+  const run = await started([...args, '--ready-file', ready]);
+  t.after(() => run.proc.kill('SIGKILL'));
+  const info = JSON.parse(readFileSync(ready, 'utf8')) as Record<string, unknown>;
+  assert.match(String(info.url), /^http:\/\/127\.0\.0\.1:\d+$/);
+  assert.match(String(info.vkey), /^localhost\/cards-witness\+[0-9a-f]{8}\+/);
+  assert.equal(info.pid, run.proc.pid);
+  assert.deepEqual(info.logs, ['example.com/log']);
+  const answer = await fetch(`${String(info.url)}/add-checkpoint`, { method: 'POST', body: '' });
+  assert.equal(answer.status >= 400 && answer.status < 500, true, 'it answers at that address');
+  run.proc.kill('SIGTERM');
+  assert.equal(await run.exited, 0);
+  assert.equal(existsSync(ready), false, 'removed at stop');
+
+  const nowhere = join(box.dir, 'missing', 'witness.ready');
+  const refused = await box.cards([...args, '--ready-file', nowhere], { process: true });
+  assert.equal(refused.status, 2, refused.stderr);
+  assert.match(refused.stderr, /--ready-file .*there is no folder/);
 });

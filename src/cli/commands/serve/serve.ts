@@ -13,7 +13,8 @@ import type { SeedResult } from '../../seeding.js';
 import { plural } from '../../text.js';
 import { VERSION } from '../../version.js';
 import { serverOptions, type ServeFlags } from './settings.js';
-import { bannerLines, pythiaLines, startInfo, writeReadyFile } from './start-info.js';
+import { writeReadyFile } from '../../ready-file.js';
+import { bannerLines, pythiaLines, startInfo } from './start-info.js';
 
 /** The `serve` command: start, print, wait for SIGINT/SIGTERM, stop cleanly. */
 export async function serve(ctx: CommandContext, flags: ServeFlags): Promise<undefined> {

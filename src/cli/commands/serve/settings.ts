@@ -5,8 +5,8 @@
  * CARDS_SERVICE_KEY (the public key `inspect` checks cards against), and the files written
  * later (--ready-file, --export-on-exit) have a folder to go in.
  */
-import { readFileSync, statSync } from 'node:fs';
-import { dirname, resolve } from 'node:path';
+import { readFileSync } from 'node:fs';
+import { resolve } from 'node:path';
 import { CardsError } from '../../../core/errors.js';
 import { parseFaultRules, type FaultRule } from '../../../core/fault-rule.js';
 import { PROFILES, type ProfileName } from '../../../core/profile.js';
@@ -15,6 +15,7 @@ import type { ServerOptions } from '../../../server/start.js';
 import type { GlobalFlags } from '../../command.js';
 import type { CommandContext } from '../../context.js';
 import { isInlinePublicKey } from '../../inputs.js';
+import { refuseMissingFolder } from '../../ready-file.js';
 import { storeTargetOf } from '../../settings.js';
 
 /** serve's flags as layered (commander's camelCase names; each declared in index.ts). */
@@ -120,24 +121,6 @@ function readFaultFile(file: string): FaultRule[] {
       throw new CardsError(err.code, `--faults ${file}: ${err.message}`);
     throw err;
   }
-}
-
-/**
- * A file the server writes later (the ready file once listening, the dump at stop) has its
- * folder checked before anything starts: a mistyped path stops start-up rather than a start
- * that made a store and then failed, or a stop that loses a --memory server's dump.
- */
-function refuseMissingFolder(ctx: CommandContext, flag: string, file: string | undefined): void {
-  if (file === undefined) return;
-  const folder = dirname(resolve(ctx.cwd, file));
-  let isFolder = false;
-  try {
-    isFolder = statSync(folder).isDirectory();
-  } catch {
-    // missing, or not reachable: refused below
-  }
-  if (!isFolder)
-    throw usage(`${flag} ${file}: there is no folder ${folder} to write it in (it is not made).`);
 }
 
 function throttleOf(text: string) {

@@ -1,13 +1,9 @@
 /**
  * What `cards serve` tells its user once it listens: the banner for people, or for scripts that
- * start it on --port 0 one JSON line (--json) and/or a ready file (--ready-file), written
- * atomically (temporary file and rename, src/io) so a watcher never reads half of it, and
- * removed again on a clean stop so a stale one never names a dead server.
+ * start it on --port 0 one JSON line (--json) and/or a ready file (--ready-file, written by
+ * src/cli/ready-file.ts) of the same document.
  */
-import { rmSync } from 'node:fs';
-import { resolve } from 'node:path';
 import type { WireProfile } from '../../../core/profile.js';
-import { replaceFileSync } from '../../../io/fs-durable.js';
 import { formatThrottle } from '../../../server/pythia-setup.js';
 import type { PythiaInfo } from '../../../server/pythia-setup.js';
 import type { RunningServer } from '../../../server/start.js';
@@ -191,11 +187,4 @@ export function pythiaLines(pythia: PythiaInfo): string[] {
     ...p.updateTokens.map((token) => `pythia update token: ${token}`),
     `pythia: ${p.threads} thread(s), brainkey throttle ${p.throttle} (burst/ms per identity)`,
   ];
-}
-
-/** Writes the ready file (mode 0600: it may hold an in-memory app key); returns its remover. */
-export function writeReadyFile(cwd: string, file: string, info: StartInfo): () => void {
-  const path = resolve(cwd, file);
-  replaceFileSync(path, `${JSON.stringify(info)}\n`, 0o600);
-  return () => rmSync(path, { force: true });
 }

@@ -23,12 +23,17 @@ export default [
       new Option('--port <port>', 'port to listen on; 0 picks a free one')
         .default(7380)
         .argParser(integer(0, 65_535)),
+      new Option(
+        '--ready-file <file>',
+        'once listening, write {url, vkey, pid, …} as JSON to FILE (atomically; removed at stop)',
+      ),
     ],
     help: `Prints "listening on URL" and its witness key (with --json, one JSON line: url, vkey,
-state, logsSeen, logs); SIGINT/SIGTERM stop it.`,
+pid, state, logsSeen, logs; --ready-file writes the same document); SIGINT/SIGTERM stop it.`,
     examples: [
       'cards witness serve --log "$LOG_KEY"',
       'cards witness serve --log "$LOG_KEY" --port 0 --dir /var/lib/cards-witness',
+      'cards witness serve --log "$LOG_KEY" --port 0 --ready-file /tmp/witness.ready',
     ],
     run: async (ctx, options: WitnessServeOptions) =>
       (await import('./witness.js')).witnessServe(ctx, options),

@@ -10,10 +10,11 @@ import { isValidKeyName } from '../../../log/note-keys.js';
 import { startWitness, type WitnessOptions } from '../../../server/witness-home.js';
 import type { GlobalFlags } from '../../command.js';
 import type { CommandContext } from '../../context.js';
+import { refuseMissingFolder, writeReadyFile } from '../../ready-file.js';
 
 /** The flags of `cards witness serve` (each declared in index.ts). */
 export type WitnessServeOptions = Omit<WitnessOptions, 'logs'> &
-  GlobalFlags & { readonly log: string[] };
+  GlobalFlags & { readonly log: string[]; readonly readyFile?: string };
 
 export async function witnessServe(
   ctx: CommandContext,
@@ -23,6 +24,7 @@ export async function witnessServe(
     throw new CardsError('USAGE', `--name "${options.name}": no spaces or "+", not empty.`);
   const dir = resolve(ctx.cwd, options.dir);
   const { name, host, port, log: logs } = options;
+  refuseMissingFolder(ctx, '--ready-file', options.readyFile);
   outliveOutput();
   const witness = await startWitness({ dir, name, logs, host, port });
   // Listening for the signals before the lines that say it runs: a script that reads them and
@@ -32,11 +34,19 @@ export async function witnessServe(
     process.once('SIGTERM', done);
   });
   const out = (line: string): unknown => ctx.stdout.write(`${line}\n`);
+  const { url, vkey, logsSeen, origins } = witness;
+  const info = { url, vkey, pid: process.pid, state: dir, logsSeen, logs: origins };
+  let removeReadyFile: (() => void) | undefined;
+  try {
+    if (options.readyFile !== undefined)
+      removeReadyFile = writeReadyFile(ctx.cwd, options.readyFile, info);
+  } catch (err) {
+    await witness.close();
+    throw err;
+  }
   // With --json, one JSON start-up line, as `cards serve --json` prints.
-  if (options.json) {
-    const { url, vkey, logsSeen, origins } = witness;
-    out(JSON.stringify({ url, vkey, state: dir, logsSeen, logs: origins }));
-  } else {
+  if (options.json) out(JSON.stringify(info));
+  else {
     out(`listening on ${witness.url}`);
     out(`witness key: ${witness.vkey}`);
     out(`state: ${options.dir} (${witness.logsSeen} logs seen)`);
@@ -45,5 +55,6 @@ export async function witnessServe(
   const signal = await stopped;
   ctx.stderr.write(`${signal}: stopping\n`);
   await witness.close();
+  removeReadyFile?.();
   return undefined;
 }
