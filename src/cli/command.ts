@@ -41,6 +41,8 @@ export interface CommandDeclaration<O = never, T = unknown> {
   readonly text?: (result: T, style: Style) => string;
   /** Next steps for its errors, where this command knows better than the general ones. */
   readonly hints?: Partial<Record<ErrorCode, string>>;
+  /** The next step for a file-system refusal (errno), naming the flags of the paths it uses. */
+  readonly fileHint?: string;
   /** A result that is a failure (a check that did not pass): its exit status and summary. */
   readonly verdict?: (result: T) => { exit: number; summary: string } | undefined;
 }

@@ -29,6 +29,18 @@ function printJsonError(
   ctx.stdout.write(`${JSON.stringify({ ...partial, error }, null, follow ? undefined : 2)}\n`);
 }
 
+/** A file-system refusal (node's errno error), with the next step its command names. */
+export interface FileSystemError extends NodeJS.ErrnoException {
+  code: string;
+  syscall: string;
+  hint?: string;
+}
+
+export const isFileSystemError = (err: unknown): err is FileSystemError =>
+  err instanceof Error &&
+  typeof (err as NodeJS.ErrnoException).code === 'string' &&
+  typeof (err as NodeJS.ErrnoException).syscall === 'string';
+
 export function reportError(
   ctx: CommandContext,
   err: unknown,
@@ -51,14 +63,14 @@ export function reportError(
     if (err.hint) ctx.stderr.write(`  ${escapeTerminal(err.hint)}\n`);
     return exit;
   }
-  const sys = err as NodeJS.ErrnoException | undefined;
-  if (sys && typeof sys.code === 'string' && typeof sys.syscall === 'string') {
+  if (isFileSystemError(err)) {
     // A file-system refusal (permissions, a file where a folder should be): not a bug. Node's
     // message starts with the code the line names already ("ENOTDIR: not a directory, …").
-    const message = sys.message.replace(`${sys.code}: `, '');
-    if (json) printJsonError(ctx, follow, sys.code, null, message);
-    ctx.stderr.write(`error ${sys.code}: ${escapeTerminal(message)}\n`);
-    ctx.stderr.write('  check the path and its permissions (CARDS_HOME, --db, --out)\n');
+    const message = err.message.replace(`${err.code}: `, '');
+    const hint = err.hint ?? 'check the path and its permissions (CARDS_HOME, --db, --out)';
+    if (json) printJsonError(ctx, follow, err.code, null, message, hint);
+    ctx.stderr.write(`error ${err.code}: ${escapeTerminal(message)}\n`);
+    ctx.stderr.write(`  ${escapeTerminal(hint)}\n`);
     return EXIT.error;
   }
   if (json)

@@ -52,6 +52,10 @@ async function execute(
     const args = await wholeCardIds(ctx, command, options);
     result = await declaration.run?.(ctx, options, args, command);
   } catch (err) {
+    if (declaration.fileHint) {
+      const { isFileSystemError } = await import('./report-error.js');
+      if (isFileSystemError(err)) err.hint ??= declaration.fileHint;
+    }
     throw withHint(err, declaration.hints?.[(err as CardsError).code]);
   }
   if (result === undefined) return EXIT.ok;

@@ -4,13 +4,14 @@
  * using is STORE_LOCKED, as a store is: two processes holding one witness key and state could
  * each cosign one side of a fork (C2SP tlog-witness v1.0.0 has a witness cosign only
  * checkpoints consistent with the last it cosigned). Its --ready-file, as `cards serve`'s: the
- * start-up document once it listens, gone at stop; a folder that is not there is refused.
+ * start-up document once it listens, gone at stop; a folder that is not there is refused. A
+ * --dir the file system refuses is said with a next step naming --dir.
  */
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { test } from 'node:test';
 import { generatePrivateKey } from '../../src/crypto/keys.js';
@@ -111,4 +112,21 @@ test('witness serve --ready-file: the --json document once listening, removed at
   const refused = await box.cards([...args, '--ready-file', nowhere], { process: true });
   assert.equal(refused.status, 2, refused.stderr);
   assert.match(refused.stderr, /--ready-file .*there is no folder/);
+});
+
+test('witness serve --dir the file system refuses: the next step names --dir (exit 1)', async (t) => {
+  const box = sandbox();
+  t.after(() => box.cleanup());
+  const file = join(box.dir, 'a-file');
+  writeFileSync(file, 'not a folder\n');
+  for (const dir of [file, join(file, 'w')]) {
+    const args = ['witness', 'serve', '--log', logKey, '--dir', dir, '--port', '0'];
+    const run = await box.cards(args, { process: true });
+    assert.equal(run.status, 1, run.stderr);
+    assert.match(run.stderr, /^error E[A-Z]+: /m);
+    assert.match(run.stderr, /^ {2}check --dir: the witness key and state go in that folder/m);
+    assert.doesNotMatch(run.stderr, /CARDS_HOME, --db, --out/);
+    const json = await box.cards(['--json', ...args], { process: true });
+    assert.match(json.json<{ error: { hint: string } }>().error.hint, /^check --dir/);
+  }
 });

@@ -35,6 +35,8 @@ pid, state, logsSeen, logs; --ready-file writes the same document); SIGINT/SIGTE
       'cards witness serve --log "$LOG_KEY" --port 0 --dir /var/lib/cards-witness',
       'cards witness serve --log "$LOG_KEY" --port 0 --ready-file /tmp/witness.ready',
     ],
+    fileHint:
+      'check --dir: the witness key and state go in that folder (made when missing), so it must be a folder, or a path where one can be made, that this user can write',
     run: async (ctx, options: WitnessServeOptions) =>
       (await import('./witness.js')).witnessServe(ctx, options),
   }),
