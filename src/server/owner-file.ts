@@ -8,6 +8,7 @@
 import { readFileSync, rmSync } from 'node:fs';
 import { replaceFile } from '../io/fs-durable.js';
 import { isStoreUrl } from './defaults.js';
+import { lockHolder } from '../store/json/lock.js';
 import { fileHome } from './file-home.js';
 
 export interface StoreOwner {
@@ -39,17 +40,17 @@ export async function announceOwner(target: string, url: string): Promise<() => 
 /** The server that holds the store `db`, when one is running; undefined otherwise. */
 export function storeOwner(db: string, cwd: string): StoreOwner | undefined {
   if (isStoreUrl(db)) return undefined;
+  const home = fileHome(db, cwd);
   let owner: Partial<StoreOwner>;
   try {
-    owner = JSON.parse(readFileSync(fileHome(db, cwd).address, 'utf8')) as Partial<StoreOwner>;
+    owner = JSON.parse(readFileSync(home.address, 'utf8')) as Partial<StoreOwner>;
   } catch {
     return undefined;
   }
   if (typeof owner.url !== 'string' || typeof owner.pid !== 'number') return undefined;
-  try {
-    process.kill(owner.pid, 0); // a file left by a server that was killed names nobody
-  } catch (err) {
-    if ((err as NodeJS.ErrnoException).code !== 'EPERM') return undefined;
-  }
+  // A file left by a server that was killed names nobody: the server that holds the store holds
+  // its lock, and the lock's rule knows a process that exited (a zombie its parent has not
+  // reaped yet) or a pid now reused from one that runs.
+  if (lockHolder(home.lock) !== owner.pid) return undefined;
   return { url: owner.url, pid: owner.pid };
 }

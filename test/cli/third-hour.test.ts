@@ -1,12 +1,15 @@
 /**
  * What a developer's third hour with `cards` trips on, against a real server on port 0: the
  * state of a server started with --no-admin, the commands a hint suggests pasted into a POSIX
- * shell, the source `cards config` names for the address of the server holding the store, …
+ * shell, the source `cards config` names for the address of the server holding the store, and
+ * that address once its server was killed (-9) and not yet reaped.
  */
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
+import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
+import { CARDS_BIN, hermeticEnv, startServer } from '../helpers/server.js';
 import { said, type Sandbox } from './harness.js';
 import { serverInSandbox, type SandboxServer } from './server-sandbox.js';
 
@@ -96,3 +99,41 @@ describe("a developer's third hour against cards serve", { concurrency: true }, 
     );
   });
 });
+
+/** Field 3 of /proc/PID/stat: R, S, Z (exited, not reaped yet), …; undefined once reaped. */
+const processState = (pid: number): string | undefined => {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    return stat.slice(stat.lastIndexOf(')') + 2).split(' ')[0];
+  } catch {
+    return undefined;
+  }
+};
+
+test(
+  'a server killed with -9 and not yet reaped holds no address: commands beside its store do not go to it',
+  { skip: !existsSync('/proc/self/stat') && 'needs /proc' },
+  async (t) => {
+    const server = await startServer({ env: { CARDS_TEST_ENGINE: undefined } });
+    t.after(() => server.dispose());
+    if (server.store !== undefined) return t.skip('a file store only');
+    const pid = server.proc.pid as number;
+    server.proc.kill('SIGKILL');
+    // This process does not return to its event loop until the check ran, so nothing reaps the
+    // server: it stays a zombie, as under a parent that has not waited for it yet.
+    const wait = new Int32Array(new SharedArrayBuffer(4));
+    for (let i = 0; i < 500 && processState(pid) !== 'Z'; i++) Atomics.wait(wait, 0, 0, 10);
+    assert.equal(processState(pid), 'Z');
+    const config = spawnSync(process.execPath, [CARDS_BIN, 'config', '--json'], {
+      cwd: server.dir,
+      env: hermeticEnv({ HOME: server.dir, CARDS_HOME: `${server.dir}/.cards-home` }),
+      encoding: 'utf8',
+    });
+    assert.equal(processState(pid), 'Z', 'still not reaped when the command ran');
+    assert.equal(config.status, 0, config.stderr);
+    const url = (JSON.parse(config.stdout) as { settings: { url: { source: string } } }).settings
+      .url;
+    assert.equal(url.source, 'default', JSON.stringify(url));
+    await server.exited();
+  },
+);

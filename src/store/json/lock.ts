@@ -116,6 +116,22 @@ function holds(owner: Owner): boolean {
 }
 
 /**
+ * The pid of the process that holds the lock at `path` and still runs (by the rule of `holds`:
+ * not exited, not a reused pid, not from before a reboot); undefined when none does.
+ */
+export function lockHolder(path: string): number | undefined {
+  let text: string;
+  try {
+    text = readFileSync(path, 'utf8');
+  } catch {
+    return undefined;
+  }
+  const owner = parseOwner(text);
+  if (owner === undefined) return undefined;
+  return owner.pid === process.pid || holds(owner) ? owner.pid : undefined;
+}
+
+/**
  * The refusal of a held lock. A lock that records its owner's start time and boot is a server's
  * (nothing else writes one); a pid alone (the older format) is only proven a server's when that
  * process's command line says `serve`: otherwise the message names the file to remove.
