@@ -7,6 +7,7 @@
  * server default declared once, so --help shows what the server uses.
  */
 import assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, describe, test } from 'node:test';
@@ -351,5 +352,41 @@ describe('each default is declared once', () => {
       if (leaf.commands.length === 0)
         assert.match(help.stdout, /^Examples:\n {2}\$ /m, `${path.join(' ')} has examples`);
     }
+  });
+
+  test('every example in --help is a shell line whose cards commands the program accepts', async () => {
+    const ctx = makeContext({ cwd: makeTempDir() });
+    const walk = (at: Command, path: string[]): string[][] =>
+      at.commands.flatMap((c) => [[...path, c.name()], ...walk(c, [...path, c.name()])]);
+    const paths = walk(
+      buildProgram(ctx, async () => undefined),
+      [],
+    ).filter((path) => path.at(-1) !== 'help');
+    let checked = 0;
+    for (const path of paths) {
+      const help = await cards([...path, '--help']);
+      for (const [, line = ''] of help.stdout.matchAll(/^ {2}\$ (cards .*)$/gm)) {
+        // The shell's own reading of the line, as a person pastes it: each `cards …` of it
+        // (between |, &&, ; and before a redirection or a comment) word by word.
+        const sh = spawnSync('/bin/sh', ['-nc', line], { encoding: 'utf8' });
+        assert.equal(sh.status, 0, `${line}: ${sh.stderr}`);
+        for (const part of line.replace(/\s+#.*$/, '').split(/\s*(?:\||&&|;)\s*/)) {
+          if (!part.startsWith('cards ')) continue;
+          const command = part.replace(/\s*[<>].*$/, '').slice('cards '.length);
+          const words = spawnSync(
+            '/bin/sh',
+            ['-c', `for w in ${command}; do printf '%s\\0' "$w"; done`],
+            { encoding: 'utf8', env: { CARD_ID: 'a'.repeat(64), LOG_KEY: 'k', ALICE_KEY: 'k' } },
+          );
+          assert.equal(words.status, 0, `${line}: ${words.stderr}`);
+          const args = words.stdout.split('\0').slice(0, -1);
+          // commander's own checks: the command exists, each flag is declared, each choice known.
+          const program = buildProgram(ctx, async () => undefined);
+          await assert.doesNotReject(program.parseAsync(args, { from: 'user' }), line);
+          checked++;
+        }
+      }
+    }
+    assert.ok(checked > 50, `${checked} examples checked`);
   });
 });

@@ -17,7 +17,7 @@ export default declare({
   examples: [
     'cards build --identity alice > card.json',
     `cards build --identity alice --signer app=app.pem --extra app='{"role":"admin"}'`,
-    'cards build --identity alice --previous 3f2a…(64 hex) --key new.pem | cards publish -',
+    'cards build --identity alice --previous "$CARD_ID" --key new.pem | cards publish -',
   ],
   run: async (ctx, options: BuildOptions) => (await import('./build.js')).build(ctx, options),
   text: (r: BuildResult, s) =>

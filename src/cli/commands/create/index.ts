@@ -26,7 +26,7 @@ export default [
     ],
     examples: [
       'cards create --identity alice --new-key',
-      'cards create --identity alice --previous 3f2a…(64 hex) --key rotated.pem --json',
+      'cards create --identity alice --previous 8714f02c --key rotated.pem --json',
       'cards create --identity bob --url https://cards.example.com --app-key app.pem',
     ],
     run: async (ctx, options: CreateOptions) => (await import('./create.js')).create(ctx, options),

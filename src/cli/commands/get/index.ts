@@ -21,7 +21,7 @@ The card that revoked it, and the card that replaced it before, are named when t
 seen: search leaves revoked chains out, so only chains revoked with this CLI's \`cards revoke\`
 (noted in CARDS_HOME/revoked-chains.jsonl) show them. A card with an empty key is itself a
 revocation.`,
-  examples: ['cards get 3f2a…(64 hex)', 'cards get 3f2a…(64 hex) --json | jq .state'],
+  examples: ['cards get 8714f02c', 'cards get "$CARD_ID" --json | jq .state'],
   run: async (ctx, options: Omit<GetOptions, 'id'>, [id]) =>
     (await import('./get.js')).get(ctx, { ...options, id: id as string }),
   text: (r: GetResult, s) => {

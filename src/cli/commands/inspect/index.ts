@@ -37,7 +37,7 @@ without either, the report says it was NOT checked.`,
   examples: [
     'cards inspect card.json',
     'cards build --identity alice | cards inspect -',
-    'cards inspect 3f2a…(64 hex) --service-key MCowBQYDK2VwAyEA… --trust app=app.pub --json',
+    'cards inspect 8714f02c --service-key "$SERVICE_KEY" --trust app=app.pub --json',
   ],
   run: async (ctx, options: InspectOptions, [input]) =>
     (await import('./inspect.js')).inspect(ctx, {

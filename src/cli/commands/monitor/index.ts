@@ -39,7 +39,7 @@ export default declare({
 checking them against the signed tree.`,
   examples: [
     'cards monitor --identity alice',
-    'cards monitor --identity alice --expect-key MCowBQYDK2VwAyEA… --log-key "$LOG_KEY" --follow',
+    'cards monitor --identity alice --expect-key "$ALICE_KEY" --log-key "$LOG_KEY" --follow',
   ],
   run: async (ctx, options: MonitorOptions) =>
     (await import('./monitor.js')).monitor(ctx, options, (e) => eventText(e)),

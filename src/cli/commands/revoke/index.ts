@@ -21,9 +21,9 @@ export default declare({
     createdAtFlag('with --with-card: created_at of the revoking card'),
   ],
   examples: [
-    'cards revoke 3f2a…(64 hex)',
-    'cards revoke 3f2a…(64 hex) --yes --json',
-    'cards revoke 3f2a…(64 hex) --with-card --key alice.pem --yes',
+    'cards revoke 8714f02c',
+    'cards revoke 8714f02c --yes --json',
+    'cards revoke "$CARD_ID" --with-card --key alice.pem --yes',
   ],
   run: async (ctx, options: Omit<RevokeOptions, 'id'>, [id]) =>
     (await import('./revoke.js')).revoke(ctx, { ...options, id: id as string }),

@@ -25,8 +25,8 @@ export default declare({
 by each --witness), and that checkpoint's consistency with the last one accepted for the log
 (kept in $CARDS_HOME/logs/), from tiles fetched from --url. A log that forked or rewound exits 8.`,
   examples: [
-    'cards verify 3f2a…(64 hex) --log-key cards.local/0a1b…+c2b3f6f1+AZF9…',
-    'cards get 3f2a…(64 hex) --proof && cards verify 3f2a….json --log-key "$LOG_KEY"',
+    'cards verify 8714f02c --log-key "$LOG_KEY"',
+    'cards get "$CARD_ID" --proof && cards verify "$CARD_ID.json" --log-key "$LOG_KEY"',
   ],
   run: async (ctx, options: Omit<VerifyOptions, 'input'>, [input]) =>
     (await import('./verify.js')).verify(ctx, { ...options, input: input as string }),
