@@ -181,7 +181,8 @@ test('`cards witness serve --json`: one JSON start-up line, then it serves', asy
   const witness = await startWitness(logKey, join(dir, 'witness'), true);
   try {
     const line = JSON.parse(witness.out()) as Record<string, unknown>;
-    assert.deepEqual(Object.keys(line), ['url', 'vkey', 'state', 'logsSeen', 'logs']);
+    assert.deepEqual(Object.keys(line), ['url', 'vkey', 'pid', 'state', 'logsSeen', 'logs']);
+    assert.equal(typeof line.pid, 'number');
     assert.match(witness.url, /^http:\/\/127\.0\.0\.1:\d+$/);
     assert.match(witness.vkey, /^test\/witness\+[0-9a-f]{8}\+/);
     assert.equal(line.state, join(dir, 'witness'));
