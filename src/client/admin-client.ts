@@ -14,6 +14,7 @@ import { ROUTES, type HttpMethod, type RouteName } from '../core/routes.js';
 import { LIMITS } from '../core/limits.js';
 import { boundedBody } from './bounded-body.js';
 import { DEFAULT_TIMEOUT_MS } from './defaults.js';
+import { ANSWER_DEPTH_MAX, readAnswerJson } from './answer-json.js';
 import { readErrorObject } from './error-object.js';
 import { answerTooLarge } from './http-client.js';
 import { nodeFetch } from './node-fetch.js';
@@ -61,6 +62,11 @@ export class AdminClient {
     this.#token = options.token;
     this.#tokenFrom = options.tokenFrom;
     this.#timeoutMs = options.timeoutMs ?? DEFAULT_TIMEOUT_MS;
+  }
+
+  /** The service's base address, as messages name it. */
+  get url(): string {
+    return this.#base;
   }
 
   /** The answer of a 2xx, its body unread (it may stream): the deadline ends once it starts. */
@@ -113,7 +119,8 @@ export class AdminClient {
     });
   }
 
-  /** The JSON of a 2xx answer, read within the deadline. */
+  /** The JSON of a 2xx answer, read within the deadline; one that is not JSON or nests past
+   * ANSWER_DEPTH_MAX is NOT_A_SERVICE. */
   async json<T>(method: HttpMethod, name: RouteName, options: RequestOptions = {}): Promise<T> {
     const deadline = this.#deadline(options);
     try {
@@ -122,14 +129,13 @@ export class AdminClient {
         throw this.#unreachable(err, deadline.signal);
       });
       if (bytes === undefined) throw answerTooLarge(this.#base);
-      try {
-        return JSON.parse(bytes.toString('utf8')) as T;
-      } catch {
+      const value = readAnswerJson(bytes.toString('utf8'));
+      if (value === undefined)
         throw new CardsError(
           'NOT_A_SERVICE',
-          `not a Cards service at ${this.#base}: its answer to ${method} ${name} is not JSON.`,
+          `not a Cards service at ${this.#base}: its answer to ${method} ${name} is not JSON nested at most ${ANSWER_DEPTH_MAX} deep.`,
         );
-      }
+      return value as T;
     } finally {
       deadline.end();
     }

@@ -1,0 +1,68 @@
+/**
+ * A server whose admin answers are JSON but no admin answer: nested 100,000 deep, or a listing
+ * page whose rows are not an array. The CLI says "not a Cards service" (NOT_A_SERVICE, exit 6).
+ * Without the checks `cards status`, `requests`, `history`, `list`, `keyknox` and `key log`
+ * overflowed the stack escaping the answer for the terminal, and `cards list` spread a number,
+ * each an "internal error" with a stack trace (exit 1).
+ */
+import assert from 'node:assert/strict';
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { after, test } from 'node:test';
+import { said, sandbox } from '../cli/harness.js';
+
+const servers: Server[] = [];
+after(async () => {
+  for (const server of servers) {
+    server.closeAllConnections();
+    await new Promise((resolve) => server.close(resolve));
+  }
+});
+
+/** A server answering every request 200 with `body` as JSON. */
+async function answering(body: string): Promise<string> {
+  const server = createServer((req, res) => {
+    req.resume();
+    res.writeHead(200, { 'content-type': 'application/json' }).end(body);
+  });
+  servers.push(server);
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  return `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+}
+
+const deep = `${'['.repeat(100_000)}${']'.repeat(100_000)}`;
+
+test('admin answers nested 100,000 deep: NOT_A_SERVICE, exit 6, never an internal error', async (t) => {
+  const box = sandbox({});
+  t.after(() => box.cleanup());
+  const url = await answering(
+    `{"version":${deep},"profile":"p","cards":1,"admin_auth":"token","log":null,"cards":${deep},"next_cursor":null}`,
+  );
+  for (const args of [
+    ['status'],
+    ['status', '--json'],
+    ['requests'],
+    ['history', 'alice'],
+    ['list'],
+    ['keyknox'],
+    ['key', 'log'],
+  ]) {
+    const r = await box.cards([...args, '--url', url], { process: true });
+    assert.equal(r.status, 6, said(r));
+    assert.match(r.stderr, /^error NOT_A_SERVICE \(90019\): not a Cards service at /, said(r));
+    assert.doesNotMatch(r.stderr, /internal error|\n\s+at /, said(r));
+  }
+});
+
+test('a listing page whose rows are not an array: NOT_A_SERVICE, exit 6', async (t) => {
+  const box = sandbox({});
+  t.after(() => box.cleanup());
+  const url = await answering('{"cards":5,"keyknox":"x","next_cursor":null}');
+  for (const args of [['list'], ['list', '--all'], ['keyknox'], ['get', '0123456789']]) {
+    const r = await box.cards([...args, '--url', url], { process: true });
+    assert.doesNotMatch(r.stderr, /internal error|\n\s+at /, said(r));
+    if (args[0] === 'get') continue;
+    assert.equal(r.status, 6, said(r));
+    assert.match(r.stderr, /^error NOT_A_SERVICE \(90019\): not a Cards service at /, said(r));
+  }
+});
