@@ -7,6 +7,7 @@
 import { readFileSync } from 'node:fs';
 import { AdminClient } from '../client/admin-client.js';
 import { CardsError } from '../core/errors.js';
+import { answersAsDocumented } from '../server/answer-check.js';
 import { adminTokenPath } from '../server/file-home.js';
 import type { CommandContext } from './context.js';
 import { ownsStore } from './local-server.js';
@@ -49,6 +50,7 @@ export function adminClient(ctx: CommandContext, flags: AdminFlags): AdminClient
     url: settings.url.value,
     ...(found && { token: found.token, tokenFrom: found.from }),
     timeoutMs: required(flags, 'timeout').value * 1000,
+    answers: answersAsDocumented,
   });
 }
 
@@ -81,31 +83,15 @@ export interface ListResult {
   next_cursor: string | null;
 }
 
-/**
- * A page of a listing as the admin API answers it (docs/http.md): its rows, an array under
- * `field`, and `next_cursor`, a string or null; any other answer is NOT_A_SERVICE, never a
- * TypeError of a command reading it.
- */
-export function adminPage<Page>(admin: AdminClient, page: unknown, field: string): Page {
-  const { [field]: rows, next_cursor: next } = (page ?? {}) as Record<string, unknown>;
-  if (Array.isArray(rows) && (next === null || typeof next === 'string')) return page as Page;
-  throw new CardsError(
-    'NOT_A_SERVICE',
-    `not a Cards service at ${admin.url}: a page of its admin listing is not {${field}: [...], next_cursor}.`,
-  );
-}
-
 /** A listing of the admin API from `cursor` on, a page at a time, following next_cursor to the end. */
 export async function* adminPages<Page extends { next_cursor: string | null }>(
   admin: AdminClient,
   route: 'adminCards' | 'adminKeyknox',
-  field: string,
   limit: string,
   cursor?: string,
 ): AsyncGenerator<Page> {
   do {
-    const answer = await admin.json('GET', route, { query: { limit, cursor } });
-    const page = adminPage<Page>(admin, answer, field);
+    const page = await admin.json<Page>('GET', route, { query: { limit, cursor } });
     yield page;
     cursor = page.next_cursor ?? undefined;
   } while (cursor !== undefined);

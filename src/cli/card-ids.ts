@@ -11,7 +11,7 @@ import { resolve } from 'node:path';
 import type { Command } from 'commander';
 import { CardsError } from '../core/errors.js';
 import { CARD_ID_PATTERN } from '../core/limits.js';
-import { adminClient, adminPage, type AdminFlags, type ListResult } from './admin-access.js';
+import { adminClient, type AdminFlags, type ListResult } from './admin-access.js';
 import type { CommandContext } from './context.js';
 import { resolveServer } from './settings.js';
 import { cardIdKindOf, type CardIdKind } from './flags.js';
@@ -86,16 +86,15 @@ async function lookUp(
   const url = resolveServer(ctx, options).url.value;
   let page: ListResult;
   try {
-    const answer = await admin.json('GET', 'adminCards', {
+    page = await admin.json<ListResult>('GET', 'adminCards', {
       query: { prefix, limit: String(LISTED) },
     });
-    page = adminPage<ListResult>(admin, answer, 'cards');
   } catch (err) {
     throw noLookUp(err, where, prefix, url);
   }
   const [first, second] = page.cards;
   // A server that ignored the prefix (no such parameter) answers cards that do not match it.
-  if (page.cards.some((card) => typeof card?.id !== 'string' || !card.id.startsWith(prefix)))
+  if (page.cards.some((card) => !card.id.startsWith(prefix)))
     throw noLookUp(undefined, where, prefix, url);
   if (first === undefined)
     throw new CardsError('CARD_NOT_FOUND', `No card id starts with ${prefix} (${where}).`);

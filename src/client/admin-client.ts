@@ -27,6 +27,8 @@ interface AdminClientOptions {
   readonly tokenFrom?: string;
   /** The deadline in ms (default DEFAULT_TIMEOUT_MS); 0: none. */
   readonly timeoutMs?: number;
+  /** Whether a JSON answer has the form its route documents (default: any JSON). */
+  readonly answers?: (name: RouteName, value: unknown) => Promise<boolean>;
 }
 
 /** What a request sends and how long it may take; `end` once the answer is in hand. */
@@ -56,17 +58,14 @@ export class AdminClient {
   readonly #token: string | undefined;
   readonly #tokenFrom: string | undefined;
   readonly #timeoutMs: number;
+  readonly #answers: NonNullable<AdminClientOptions['answers']>;
 
   constructor(options: AdminClientOptions) {
     this.#base = options.url.replace(/\/+$/, '');
     this.#token = options.token;
     this.#tokenFrom = options.tokenFrom;
     this.#timeoutMs = options.timeoutMs ?? DEFAULT_TIMEOUT_MS;
-  }
-
-  /** The service's base address, as messages name it. */
-  get url(): string {
-    return this.#base;
+    this.#answers = options.answers ?? (async () => true);
   }
 
   /** The answer of a 2xx, its body unread (it may stream): the deadline ends once it starts. */
@@ -119,8 +118,8 @@ export class AdminClient {
     });
   }
 
-  /** The JSON of a 2xx answer, read within the deadline; one that is not JSON or nests past
-   * ANSWER_DEPTH_MAX is NOT_A_SERVICE. */
+  /** The JSON of a 2xx answer, read within the deadline; one that is not JSON, nests past
+   * ANSWER_DEPTH_MAX or is not of the form its route gives (`answers`) is NOT_A_SERVICE. */
   async json<T>(method: HttpMethod, name: RouteName, options: RequestOptions = {}): Promise<T> {
     const deadline = this.#deadline(options);
     try {
@@ -134,6 +133,11 @@ export class AdminClient {
         throw new CardsError(
           'NOT_A_SERVICE',
           `not a Cards service at ${this.#base}: its answer to ${method} ${name} is not JSON nested at most ${ANSWER_DEPTH_MAX} deep.`,
+        );
+      if (!(await this.#answers(name, value)))
+        throw new CardsError(
+          'NOT_A_SERVICE',
+          `not a Cards service at ${this.#base}: its answer to ${method} ${name} is not of the form the admin API gives (GET /openapi.json).`,
         );
       return value as T;
     } finally {

@@ -249,6 +249,12 @@ function operation(route: RouteSpec, profile: WireProfile, spelling: number): Sc
   };
 }
 
+/** The JSON Schema of a route's success answer (its `$ref`s into SCHEMAS), when it is JSON. */
+export function answerSchemaOf(name: RouteName): Schema | undefined {
+  const content = SUCCESS[name].content as Record<string, { schema: Schema } | undefined>;
+  return content['application/json']?.schema;
+}
+
 export function buildOpenApi(profile: WireProfile, routes: readonly RouteSpec[] = ROUTES): Schema {
   const paths: Record<string, Record<string, Schema>> = {};
   for (const route of routes)

@@ -1,9 +1,11 @@
 /**
- * A server whose admin answers are JSON but no admin answer: nested 100,000 deep, or a listing
- * page whose rows are not an array. The CLI says "not a Cards service" (NOT_A_SERVICE, exit 6).
- * Without the checks `cards status`, `requests`, `history`, `list`, `keyknox` and `key log`
- * overflowed the stack escaping the answer for the terminal, and `cards list` spread a number,
- * each an "internal error" with a stack trace (exit 1).
+ * A server whose admin answers are JSON but no admin answer: nested 100,000 deep, or of other
+ * types than the admin API's schemas (GET /openapi.json) give. The CLI says "not a Cards
+ * service" (NOT_A_SERVICE, exit 6). Without the checks `cards status`, `requests`, `history`,
+ * `list`, `keyknox` and `key log` overflowed the stack escaping the answer for the terminal,
+ * and `cards list` spread a number, `requests` mapped undefined, `history` read the length of
+ * undefined, `key log` printed nothing for a key of the wrong type: each an "internal error"
+ * with a stack trace (exit 1), or a wrong answer with exit 0 (`cards status`).
  */
 import assert from 'node:assert/strict';
 import { createServer, type Server } from 'node:http';
@@ -54,11 +56,34 @@ test('admin answers nested 100,000 deep: NOT_A_SERVICE, exit 6, never an interna
   }
 });
 
-test('a listing page whose rows are not an array: NOT_A_SERVICE, exit 6', async (t) => {
+test('admin answers of other types than the schemas give: NOT_A_SERVICE, exit 6', async (t) => {
   const box = sandbox({});
   t.after(() => box.cleanup());
-  const url = await answering('{"cards":5,"keyknox":"x","next_cursor":null}');
-  for (const args of [['list'], ['list', '--all'], ['keyknox'], ['get', '0123456789']]) {
+  const url = await answering(
+    JSON.stringify({
+      version: 5,
+      profile: null,
+      cards: 'x',
+      admin_auth: 7,
+      log: { origin: 3, vkey: [], size: -1 },
+      keyknox: 'x',
+      requests: 1,
+      identity: 'alice',
+      chains: [{ revoked: 'no', cards: 1 }],
+      next_cursor: 3,
+    }),
+  );
+  for (const args of [
+    ['status'],
+    ['requests'],
+    ['history', 'alice'],
+    ['key', 'log'],
+    ['reset', '--yes'],
+    ['list'],
+    ['list', '--all'],
+    ['keyknox'],
+    ['get', '0123456789'],
+  ]) {
     const r = await box.cards([...args, '--url', url], { process: true });
     assert.doesNotMatch(r.stderr, /internal error|\n\s+at /, said(r));
     if (args[0] === 'get') continue;

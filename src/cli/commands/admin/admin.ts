@@ -34,13 +34,7 @@ async function listed<T>(
   const rows: T[] = [];
   let next_cursor: string | null = null;
   type Page = { next_cursor: string | null } & Record<string, T[]>;
-  for await (const page of adminPages<Page>(
-    client(ctx, flags),
-    route,
-    field,
-    limit,
-    flags.cursor,
-  )) {
+  for await (const page of adminPages<Page>(client(ctx, flags), route, limit, flags.cursor)) {
     rows.push(...(page[field] ?? []));
     next_cursor = page.next_cursor;
     if (!flags.all) break;

@@ -133,7 +133,7 @@ async function compareAdminList(
   problems: string[],
 ): Promise<LogAuditResult['adminList']> {
   try {
-    for await (const page of adminPages<ListResult>(admin, 'adminCards', 'cards', '1000'))
+    for await (const page of adminPages<ListResult>(admin, 'adminCards', '1000'))
       for (const card of page.cards) {
         if (card.seq >= ids.length) return 'checked';
         if (ids[card.seq] !== card.id)
