@@ -73,7 +73,13 @@ async function startWitness(logKey: string, dir: string, json = false) {
           url: /^listening on (\S+)$/m.exec(out)?.[1] ?? '',
           vkey: /^witness key: (\S+)$/m.exec(out)?.[1] ?? '',
         };
-    return { ...shown, out: () => out, stop: () => proc.kill('SIGTERM'), exited };
+    return {
+      ...shown,
+      pid: proc.pid,
+      out: () => out,
+      stop: () => proc.kill('SIGTERM'),
+      exited,
+    };
   } catch (err) {
     // A witness that did not start as expected is stopped, not left running.
     proc.kill('SIGKILL');
@@ -181,7 +187,8 @@ test('`cards witness serve --json`: one JSON start-up line, then it serves', asy
   const witness = await startWitness(logKey, join(dir, 'witness'), true);
   try {
     const line = JSON.parse(witness.out()) as Record<string, unknown>;
-    assert.deepEqual(Object.keys(line), ['url', 'vkey', 'state', 'logsSeen', 'logs']);
+    assert.deepEqual(Object.keys(line), ['url', 'vkey', 'pid', 'state', 'logsSeen', 'logs']);
+    assert.equal(line.pid, witness.pid);
     assert.match(witness.url, /^http:\/\/127\.0\.0\.1:\d+$/);
     assert.match(witness.vkey, /^test\/witness\+[0-9a-f]{8}\+/);
     assert.equal(line.state, join(dir, 'witness'));
