@@ -68,6 +68,11 @@ export class AdminClient {
     this.#answers = options.answers ?? (async () => true);
   }
 
+  /** The service's base address, as messages name it. */
+  get url(): string {
+    return this.#base;
+  }
+
   /** The answer of a 2xx, its body unread (it may stream): the deadline ends once it starts. */
   async request(
     method: HttpMethod,
