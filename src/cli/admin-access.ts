@@ -7,7 +7,7 @@
 import { readFileSync } from 'node:fs';
 import { AdminClient } from '../client/admin-client.js';
 import { CardsError } from '../core/errors.js';
-import { answersAsDocumented } from '../server/answer-check.js';
+import { answersAsDocumented, answerTypesOf } from '../server/answer-check.js';
 import { adminTokenPath } from '../server/file-home.js';
 import type { CommandContext } from './context.js';
 import { ownsStore } from './local-server.js';
@@ -51,6 +51,7 @@ export function adminClient(ctx: CommandContext, flags: AdminFlags): AdminClient
     ...(found && { token: found.token, tokenFrom: found.from }),
     timeoutMs: required(flags, 'timeout').value * 1000,
     answers: answersAsDocumented,
+    answerTypes: answerTypesOf,
   });
 }
 

@@ -29,6 +29,8 @@ interface AdminClientOptions {
   readonly timeoutMs?: number;
   /** Whether a JSON answer has the form its route documents (default: any JSON). */
   readonly answers?: (name: RouteName, value: unknown) => Promise<boolean>;
+  /** The media types a route's success answer has (default: any). */
+  readonly answerTypes?: (name: RouteName) => readonly string[];
 }
 
 /** What a request sends and how long it may take; `end` once the answer is in hand. */
@@ -59,6 +61,7 @@ export class AdminClient {
   readonly #tokenFrom: string | undefined;
   readonly #timeoutMs: number;
   readonly #answers: NonNullable<AdminClientOptions['answers']>;
+  readonly #answerTypes: NonNullable<AdminClientOptions['answerTypes']>;
 
   constructor(options: AdminClientOptions) {
     this.#base = options.url.replace(/\/+$/, '');
@@ -66,6 +69,7 @@ export class AdminClient {
     this.#tokenFrom = options.tokenFrom;
     this.#timeoutMs = options.timeoutMs ?? DEFAULT_TIMEOUT_MS;
     this.#answers = options.answers ?? (async () => true);
+    this.#answerTypes = options.answerTypes ?? (() => []);
   }
 
   /** The service's base address, as messages name it. */
@@ -220,7 +224,18 @@ export class AdminClient {
     } catch (err) {
       throw this.#unreachable(err, signal);
     }
-    if (response.ok) return response;
+    if (response.ok) {
+      // An answer of another media type (an HTML page answering every path) is no admin answer,
+      // however it parses: an export of it would be counted as lines of cards.
+      const types = this.#answerTypes(name);
+      const type = (response.headers.get('content-type') ?? '').split(';')[0]!.trim().toLowerCase();
+      if (types.length === 0 || types.includes(type)) return response;
+      await response.body?.cancel().catch(() => undefined);
+      throw new CardsError(
+        'NOT_A_SERVICE',
+        `not a Cards service at ${this.#base}: it answered ${method} ${name} with ${type || 'no Content-Type'}, where the admin API answers ${types.join(' or ')}.`,
+      );
+    }
     // An Error object is a few hundred bytes: a longer answer is not one.
     const bytes = await boundedBody(response, 64 * 1024).catch(() => undefined);
     const { code, message } = readErrorObject(bytes?.toString('utf8') ?? '');

@@ -249,11 +249,9 @@ function operation(route: RouteSpec, profile: WireProfile, spelling: number): Sc
   };
 }
 
-/** The JSON Schema of a route's success answer (its `$ref`s into SCHEMAS), when it is JSON. */
-export function answerSchemaOf(name: RouteName): Schema | undefined {
-  const content = SUCCESS[name].content as Record<string, { schema: Schema } | undefined>;
-  return content['application/json']?.schema;
-}
+/** A route's success answer: its media types, each with its schema (`$ref`s into SCHEMAS). */
+export const answerContentOf = (name: RouteName): Record<string, { schema: Schema }> =>
+  SUCCESS[name].content as Record<string, { schema: Schema }>;
 
 export function buildOpenApi(profile: WireProfile, routes: readonly RouteSpec[] = ROUTES): Schema {
   const paths: Record<string, Record<string, Schema>> = {};

@@ -9,7 +9,7 @@
  * home, as the document it reads is the one the server builds and serves.
  */
 import type { RouteName } from '../core/routes.js';
-import { answerSchemaOf } from '../http/openapi.js';
+import { answerContentOf } from '../http/openapi.js';
 import { SCHEMAS } from '../http/openapi-schemas.js';
 
 type Validate = (value: unknown) => boolean;
@@ -27,10 +27,14 @@ function lenient(value: unknown): unknown {
   );
 }
 
+/** The media types route `name` answers a success with (`application/json`, …). */
+export const answerTypesOf = (name: RouteName): readonly string[] =>
+  Object.keys(answerContentOf(name));
+
 /** True when `value` is of the form route `name` answers with (or the route's answer is not JSON). */
 export async function answersAsDocumented(name: RouteName, value: unknown): Promise<boolean> {
   if (!compiled.has(name)) {
-    const schema = answerSchemaOf(name);
+    const schema = answerContentOf(name)['application/json']?.schema;
     ajv ??= import('ajv/dist/2020.js').then(
       ({ Ajv2020 }) => new Ajv2020({ strict: false, validateFormats: false }),
     );

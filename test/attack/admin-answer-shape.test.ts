@@ -5,11 +5,15 @@
  * `list`, `keyknox` and `key log` overflowed the stack escaping the answer for the terminal,
  * and `cards list` spread a number, `requests` mapped undefined, `history` read the length of
  * undefined, `key log` printed nothing for a key of the wrong type: each an "internal error"
- * with a stack trace (exit 1), or a wrong answer with exit 0 (`cards status`).
+ * with a stack trace (exit 1), or a wrong answer with exit 0 (`cards status`). An answer of
+ * another media type than the route's (an HTML page answering every path) is NOT_A_SERVICE too:
+ * `cards export` and `snapshot save` kept such a page as a dump of "5 cards", exit 0.
  */
 import assert from 'node:assert/strict';
+import { existsSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { join } from 'node:path';
 import { after, test } from 'node:test';
 import { said, sandbox } from '../cli/harness.js';
 
@@ -90,4 +94,36 @@ test('admin answers of other types than the schemas give: NOT_A_SERVICE, exit 6'
     assert.equal(r.status, 6, said(r));
     assert.match(r.stderr, /^error NOT_A_SERVICE \(90019\): not a Cards service at /, said(r));
   }
+});
+
+test('an HTML page answering every path: export and snapshot save are NOT_A_SERVICE, nothing written', async (t) => {
+  const box = sandbox({});
+  t.after(() => box.cleanup());
+  const server = createServer((req, res) => {
+    req.resume();
+    res
+      .writeHead(200, { 'content-type': 'text/html' })
+      .end('<html>\n<body>\nhello\n</body>\n</html>\n');
+  });
+  servers.push(server);
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  for (const args of [
+    ['export', '--out', 'dump.ndjson'],
+    ['export'],
+    ['snapshot', 'save', 'page'],
+  ]) {
+    const r = await box.cards([...args, '--url', url], { process: true });
+    assert.equal(r.status, 6, said(r));
+    assert.ok(
+      r.stderr.includes(
+        `error NOT_A_SERVICE (90019): not a Cards service at ${url}: it answered GET adminExport with text/html, where the admin API answers application/x-ndjson.`,
+      ),
+      said(r),
+    );
+    assert.equal(r.stdout, '', said(r));
+  }
+  assert.equal(existsSync(join(box.dir, 'dump.ndjson')), false);
+  const list = await box.cards(['snapshot', 'list', '--json']);
+  assert.doesNotMatch(list.stdout, /"page"/, said(list));
 });
