@@ -7,7 +7,9 @@
  * undefined, `key log` printed nothing for a key of the wrong type: each an "internal error"
  * with a stack trace (exit 1), or a wrong answer with exit 0 (`cards status`). An answer of
  * another media type than the route's (an HTML page answering every path) is NOT_A_SERVICE too:
- * `cards export` and `snapshot save` kept such a page as a dump of "5 cards", exit 0.
+ * `cards export` and `snapshot save` kept such a page as a dump of "5 cards", exit 0. A listing
+ * whose cursor comes back is one too: `cards list --all` followed it without end (6,000 pages,
+ * 1.25 GB in 20 s, past --timeout).
  */
 import assert from 'node:assert/strict';
 import { existsSync } from 'node:fs';
@@ -126,4 +128,46 @@ test('an HTML page answering every path: export and snapshot save are NOT_A_SERV
   assert.equal(existsSync(join(box.dir, 'dump.ndjson')), false);
   const list = await box.cards(['snapshot', 'list', '--json']);
   assert.doesNotMatch(list.stdout, /"page"/, said(list));
+});
+
+test('a listing whose cursor comes back: list --all and keyknox --all stop, NOT_A_SERVICE', async (t) => {
+  const box = sandbox({});
+  t.after(() => box.cleanup());
+  const row = {
+    seq: 0,
+    id: 'a'.repeat(64),
+    identity: 'alice',
+    state: 'active',
+    previous_card_id: null,
+    successor: null,
+    revoked_by: null,
+  };
+  let pages = 0;
+  const server = createServer((req, res) => {
+    req.resume();
+    pages++;
+    // A cycle of two cursors: every page valid, the listing without end.
+    const next = new URL(req.url ?? '/', 'http://x').searchParams.get('cursor') === 'a' ? 'b' : 'a';
+    res
+      .writeHead(200, { 'content-type': 'application/json' })
+      .end(JSON.stringify({ cards: [row], keyknox: [], next_cursor: next }));
+  });
+  servers.push(server);
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  for (const [command, route] of [
+    ['list', 'adminCards'],
+    ['keyknox', 'adminKeyknox'],
+  ] as const) {
+    pages = 0;
+    const r = await box.cards([command, '--all', '--url', url], { process: true });
+    assert.equal(r.status, 6, said(r));
+    assert.ok(
+      r.stderr.includes(
+        `error NOT_A_SERVICE (90019): not a Cards service at ${url}: its listing ${route} gave the cursor "a" a second time, a loop that never ends.`,
+      ),
+      said(r),
+    );
+    assert.equal(pages, 3);
+  }
 });
