@@ -7,6 +7,7 @@
 import { readFileSync } from 'node:fs';
 import { AdminClient } from '../client/admin-client.js';
 import { CardsError } from '../core/errors.js';
+import { answersAsDocumented, answerTypesOf } from '../server/answer-check.js';
 import { adminTokenPath } from '../server/file-home.js';
 import type { CommandContext } from './context.js';
 import { ownsStore } from './local-server.js';
@@ -49,6 +50,8 @@ export function adminClient(ctx: CommandContext, flags: AdminFlags): AdminClient
     url: settings.url.value,
     ...(found && { token: found.token, tokenFrom: found.from }),
     timeoutMs: required(flags, 'timeout').value * 1000,
+    answers: answersAsDocumented,
+    answerTypes: answerTypesOf,
   });
 }
 
@@ -81,16 +84,27 @@ export interface ListResult {
   next_cursor: string | null;
 }
 
-/** A listing of the admin API from `cursor` on, a page at a time, following next_cursor to the end. */
+/**
+ * A listing of the admin API from `cursor` on, a page at a time, following next_cursor to the
+ * end. A cursor moves on through the listing (docs/http.md): one the server gave already is a
+ * loop that would never end, NOT_A_SERVICE.
+ */
 export async function* adminPages<Page extends { next_cursor: string | null }>(
   admin: AdminClient,
   route: 'adminCards' | 'adminKeyknox',
   limit: string,
   cursor?: string,
 ): AsyncGenerator<Page> {
+  const seen = new Set<string>();
   do {
     const page = await admin.json<Page>('GET', route, { query: { limit, cursor } });
     yield page;
+    if (cursor !== undefined) seen.add(cursor);
     cursor = page.next_cursor ?? undefined;
+    if (cursor !== undefined && seen.has(cursor))
+      throw new CardsError(
+        'NOT_A_SERVICE',
+        `not a Cards service at ${admin.url}: its listing ${route} gave the cursor ${JSON.stringify(cursor)} a second time, a loop that never ends.`,
+      );
   } while (cursor !== undefined);
 }

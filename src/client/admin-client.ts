@@ -14,6 +14,7 @@ import { ROUTES, type HttpMethod, type RouteName } from '../core/routes.js';
 import { LIMITS } from '../core/limits.js';
 import { boundedBody } from './bounded-body.js';
 import { DEFAULT_TIMEOUT_MS } from './defaults.js';
+import { ANSWER_DEPTH_MAX, readAnswerJson } from './answer-json.js';
 import { readErrorObject } from './error-object.js';
 import { answerTooLarge } from './http-client.js';
 import { nodeFetch } from './node-fetch.js';
@@ -26,6 +27,10 @@ interface AdminClientOptions {
   readonly tokenFrom?: string;
   /** The deadline in ms (default DEFAULT_TIMEOUT_MS); 0: none. */
   readonly timeoutMs?: number;
+  /** Whether a JSON answer has the form its route documents (default: any JSON). */
+  readonly answers?: (name: RouteName, value: unknown) => Promise<boolean>;
+  /** The media types a route's success answer has (default: any). */
+  readonly answerTypes?: (name: RouteName) => readonly string[];
 }
 
 /** What a request sends and how long it may take; `end` once the answer is in hand. */
@@ -55,12 +60,21 @@ export class AdminClient {
   readonly #token: string | undefined;
   readonly #tokenFrom: string | undefined;
   readonly #timeoutMs: number;
+  readonly #answers: NonNullable<AdminClientOptions['answers']>;
+  readonly #answerTypes: NonNullable<AdminClientOptions['answerTypes']>;
 
   constructor(options: AdminClientOptions) {
     this.#base = options.url.replace(/\/+$/, '');
     this.#token = options.token;
     this.#tokenFrom = options.tokenFrom;
     this.#timeoutMs = options.timeoutMs ?? DEFAULT_TIMEOUT_MS;
+    this.#answers = options.answers ?? (async () => true);
+    this.#answerTypes = options.answerTypes ?? (() => []);
+  }
+
+  /** The service's base address, as messages name it. */
+  get url(): string {
+    return this.#base;
   }
 
   /** The answer of a 2xx, its body unread (it may stream): the deadline ends once it starts. */
@@ -113,7 +127,8 @@ export class AdminClient {
     });
   }
 
-  /** The JSON of a 2xx answer, read within the deadline. */
+  /** The JSON of a 2xx answer, read within the deadline; one that is not JSON, nests past
+   * ANSWER_DEPTH_MAX or is not of the form its route gives (`answers`) is NOT_A_SERVICE. */
   async json<T>(method: HttpMethod, name: RouteName, options: RequestOptions = {}): Promise<T> {
     const deadline = this.#deadline(options);
     try {
@@ -122,14 +137,18 @@ export class AdminClient {
         throw this.#unreachable(err, deadline.signal);
       });
       if (bytes === undefined) throw answerTooLarge(this.#base);
-      try {
-        return JSON.parse(bytes.toString('utf8')) as T;
-      } catch {
+      const value = readAnswerJson(bytes.toString('utf8'));
+      if (value === undefined)
         throw new CardsError(
           'NOT_A_SERVICE',
-          `not a Cards service at ${this.#base}: its answer to ${method} ${name} is not JSON.`,
+          `not a Cards service at ${this.#base}: its answer to ${method} ${name} is not JSON nested at most ${ANSWER_DEPTH_MAX} deep.`,
         );
-      }
+      if (!(await this.#answers(name, value)))
+        throw new CardsError(
+          'NOT_A_SERVICE',
+          `not a Cards service at ${this.#base}: its answer to ${method} ${name} is not of the form the admin API gives (GET /openapi.json).`,
+        );
+      return value as T;
     } finally {
       deadline.end();
     }
@@ -205,7 +224,18 @@ export class AdminClient {
     } catch (err) {
       throw this.#unreachable(err, signal);
     }
-    if (response.ok) return response;
+    if (response.ok) {
+      // An answer of another media type (an HTML page answering every path) is no admin answer,
+      // however it parses: an export of it would be counted as lines of cards.
+      const types = this.#answerTypes(name);
+      const type = (response.headers.get('content-type') ?? '').split(';')[0]!.trim().toLowerCase();
+      if (types.length === 0 || types.includes(type)) return response;
+      await response.body?.cancel().catch(() => undefined);
+      throw new CardsError(
+        'NOT_A_SERVICE',
+        `not a Cards service at ${this.#base}: it answered ${method} ${name} with ${type || 'no Content-Type'}, where the admin API answers ${types.join(' or ')}.`,
+      );
+    }
     // An Error object is a few hundred bytes: a longer answer is not one.
     const bytes = await boundedBody(response, 64 * 1024).catch(() => undefined);
     const { code, message } = readErrorObject(bytes?.toString('utf8') ?? '');

@@ -249,6 +249,10 @@ function operation(route: RouteSpec, profile: WireProfile, spelling: number): Sc
   };
 }
 
+/** A route's success answer: its media types, each with its schema (`$ref`s into SCHEMAS). */
+export const answerContentOf = (name: RouteName): Record<string, { schema: Schema }> =>
+  SUCCESS[name].content as Record<string, { schema: Schema }>;
+
 export function buildOpenApi(profile: WireProfile, routes: readonly RouteSpec[] = ROUTES): Schema {
   const paths: Record<string, Record<string, Schema>> = {};
   for (const route of routes)

@@ -4,6 +4,8 @@
  * a Cards service" (exit 6) at once. Without the bound `cards get`, `cards verify` and `cards log audit`
  * buffered until their deadline (2 GB in 30 s here, then a misleading "no answer within 30 s"),
  * and an answer over 512 MiB that did end crashed `cards get` with a raw ERR_STRING_TOO_LONG.
+ * `cards snapshot save`, which keeps an export in memory to write it whole, read it without end
+ * and past its --timeout (11 GB of memory in 60 s with --timeout 5).
  */
 import assert from 'node:assert/strict';
 import { createServer, type Server } from 'node:http';
@@ -91,4 +93,24 @@ test('a log that never ends its checkpoint: log audit gives up at 16 MiB, exit 6
     ),
     said(audit),
   );
+});
+
+test('an export that never ends: snapshot save gives up at 256 MiB, exit 6, no snapshot', async (t) => {
+  const box = sandbox({});
+  t.after(() => box.cleanup());
+  const url = await flooding('application/x-ndjson');
+  const r = await box.cards(['snapshot', 'save', 's1', '--url', url, '--timeout', '60'], {
+    process: true,
+  });
+  assert.equal(r.status, 6, said(r));
+  assert.ok(
+    r.stderr.includes(
+      `error NOT_A_SERVICE (90019): ${url} answered its export with more than 256 MiB, more than a snapshot keeps.`,
+    ),
+    said(r),
+  );
+  assert.doesNotMatch(r.stderr, /internal error|ERR_STRING_TOO_LONG|\n\s+at /, said(r));
+  const list = await box.cards(['snapshot', 'list', '--json']);
+  assert.equal(list.status, 0, said(list));
+  assert.doesNotMatch(list.stdout, /"s1"/, said(list));
 });

@@ -38,7 +38,14 @@ function dump(dir: string, cards: number): string {
 
 const answered = (res: ServerResponse): void => {
   res.writeHead(200, { 'content-type': 'application/json' });
-  res.end(JSON.stringify({ imported: 200_000, keyknox: 0 }));
+  res.end(
+    JSON.stringify({
+      imported: 200_000,
+      skipped: 0,
+      keyknox: { imported: 0, skipped: 0 },
+      cards: 200_000,
+    }),
+  );
 };
 
 const stalls: [string, (req: IncomingMessage, res: ServerResponse) => void][] = [

@@ -13,7 +13,9 @@ import {
 } from 'node:fs';
 import { join } from 'node:path';
 import { Readable } from 'node:stream';
+import { boundedBody, sizeName } from '../../../client/bounded-body.js';
 import { CardsError } from '../../../core/errors.js';
+import { LIMITS } from '../../../core/limits.js';
 import { replaceFileSync } from '../../../io/fs-durable.js';
 import { adminClient, type AdminFlags } from '../../admin-access.js';
 import type { CommandContext } from '../../context.js';
@@ -50,8 +52,17 @@ export async function saveSnapshot(
     throw new CardsError('FILE_EXISTS', `snapshot "${name}" exists already.`, {
       hint: '--force replaces it, or save under another name',
     });
-  const response = await adminClient(ctx, flags).request('GET', 'adminExport');
-  const text = await response.text();
+  const admin = adminClient(ctx, flags);
+  const response = await admin.request('GET', 'adminExport');
+  // Held in memory to be written whole: read up to the card routes' bound, as a string holds it.
+  const bytes = await boundedBody(response, LIMITS.answerMax);
+  if (bytes === undefined)
+    throw new CardsError(
+      'NOT_A_SERVICE',
+      `${admin.url} answered its export with more than ${sizeName(LIMITS.answerMax)}, more than a snapshot keeps.`,
+      { hint: '`cards export --out FILE` keeps a dump of any size' },
+    );
+  const text = bytes.toString('utf8');
   mkdirSync(join(ctx.home, 'snapshots'), { recursive: true, mode: 0o700 });
   replaceFileSync(file, text, 0o600);
   return {
