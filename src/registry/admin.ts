@@ -11,7 +11,7 @@ import { CardsError, isCardsError } from '../core/errors.js';
 import type { KeyknoxStore } from '../store/keyknox.js';
 import { listKeyknox, type KeyknoxRow } from './keyknox-listing.js';
 import { checkedDump, insertLines, toLines, type ImportResult } from './import-lines.js';
-import type { CardEntry, CardStore, IdentitySummary, StoredCard } from '../store/store.js';
+import type { CardEntry, CardStore, StoredCard } from '../store/store.js';
 import type { CardLog } from './card-log.js';
 import { dumpText } from './transfer.js';
 
@@ -24,6 +24,14 @@ export interface CardRow {
   readonly previous_card_id: string | null;
   readonly successor: string | null;
   readonly revoked_by: string | null;
+}
+
+/** An identity as the admin API lists it (snake_case, like the wire). */
+export interface IdentityRow {
+  readonly identity: string;
+  readonly cards: number;
+  readonly live_chains: number;
+  readonly revoked_chains: number;
 }
 
 interface HistoryCard extends CardRow {
@@ -129,7 +137,7 @@ export class Admin {
     prefix?: string;
     after?: string;
     limit: number;
-  }): Promise<Page<IdentitySummary>> {
+  }): Promise<Page<IdentityRow>> {
     // No identity holds such text (docs/http.md, "Text"); an engine would misread it.
     for (const [name, value] of [
       ['prefix', query.prefix],
@@ -140,7 +148,12 @@ export class Admin {
           'QUERY_INVALID',
           `Query parameter ${name} must be well-formed Unicode without U+0000.`,
         );
-    const items = await this.#store.listIdentities(query);
+    const items = (await this.#store.listIdentities(query)).map((item): IdentityRow => ({
+      identity: item.identity,
+      cards: item.cards,
+      live_chains: item.liveChains,
+      revoked_chains: item.revokedChains,
+    }));
     const last = items.at(-1);
     return { items, next: last && items.length === query.limit ? last.identity : null };
   }
