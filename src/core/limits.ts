@@ -60,6 +60,14 @@ export const LIMITS = {
   adminPageDefault: 100,
   adminPageMax: 1000,
   /**
+   * Most bytes of the rows of one admin page (cards, identities, Keyknox), as the UTF-8 JSON list
+   * they are sent as; a page holds at least its first row whatever its size. A Keyknox v2 row
+   * names up to keyknoxReadersMax readers of up to identityMax bytes each, up to six bytes each
+   * as JSON escapes them: about 6 MiB a row, so adminPageMax of them would pass the 512 MiB a
+   * JavaScript string holds; a card or identity row is at most about 6.5 KB.
+   */
+  adminPageBytes: 4 * 1024 * 1024,
+  /**
    * Token time checks (spec 5), in seconds. `exp` has no leeway, as on the deployed service
    * and in the stock client's own rule (a token is expired from its `exp` on); a token issued
    * slightly in the future (`iat`/`nbf`, the issuer's clock ahead) gets a few seconds.

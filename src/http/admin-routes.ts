@@ -150,15 +150,7 @@ export const adminRoutes =
           ...(prefix !== undefined && prefix !== '' && { prefix }),
           ...(cursor !== undefined && cursor !== '' && { after: cursor }),
         });
-        return json(reply, {
-          identities: page.items.map((item) => ({
-            identity: item.identity,
-            cards: item.cards,
-            live_chains: item.liveChains,
-            revoked_chains: item.revokedChains,
-          })),
-          next_cursor: page.next,
-        });
+        return json(reply, { identities: page.items, next_cursor: page.next });
       },
       adminKeyknox: async (request, reply) => {
         const { cursor, limit } = request.query as Query;

@@ -6,6 +6,7 @@
  * answer with (by HTTP status), the superseded header, both authorization schemes.
  */
 import { WIRE_ERRORS, type WireCode, type WireError } from '../core/errors.js';
+import { LIMITS } from '../core/limits.js';
 import type { WireProfile } from '../core/profile.js';
 import { ROUTES, routePaths, type RouteName, type RouteSpec } from '../core/routes.js';
 import { JOURNAL_FILTERS } from './journal-query.js';
@@ -125,11 +126,15 @@ const query = (name: string, description: string, schema: Schema = { type: 'stri
   description,
   schema,
 });
-const limit = query('limit', 'Page size (default 100).', {
-  type: 'integer',
-  minimum: 1,
-  maximum: 1000,
-});
+const limit = query(
+  'limit',
+  `Page size (default 100). A page also holds at most ${LIMITS.adminPageBytes / 1024 / 1024} MiB of rows as JSON, and at least one row: fewer than limit rows while next_cursor is not null.`,
+  {
+    type: 'integer',
+    minimum: 1,
+    maximum: 1000,
+  },
+);
 
 const QUERY: Partial<Record<RouteName, Schema[]>> = {
   adminCards: [

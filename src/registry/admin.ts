@@ -1,17 +1,19 @@
 /**
  * The admin API's queries and actions over the store contract: pages of cards, identities and
- * Keyknox entries, an identity's history with dates, export and import as NDJSON (one stored card
- * record per line, exactly as record.ts `serializeCard` writes it: the format of `cards
- * export`), and reset. Knows nothing of HTTP. Every query costs its page, never the store.
+ * Keyknox entries (bounded in rows and in bytes: admin-page.ts), an identity's history with
+ * dates, export and import as NDJSON (one stored card record per line, exactly as record.ts
+ * `serializeCard` writes it: the format of `cards export`), and reset. Knows nothing of HTTP.
+ * Every query costs its page, never the store.
  */
 import { LRUCache } from 'lru-cache';
 import type { CardState } from '../core/chain.js';
 import { isPortableText } from '../core/encoding.js';
 import { CardsError, isCardsError } from '../core/errors.js';
 import type { KeyknoxStore } from '../store/keyknox.js';
+import { pageOf, type Page } from './admin-page.js';
 import { listKeyknox, type KeyknoxRow } from './keyknox-listing.js';
 import { checkedDump, insertLines, toLines, type ImportResult } from './import-lines.js';
-import type { CardEntry, CardStore, IdentitySummary, StoredCard } from '../store/store.js';
+import type { CardEntry, CardStore, StoredCard } from '../store/store.js';
 import type { CardLog } from './card-log.js';
 import { dumpText } from './transfer.js';
 
@@ -26,6 +28,14 @@ export interface CardRow {
   readonly revoked_by: string | null;
 }
 
+/** An identity as the admin API lists it (snake_case, like the wire). */
+export interface IdentityRow {
+  readonly identity: string;
+  readonly cards: number;
+  readonly live_chains: number;
+  readonly revoked_chains: number;
+}
+
 interface HistoryCard extends CardRow {
   /** UNIX seconds, from the decoded snapshot; null when it cannot be read. */
   readonly created_at: number | null;
@@ -38,11 +48,7 @@ export interface IdentityHistory {
   readonly chains: readonly { readonly revoked: boolean; readonly cards: HistoryCard[] }[];
 }
 
-export interface Page<T> {
-  readonly items: T[];
-  /** Pass back as `cursor` for the next page; null on the last page. */
-  readonly next: string | null;
-}
+export type { Page } from './admin-page.js';
 
 /**
  * Bytes of history JSON kept (about 9,000 identities of two cards, 1.8 KB each): an identity's
@@ -101,13 +107,10 @@ export class Admin {
     this.#keyknox = keyknox;
   }
 
+  /** Cards in insertion order; the cursor is the last seq. */
   async cards(cursor: number | undefined, limit: number): Promise<Page<CardRow>> {
     const entries = await this.#store.listCards(cursor, limit);
-    const last = entries.at(-1);
-    return {
-      items: entries.map(cardRow),
-      next: last && entries.length === limit ? String(last.seq) : null,
-    };
+    return pageOf(entries.map(cardRow), limit, (row) => String(row.seq));
   }
 
   /** Cards whose id starts with `prefix` (lowercase hex), in id order; the cursor is an id. */
@@ -121,15 +124,14 @@ export class Admin {
       limit,
       ...(after !== undefined && { after }),
     });
-    const last = entries.at(-1);
-    return { items: entries.map(cardRow), next: last && entries.length === limit ? last.id : null };
+    return pageOf(entries.map(cardRow), limit, (row) => row.id);
   }
 
   async identities(query: {
     prefix?: string;
     after?: string;
     limit: number;
-  }): Promise<Page<IdentitySummary>> {
+  }): Promise<Page<IdentityRow>> {
     // No identity holds such text (docs/http.md, "Text"); an engine would misread it.
     for (const [name, value] of [
       ['prefix', query.prefix],
@@ -140,9 +142,13 @@ export class Admin {
           'QUERY_INVALID',
           `Query parameter ${name} must be well-formed Unicode without U+0000.`,
         );
-    const items = await this.#store.listIdentities(query);
-    const last = items.at(-1);
-    return { items, next: last && items.length === query.limit ? last.identity : null };
+    const rows = (await this.#store.listIdentities(query)).map((item): IdentityRow => ({
+      identity: item.identity,
+      cards: item.cards,
+      live_chains: item.liveChains,
+      revoked_chains: item.revokedChains,
+    }));
+    return pageOf(rows, query.limit, (row) => row.identity);
   }
 
   /**

@@ -13,6 +13,7 @@ import {
   utf8,
 } from '../core/encoding.js';
 import { CardsError } from '../core/errors.js';
+import { pageOf, type Page } from './admin-page.js';
 import type {
   KeyknoxDates,
   KeyknoxStore,
@@ -53,13 +54,14 @@ const iso = (ms: number | undefined): string | null =>
   ms === undefined ? null : new Date(ms).toISOString();
 const dates = (r: KeyknoxDates) => ({ created: iso(r.created), updated: iso(r.updated) });
 
-const cursorOf = (p: Position): string =>
+/** The cursor after `row`: its address (a v1 blob's identity is its owner). */
+const cursorOf = (row: KeyknoxRow): string =>
   encodeBase64Url(
     utf8(
       JSON.stringify(
-        p.api === 'v1'
-          ? ['v1', p.address.app, p.address.identity]
-          : ['v2', p.address.app, p.address.owner, p.address.root, p.address.path, p.address.key],
+        row.api === 'v1'
+          ? ['v1', row.app, row.owner]
+          : ['v2', row.app, row.owner, row.root, row.path, row.key],
       ),
     ),
   );
@@ -89,18 +91,17 @@ function positionOf(cursor: string): Position {
 }
 
 /**
- * The page after `cursor` (none: the first), at most `limit` rows: blobs first, then entries.
- * `next` is null once the last row has been listed.
+ * The page after `cursor` (none: the first), at most `limit` rows and admin-page.ts's bytes:
+ * blobs first, then entries. `next` is null once the last row has been listed.
  */
 export async function listKeyknox(
   store: KeyknoxStore | undefined,
   cursor: string | undefined,
   limit: number,
-): Promise<{ items: KeyknoxRow[]; next: string | null }> {
+): Promise<Page<KeyknoxRow>> {
   const from = cursor === undefined ? undefined : positionOf(cursor);
   if (store === undefined) return { items: [], next: null };
   const items: KeyknoxRow[] = [];
-  let last: Position | undefined;
   if (from === undefined || from.api === 'v1') {
     for (const blob of await store.v1Page(from?.address as KeyknoxV1Address | undefined, limit)) {
       items.push({
@@ -116,7 +117,6 @@ export async function listKeyknox(
         hash: blob.hash,
         ...dates(blob),
       });
-      last = { api: 'v1', address: blob.address };
     }
   }
   if (items.length < limit) {
@@ -136,8 +136,7 @@ export async function listKeyknox(
         hash: entry.hash,
         ...dates(entry),
       });
-      last = { api: 'v2', address: entry.address };
     }
   }
-  return { items, next: last && items.length === limit ? cursorOf(last) : null };
+  return pageOf(items, limit, cursorOf);
 }

@@ -76,7 +76,6 @@ export async function identitiesView(query, info) {
       after,
       next: page.next_cursor,
       shown: rows.length,
-      size: PAGE,
       noun: 'identities',
       empty: 'No identity matches.',
       emptyLater: 'No more identities.',

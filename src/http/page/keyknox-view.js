@@ -91,7 +91,6 @@ export async function keyknoxView(query, info) {
       after,
       next: page.next_cursor,
       shown: rows.length,
-      size: PAGE,
       noun: 'entries',
       empty: 'No Keyknox entry is stored.',
       emptyLater: 'No more entries.',
