@@ -12,10 +12,13 @@ import assert from 'node:assert/strict';
 import { createHash } from 'node:crypto';
 import { after, describe, test } from 'node:test';
 import { LIMITS } from '../../src/core/limits.js';
-import { MEMORY_TARGET } from '../../src/server/open-engine.js';
 import { E3KIT_APP } from '../helpers/e3kit-call.js';
-import { startInProcess, type InProcessServer } from '../helpers/in-process-server.js';
-import { freshStoreUrl } from '../helpers/postgres.js';
+import {
+  EVERY_ENGINE,
+  exportLines,
+  startInProcess,
+  type InProcessServer,
+} from '../helpers/in-process-server.js';
 import { removeTempDirs } from '../helpers/server.js';
 
 after(removeTempDirs);
@@ -75,19 +78,7 @@ function entryOf(owner: string, total: number, seed: string) {
   };
 }
 
-async function exported(server: InProcessServer): Promise<string[]> {
-  const response = await fetch(`${server.url}/_cards/export`);
-  assert.equal(response.status, 200);
-  return (await response.text()).split('\n').filter((line) => line !== '');
-}
-
-const ENGINES: [string, () => Promise<string | undefined>][] = [
-  ['memory', async () => MEMORY_TARGET],
-  ['JSON file', async () => undefined],
-  ['PostgreSQL', () => freshStoreUrl()],
-];
-
-for (const [engine, place] of ENGINES) {
+for (const [engine, place] of EVERY_ENGINE) {
   describe(`Keyknox address size on the ${engine} engine`, () => {
     test('an address of the bound is stored; one byte more is 400 50002 and stores nothing', async (t) => {
       const store = await place();
@@ -114,7 +105,7 @@ for (const [engine, place] of ENGINES) {
         }).then((a) => a.status),
         200,
       );
-      const before = await exported(server);
+      const before = await exportLines(server);
       assert.equal(before.length, 1);
 
       const atBound = entryOf('alice', MAX, 'bound');
@@ -132,7 +123,7 @@ for (const [engine, place] of ENGINES) {
           .status,
         200,
       );
-      assert.equal((await exported(server)).length, 3);
+      assert.equal((await exportLines(server)).length, 3);
     });
 
     test("an import's Keyknox line whose address is longer is IMPORT_INVALID; nothing is stored", async (t) => {
@@ -147,7 +138,7 @@ for (const [engine, place] of ENGINES) {
           .status,
         200,
       );
-      const before = await exported(server);
+      const before = await exportLines(server);
       const v2Line = before.find((line) => line.startsWith('{"keyknox2"'))!;
       const v1Line = before.find((line) => line.startsWith('{"keyknox1"'))!;
       for (const hostile of [
@@ -162,7 +153,7 @@ for (const [engine, place] of ENGINES) {
         const body = (await response.json()) as { message?: string };
         assert.equal(response.status, 400, JSON.stringify(body));
         assert.match(String(body.message), /line 1 .*at most 2048 bytes/);
-        assert.deepEqual(await exported(server), before);
+        assert.deepEqual(await exportLines(server), before);
       }
     });
   });

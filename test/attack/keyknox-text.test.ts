@@ -9,10 +9,13 @@
  */
 import assert from 'node:assert/strict';
 import { after, describe, test } from 'node:test';
-import { MEMORY_TARGET } from '../../src/server/open-engine.js';
 import { E3KIT_APP } from '../helpers/e3kit-call.js';
-import { startInProcess, type InProcessServer } from '../helpers/in-process-server.js';
-import { freshStoreUrl } from '../helpers/postgres.js';
+import {
+  EVERY_ENGINE,
+  exportLines,
+  startInProcess,
+  type InProcessServer,
+} from '../helpers/in-process-server.js';
 import { removeTempDirs } from '../helpers/server.js';
 
 after(removeTempDirs);
@@ -57,19 +60,7 @@ const entry = (fields: Record<string, unknown>) => ({
   ...fields,
 });
 
-async function exported(server: InProcessServer): Promise<string[]> {
-  const response = await fetch(`${server.url}/_cards/export`);
-  assert.equal(response.status, 200);
-  return (await response.text()).split('\n').filter((line) => line !== '');
-}
-
-const ENGINES: [string, () => Promise<string | undefined>][] = [
-  ['memory', async () => MEMORY_TARGET],
-  ['JSON file', async () => undefined],
-  ['PostgreSQL', () => freshStoreUrl()],
-];
-
-for (const [engine, place] of ENGINES) {
+for (const [engine, place] of EVERY_ENGINE) {
   describe(`Keyknox text on the ${engine} engine`, () => {
     test('a root, path, key or reader that is not text is refused with its code; nothing is stored', async (t) => {
       const store = await place();
@@ -100,7 +91,7 @@ for (const [engine, place] of ENGINES) {
         const reset = await call(server, '/keyknox/v2/reset', { root: 'e3kit', identity: text });
         assert.deepEqual([reset.status, codeOf(reset)], [400, 50002], `reset reader ${label}`);
       }
-      assert.deepEqual(await exported(server), []);
+      assert.deepEqual(await exportLines(server), []);
     });
 
     test('an entry at root "x\\uFFFD" is never found at a lone surrogate', async (t) => {
@@ -122,9 +113,9 @@ for (const [engine, place] of ENGINES) {
       const server = await startInProcess({ args: ARGS, ...(store && { store }) });
       t.after(() => server.dispose());
       assert.equal((await call(server, '/keyknox/v2/push', entry({}))).status, 200);
-      const [line] = await exported(server);
+      const [line] = await exportLines(server);
       assert.ok(line?.startsWith('{"keyknox2"'), line);
-      const before = await exported(server);
+      const before = await exportLines(server);
       for (const [from, to] of [
         ['"root":"e3kit"', '"root":"e3\\u0000kit"'],
         ['"owner":"alice"', '"owner":"alice\\ud800"'],
@@ -141,7 +132,7 @@ for (const [engine, place] of ENGINES) {
         const body = (await response.json()) as { code?: string | number; message?: string };
         assert.equal(response.status, 400, `${to}: ${JSON.stringify(body)}`);
         assert.match(String(body.message), /line 1 .*well-formed Unicode without U\+0000/, to);
-        assert.deepEqual(await exported(server), before, to);
+        assert.deepEqual(await exportLines(server), before, to);
       }
     });
 
@@ -153,7 +144,7 @@ for (const [engine, place] of ENGINES) {
         const pushed = await call(server, '/keyknox/v2/push', entry({}), { app });
         assert.deepEqual([pushed.status, codeOf(pushed)], [401, 20307], JSON.stringify(app));
       }
-      assert.deepEqual(await exported(server), []);
+      assert.deepEqual(await exportLines(server), []);
     });
   });
 }

@@ -27,8 +27,10 @@ import { buildProgram } from '../../src/cli/program.js';
 import { resolveOptions } from '../../src/cli/value-sources.js';
 import { createRequestLogger, startServing, type RunningServer } from '../../src/server/start.js';
 import { fileHome, type FileHome } from '../../src/server/file-home.js';
+import { MEMORY_TARGET } from '../../src/server/open-engine.js';
 import { storePaths, type StorePaths } from '../../src/store/json/paths.js';
 import { checkFetchesTo } from './contract.js';
+import { freshStoreUrl } from './postgres.js';
 import { serveSetup, testToken, type TestTokenOptions } from './server.js';
 
 export interface InProcessOptions {
@@ -118,4 +120,21 @@ export async function startInProcess(options: InProcessOptions = {}): Promise<In
       if (ownDir) rmSync(dir, { recursive: true, force: true });
     },
   };
+}
+
+/**
+ * Every engine a test can serve from, by name: the `store` option of `startInProcess` for
+ * memory and a fresh PostgreSQL database, undefined for a JSON file in the server's folder.
+ */
+export const EVERY_ENGINE: readonly (readonly [string, () => Promise<string | undefined>])[] = [
+  ['memory', async () => MEMORY_TARGET],
+  ['JSON file', async () => undefined],
+  ['PostgreSQL', () => freshStoreUrl()],
+];
+
+/** The server's whole dump (GET /_cards/export): its lines, without the empty last one. */
+export async function exportLines(server: InProcessServer): Promise<string[]> {
+  const response = await fetch(`${server.url}/_cards/export`);
+  if (response.status !== 200) throw new Error(`GET /_cards/export: ${response.status}`);
+  return (await response.text()).split('\n').filter((line) => line !== '');
 }
