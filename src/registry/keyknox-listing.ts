@@ -13,6 +13,7 @@ import {
   utf8,
 } from '../core/encoding.js';
 import { CardsError } from '../core/errors.js';
+import { LIMITS } from '../core/limits.js';
 import { pageOf, type Page } from './admin-page.js';
 import type {
   KeyknoxDates,
@@ -21,6 +22,9 @@ import type {
   KeyknoxV2Address,
 } from '../store/keyknox.js';
 import { versionString } from './keyknox-common.js';
+
+/** How many v2 entries one read of the store asks for. */
+const V2_CHUNK = 32;
 
 /** One blob or entry as the admin API lists it (snake_case, like the wire). */
 export interface KeyknoxRow {
@@ -119,10 +123,17 @@ export async function listKeyknox(
       });
     }
   }
-  if (items.length < limit) {
-    const after = from?.api === 'v2' ? from.address : undefined;
-    for (const entry of await store.v2Page(after, limit - items.length)) {
+  // Entries are read V2_CHUNK at a time, and no more once their readers alone pass the page's
+  // bytes (pageOf then cuts the page exactly): an entry may name 1,024 readers of 1 KiB, so a
+  // page read whole could pull a gigabyte out of the store to send a few MiB.
+  let readerBytes = 0;
+  let after = from?.api === 'v2' ? from.address : undefined;
+  while (items.length < limit && readerBytes <= LIMITS.adminPageBytes) {
+    const want = Math.min(V2_CHUNK, limit - items.length);
+    const chunk = await store.v2Page(after, want);
+    for (const entry of chunk) {
       const { app, owner, root, path, key } = entry.address;
+      for (const reader of entry.readers) readerBytes += Buffer.byteLength(reader);
       items.push({
         api: 'v2',
         app,
@@ -137,6 +148,8 @@ export async function listKeyknox(
         ...dates(entry),
       });
     }
+    if (chunk.length < want) break;
+    after = chunk.at(-1)?.address;
   }
   return pageOf(items, limit, cursorOf);
 }
