@@ -2,7 +2,8 @@
  * The page's Keyknox view in headless Chromium (browser-kit.ts) against a real `cards serve`
  * over Keyknox v2 entries too large for one page of 50 rows: each names 1,024 readers of 1,000
  * bytes, so LIMITS.adminPageBytes holds four rows a page. The view walks them by next_cursor,
- * page after page, every entry once, and numbers each page's rows by the rows before it.
+ * page after page, every entry once, and numbers each page's rows by the rows before it; a row
+ * shows ten of its readers and how many more it names.
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
@@ -83,5 +84,13 @@ describe("the page's Keyknox view over entries past a page's bytes", { skip }, (
       Array.from({ length: ENTRIES }, (_, i) => keyOf(i)),
     );
     assert.deepEqual(ranges, ['entries 1–4', 'entries 5–8', 'entries 9–10']);
+  });
+
+  test('a row shows its first ten readers and how many more the entry names', async () => {
+    await page.goto(`${server.url}/#/keyknox`);
+    await page.waitForSelector('#keyknox .keyknox-row');
+    const cell = page.locator('#keyknox .keyknox-row').first().locator('td.readers');
+    assert.equal(await cell.locator('bdi.data').count(), 10);
+    assert.match((await cell.textContent()) ?? '', /^k00-0-€+, k00-1-.* … and 1014 more$/);
   });
 });

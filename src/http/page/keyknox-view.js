@@ -24,6 +24,17 @@ const when = (iso, what) =>
     iso === null ? `${what} unknown` : data(iso.replace('T', ' ').replace(/\.\d+Z$/, 'Z')),
   );
 
+/** Readers shown in a row: an entry may name 1,024, of up to 1 KiB each. */
+const READERS_SHOWN = 10;
+
+/** The first READERS_SHOWN readers, then how many more the entry names. */
+const readersOf = (readers) => [
+  ...readers.slice(0, READERS_SHOWN).flatMap((reader, i) => [i > 0 ? ', ' : null, data(reader)]),
+  readers.length > READERS_SHOWN
+    ? el('span', { class: 'muted' }, ` … and ${readers.length - READERS_SHOWN} more`)
+    : null,
+];
+
 const row = (r) =>
   el(
     'tr',
@@ -34,11 +45,7 @@ const row = (r) =>
     el('td', {}, r.root === null ? null : data(r.root)),
     el('td', {}, r.path === null ? null : data(r.path)),
     el('td', { class: 'key' }, r.key === null ? null : data(r.key)),
-    el(
-      'td',
-      { class: 'readers' },
-      r.readers.flatMap((reader, i) => [i > 0 ? ', ' : null, data(reader)]),
-    ),
+    el('td', { class: 'readers' }, readersOf(r.readers)),
     el('td', { class: 'number' }, r.size),
     el('td', { class: 'dates' }, when(r.created, 'created'), el('br'), when(r.updated, 'updated')),
     el('td', {}, r.version ?? ''),
