@@ -11,6 +11,7 @@ import { escapeTerminal } from '../core/terminal-text.js';
 import { EXIT } from './exit-status.js';
 import type { AnyDeclaration, GlobalFlags } from './command.js';
 import type { CommandContext } from './context.js';
+import type { Source } from './value-sources.js';
 import { buildProgram } from './program.js';
 
 /** Runs `cards ARGS…` in `ctx`; returns the exit status. */
@@ -56,7 +57,7 @@ async function execute(
       const { isFileSystemError } = await import('./report-error.js');
       if (isFileSystemError(err)) err.hint ??= declaration.fileHint;
     }
-    throw withHint(err, declaration.hints?.[(err as CardsError).code]);
+    throw withHint(err, declaration.hints?.[(err as CardsError).code], options.sources?.url);
   }
   if (result === undefined) return EXIT.ok;
   const { emit } = await import('./output.js');
@@ -69,8 +70,6 @@ async function execute(
 }
 
 const HINTS: Partial<Record<ErrorCode, string>> = {
-  UNREACHABLE:
-    'is the service running? Start a local one with `cards serve`, or point --url (CARDS_URL) at yours',
   CARD_NOT_FOUND: 'check the id; `cards search IDENTITY` lists the cards of an identity',
   ROUTE_NOT_FOUND: 'is --url the base address of a Cards Service (no path)?',
   IMPORT_INVALID:
@@ -120,11 +119,24 @@ function unreachableHint(err: CardsError): string | undefined {
   return undefined;
 }
 
-/** The error with a next step: the command's own for its code, else the general one. */
-function withHint(err: unknown, own: string | undefined): unknown {
+/** Where the service's address is set, by where the one in use came from. */
+const URL_SETTING: Record<Source, string> = {
+  flag: 'check --url',
+  env: 'point CARDS_URL at yours',
+  config: "point the profile's url at yours (`cards config set url URL`)",
+  default: 'point --url (CARDS_URL) at yours',
+};
+
+/**
+ * The error with a next step: the command's own for its code, else the general one. `urlSource`
+ * is where the command's --url came from, which an unreachable service's hint names.
+ */
+function withHint(err: unknown, own: string | undefined, urlSource?: Source): unknown {
   if (!(err instanceof CardsError) || err.hint) return err;
-  const hint =
-    own ?? (err.code === 'UNREACHABLE' ? unreachableHint(err) : undefined) ?? HINTS[err.code];
+  const unreachable = (): string =>
+    unreachableHint(err) ??
+    `is the service running? Start a local one with \`cards serve\`, or ${URL_SETTING[urlSource ?? 'default']}`;
+  const hint = own ?? (err.code === 'UNREACHABLE' ? unreachable() : HINTS[err.code]);
   if (!hint) return err;
   return new CardsError(err.code, err.message, { hint, cause: err.cause, partial: err.partial });
 }

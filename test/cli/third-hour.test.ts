@@ -2,7 +2,8 @@
  * What a developer's third hour with `cards` trips on, against a real server on port 0: the
  * state of a server started with --no-admin, the commands a hint suggests pasted into a POSIX
  * shell, the source `cards config` names for the address of the server holding the store, and
- * that address once its server was killed (-9) and not yet reaped.
+ * that address once its server was killed (-9) and not yet reaped, and the setting an
+ * unreachable service's hint names: the one its address came from.
  */
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
@@ -10,7 +11,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { CARDS_BIN, hermeticEnv, startServer } from '../helpers/server.js';
-import { said, type Sandbox } from './harness.js';
+import { sandbox, said, type Sandbox } from './harness.js';
 import { serverInSandbox, type SandboxServer } from './server-sandbox.js';
 
 interface State {
@@ -137,3 +138,29 @@ test(
     await server.exited();
   },
 );
+
+test("an unreachable service's hint names the setting its address came from", async () => {
+  const box = sandbox();
+  try {
+    // A port nothing listens on: one a server had, closed again.
+    const gone = await serverInSandbox();
+    const url = gone.server.url;
+    await Promise.all([gone.server.dispose(), gone.box.cleanup()]);
+    const ID = 'ab'.repeat(32);
+    const hintOf = async (args: string[], env: Record<string, string> = {}): Promise<string> => {
+      const r = await box.cards(['get', ID, '--token', 'x.y.z', ...args], { env });
+      assert.equal(r.status, 6, said(r));
+      return r.stderr.split('\n')[1] ?? '';
+    };
+    assert.match(await hintOf(['--url', url]), /is the service running\?.*check --url$/);
+    assert.match(await hintOf([], { CARDS_URL: url }), /point CARDS_URL at yours$/);
+    const set = await box.cards(['config', 'set', 'url', url]);
+    assert.equal(set.status, 0, said(set));
+    assert.match(
+      await hintOf([]),
+      /point the profile's url at yours \(`cards config set url URL`\)$/,
+    );
+  } finally {
+    box.cleanup();
+  }
+});
