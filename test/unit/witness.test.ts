@@ -5,7 +5,7 @@
  * a malformed body; and it keeps its state and key across a restart.
  */
 import assert from 'node:assert/strict';
-import { mkdtempSync, rmSync, readFileSync } from 'node:fs';
+import { mkdtempSync, rmSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, test } from 'node:test';
@@ -111,5 +111,39 @@ test('a restarted witness keeps its key and its latest size', async () => {
     assert.match(witness.vkey, /^witness\.example\/w1\+[0-9a-f]{8}\+/);
   } finally {
     await witness.close();
+  }
+});
+
+test('a witness state damaged by hand is STORE_CORRUPT and left as it is', async () => {
+  const path = join(dir, 'witness-state.json');
+  const good = readFileSync(path, 'utf8');
+  const state = JSON.parse(good);
+  const record = state.logs[ORIGIN];
+  const damaged: Record<string, string> = {
+    truncated: good.slice(0, 60),
+    'not JSON': 'hello',
+    'a negative size': JSON.stringify({ ...state, logs: { [ORIGIN]: { ...record, size: -1 } } }),
+    'a fraction': JSON.stringify({ ...state, logs: { [ORIGIN]: { ...record, size: 1.5 } } }),
+    'a root cut short': JSON.stringify({
+      ...state,
+      logs: { [ORIGIN]: { ...record, root: record.root.slice(0, 8) } },
+    }),
+    'no checkpoint': JSON.stringify({
+      ...state,
+      logs: { [ORIGIN]: { ...record, checkpoint: undefined } },
+    }),
+  };
+  try {
+    for (const [what, text] of Object.entries(damaged)) {
+      writeFileSync(path, text);
+      await assert.rejects(
+        openWitnessFolder(dir, 'witness.example/w1'),
+        { code: 'STORE_CORRUPT' },
+        what,
+      );
+      assert.equal(readFileSync(path, 'utf8'), text, what);
+    }
+  } finally {
+    writeFileSync(path, good);
   }
 });
