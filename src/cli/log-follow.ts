@@ -11,7 +11,7 @@ import { decodeBase64, encodeBase64 } from '../core/encoding.js';
 import { appendEntries, edgeRoot, EMPTY_EDGE, type LogEdge } from '../log/append.js';
 import { openCheckpoint, parseCheckpoint, type Checkpoint } from '../log/checkpoint.js';
 import { decodeEntryBundle } from '../log/entry-bundle.js';
-import { equalHashes } from '../log/hash.js';
+import { equalHashes, HASH_SIZE } from '../log/hash.js';
 import { prefixOfOrigin } from '../log/log-epochs.js';
 import { parseNote } from '../log/note.js';
 import type { NoteVerifier } from '../log/note-keys.js';
@@ -31,6 +31,31 @@ export const saveEdge = (edge: LogEdge): SavedEdge => ({
   tiles: edge.tiles.map((row) => row.map(encodeBase64)),
   bundle: edge.bundle.map(encodeBase64),
 });
+
+/**
+ * Whether `saved` is an edge as saveEdge writes it: a size (a safe integer, not negative), per
+ * tile level as many 32-byte hashes as the size's base-256 digit at that level and no digit
+ * above the last level, and as many entries in the bundle as its last digit (C2SP tlog-tiles:
+ * the partial tile of each level, the partial bundle; src/log/append.ts). A state file edited or
+ * damaged by hand is refused before it is read from, never taken for a log that changed.
+ */
+export function isSavedEdge(saved: unknown): saved is SavedEdge {
+  if (typeof saved !== 'object' || saved === null) return false;
+  const { size, tiles, bundle } = saved as Partial<Record<keyof SavedEdge, unknown>>;
+  if (typeof size !== 'number' || !Number.isSafeInteger(size) || size < 0) return false;
+  if (!Array.isArray(tiles) || !Array.isArray(bundle)) return false;
+  const digit = (level: number): number => Math.floor(size / TILE_WIDTH ** level) % TILE_WIDTH;
+  const isHash = (h: unknown): boolean =>
+    typeof h === 'string' && decodeBase64(h)?.byteLength === HASH_SIZE;
+  return (
+    Math.floor(size / TILE_WIDTH ** tiles.length) === 0 &&
+    tiles.every(
+      (row, level) => Array.isArray(row) && row.length === digit(level) && row.every(isHash),
+    ) &&
+    bundle.length === size % TILE_WIDTH &&
+    bundle.every((entry) => typeof entry === 'string' && decodeBase64(entry) !== undefined)
+  );
+}
 
 export function loadSavedEdge(saved: SavedEdge | undefined): LogEdge {
   if (!saved) return EMPTY_EDGE;

@@ -47,8 +47,9 @@ export function createWitnessServer(options: WitnessServerOptions): WitnessServe
   const vkey = formatVerifierKey(name, KEY_TYPE_COSIGNATURE, folder.key.key.publicKey.raw);
   let queue: Promise<unknown> = Promise.resolve();
 
+  const logger = options.logger ?? createRequestLogger({ quiet: true });
   const { app } = createStack({
-    logger: options.logger ?? createRequestLogger({ quiet: true }),
+    logger,
     bodyLimit: MAX_BODY,
     errorBody: (err) => ({
       type: TEXT,
@@ -72,6 +73,13 @@ export function createWitnessServer(options: WitnessServerOptions): WitnessServe
     if (!result.ok) {
       if (result.latestSize !== undefined && result.error.code === 'LOG_SIZE_MISMATCH')
         return { status: 409, text: `${result.latestSize}\n`, type: 'text/x.tlog.size' };
+      // A checkpoint the log signed (its signature checked) that is not consistent with the
+      // one cosigned, a different root at its size or no consistency proof to it, is a fork
+      // (C2SP tlog-witness v1.0.0): refused, and written down with the checkpoint as evidence.
+      if (result.error.code === 'LOG_INCONSISTENT' || result.error.code === 'LOG_PROOF_INVALID')
+        logger.warn(
+          `refused ${origin} at size ${request.checkpoint.size} (cosigned: ${latest?.size ?? 0}): ${result.error.message}; the signed checkpoint:\n${request.signedCheckpoint}`,
+        );
       throw result.error;
     }
     const record = { ...result.record, checkpoint: request.signedCheckpoint };

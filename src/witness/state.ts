@@ -76,9 +76,15 @@ function parseState(path: string, text: string): WitnessState {
   const logs = new Map<string, WitnessRecord & { checkpoint: string }>();
   for (const [origin, r] of Object.entries(file.logs ?? {})) {
     const root = decodeBase64(String(r?.root));
-    if (!Number.isSafeInteger(r?.size) || root?.byteLength !== HASH_SIZE)
+    // A size is a tree size: a safe integer, not negative (C2SP tlog-checkpoint).
+    if (
+      !Number.isSafeInteger(r?.size) ||
+      r.size < 0 ||
+      root?.byteLength !== HASH_SIZE ||
+      typeof r.checkpoint !== 'string'
+    )
       throw corrupt(`bad record for ${origin}`);
-    logs.set(origin, { size: r.size, root, checkpoint: String(r.checkpoint) });
+    logs.set(origin, { size: r.size, root, checkpoint: r.checkpoint });
   }
   return { name: file.name, logs };
 }

@@ -2,13 +2,16 @@
  * The witness (C2SP tlog-witness v1.0.0) through `inject`, with its state in a temp folder: it cosigns a growing log (cosignature/v1, key type 0x04, verified with its vkey), and
  * answers 409 + text/x.tlog.size for a stale old size, 409 for a fork at the same size, 422 for a
  * bad or forked consistency proof, 404 for an unknown origin, 403 for a bad signature, 400 for
- * a malformed body; and it keeps its state and key across a restart.
+ * a malformed body (a fork at the same size is written down as a warning, with the checkpoint);
+ * it keeps its state and key across a restart, and refuses to start on a state file damaged by
+ * hand (STORE_CORRUPT), leaving the file as it is.
  */
 import assert from 'node:assert/strict';
-import { mkdtempSync, rmSync, readFileSync } from 'node:fs';
+import { mkdtempSync, rmSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, test } from 'node:test';
+import { createRequestLogger } from '../../src/http/request-log.js';
 import { PrivateKey } from '../../src/crypto/keys.js';
 import { signCheckpoint } from '../../src/log/checkpoint.js';
 import { cosignatureVerifier } from '../../src/log/cosignature.js';
@@ -35,9 +38,10 @@ const forkRoot = new Uint8Array(log.roots.get(300)!).map((b, i) => (i === 0 ? b 
 const checkpoint = (size: number, root = log.roots.get(size)!, key = signer): string =>
   signCheckpoint({ origin: ORIGIN, size, root, extensions: [] }, [key]);
 
-async function start() {
+async function start(logged: string[] = []) {
   const folder = await openWitnessFolder(dir, 'witness.example/w1');
-  const witness = createWitnessServer({ folder, logs, now: () => 1_700_000_000 });
+  const logger = createRequestLogger({ quiet: true, write: (text) => logged.push(text) });
+  const witness = createWitnessServer({ folder, logs, now: () => 1_700_000_000, logger });
   const post = async (body: string) => {
     const res = await witness.app.inject({
       method: 'POST',
@@ -51,7 +55,8 @@ async function start() {
 }
 
 test('cosigns a consistent, growing log; refuses stale, forked, unknown, unsigned and malformed', async () => {
-  const { witness, post } = await start();
+  const logged: string[] = [];
+  const { witness, post } = await start(logged);
   try {
     const cosigner = cosignatureVerifier(witness.vkey);
     const first = await post(formatAddCheckpoint(0, [], checkpoint(10)));
@@ -67,6 +72,13 @@ test('cosigns a consistent, growing log; refuses stale, forked, unknown, unsigne
     assert.deepEqual([stale.status, stale.type, stale.text], [409, 'text/x.tlog.size', '300\n']);
     // Same size, another root: a fork at 300.
     assert.equal((await post(formatAddCheckpoint(300, [], checkpoint(300, forkRoot)))).status, 409);
+    // The fork is written down (a warning), with the checkpoint it was offered.
+    await new Promise((resolve) => setImmediate(resolve));
+    assert.match(
+      logged.join(''),
+      /warning: refused cards\.example\/log at size 300 \(cosigned: 300\)/,
+    );
+    assert.ok(logged.join('').includes(checkpoint(300, forkRoot).split('\n')[2] ?? '-'));
     // Same size and root: cosigned again with no proof, refused with one (the proof from a
     // size to itself is empty).
     assert.equal((await post(formatAddCheckpoint(300, [], checkpoint(300)))).status, 200);
@@ -111,5 +123,39 @@ test('a restarted witness keeps its key and its latest size', async () => {
     assert.match(witness.vkey, /^witness\.example\/w1\+[0-9a-f]{8}\+/);
   } finally {
     await witness.close();
+  }
+});
+
+test('a witness state damaged by hand is STORE_CORRUPT and left as it is', async () => {
+  const path = join(dir, 'witness-state.json');
+  const good = readFileSync(path, 'utf8');
+  const state = JSON.parse(good);
+  const record = state.logs[ORIGIN];
+  const damaged: Record<string, string> = {
+    truncated: good.slice(0, 60),
+    'not JSON': 'hello',
+    'a negative size': JSON.stringify({ ...state, logs: { [ORIGIN]: { ...record, size: -1 } } }),
+    'a fraction': JSON.stringify({ ...state, logs: { [ORIGIN]: { ...record, size: 1.5 } } }),
+    'a root cut short': JSON.stringify({
+      ...state,
+      logs: { [ORIGIN]: { ...record, root: record.root.slice(0, 8) } },
+    }),
+    'no checkpoint': JSON.stringify({
+      ...state,
+      logs: { [ORIGIN]: { ...record, checkpoint: undefined } },
+    }),
+  };
+  try {
+    for (const [what, text] of Object.entries(damaged)) {
+      writeFileSync(path, text);
+      await assert.rejects(
+        openWitnessFolder(dir, 'witness.example/w1'),
+        { code: 'STORE_CORRUPT' },
+        what,
+      );
+      assert.equal(readFileSync(path, 'utf8'), text, what);
+    }
+  } finally {
+    writeFileSync(path, good);
   }
 });

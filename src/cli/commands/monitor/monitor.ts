@@ -20,6 +20,7 @@ import { openJsonDocument } from '../../json-document.js';
 import {
   fetchCheckpoint,
   followLog,
+  isSavedEdge,
   loadSavedEdge,
   saveEdge,
   type SavedEdge,
@@ -81,7 +82,11 @@ export async function monitor(
   for (;;) {
     const { checkpoint, signed } = await fetchCheckpoint(remote, logKey);
     if (logKey) await acceptCheckpoint(ctx, checkpoint, signed, remote.tilesOf(checkpoint.origin));
-    const state = openState(statePath(ctx, checkpoint.origin, identity));
+    const state = openState(
+      statePath(ctx, checkpoint.origin, identity),
+      checkpoint.origin,
+      identity,
+    );
     const from = loadSavedEdge(state.data?.edge);
     const events: MonitorEvent[] = [];
     const edge = await followLog({
@@ -145,16 +150,26 @@ function statePath(ctx: CommandContext, origin: string, identity: string): strin
   return join(ctx.home, 'monitor', `${name.toString('hex')}.json`);
 }
 
-/** Where the identity's reading stopped (null: never read), a lowdb document (json-document.ts). */
-function openState(path: string) {
+/**
+ * Where the identity's reading stopped (null: never read), a lowdb document (json-document.ts).
+ * A file that is not JSON, not this identity's state in this origin, or not a whole edge
+ * (isSavedEdge) is CONFIG_INVALID (exit 2) and left as it is: read from, it would be taken for
+ * a log that changed (exit 8), or crash, or start over and overwrite it.
+ */
+function openState(path: string, origin: string, identity: string) {
+  const invalid = (why: string): CardsError => new CardsError('CONFIG_INVALID', `${path}: ${why}`);
   return openJsonDocument<MonitorState | null>(
     path,
     (text) => {
+      let state: Partial<MonitorState> | null;
       try {
-        return JSON.parse(text) as MonitorState;
+        state = JSON.parse(text) as Partial<MonitorState> | null;
       } catch (err) {
-        throw new CardsError('CONFIG_INVALID', `${path}: ${(err as Error).message}`);
+        throw invalid((err as Error).message);
       }
+      if (state?.origin !== origin || state.identity !== identity || !isSavedEdge(state.edge))
+        throw invalid(`not the monitor state of ${identity} in ${origin}.`);
+      return state as MonitorState;
     },
     null,
   );
