@@ -100,25 +100,6 @@ const HINTS: Partial<Record<ErrorCode, string>> = {
   SEARCH_TOO_MANY: 'the CLI batches by 50; this service allows fewer',
 };
 
-/**
- * Why a service could not be reached, when the cause says more than "is it running?": a host
- * name nothing resolves, or TLS spoken to a port that answers plain HTTP (`https://` for a local
- * `cards serve`, which speaks HTTP).
- */
-function unreachableHint(err: CardsError): string | undefined {
-  // A command's own words around the client's error (seed's "card NAME: …"): the client's.
-  if (err.cause instanceof CardsError && err.cause.code === 'UNREACHABLE')
-    return unreachableHint(err.cause);
-  const cause = (err.cause as NodeJS.ErrnoException | undefined)?.code;
-  if (err.cause === undefined && /failed with HTTP 5\d\d/.test(err.message))
-    return 'the service is running but failed to answer: try again later (on a local `cards serve`, `cards requests` shows it, and `cards faults list` any failure made on purpose)';
-  if (cause === 'ENOTFOUND' || cause === 'EAI_AGAIN')
-    return 'the host name in --url (CARDS_URL) is not known here: check its spelling, or use an IP address';
-  if (cause === 'EPROTO' || cause === 'ERR_SSL_WRONG_VERSION_NUMBER')
-    return 'that port does not speak TLS: a local `cards serve` speaks plain HTTP, so use http:// in --url';
-  return undefined;
-}
-
 /** Where the service's address is set, by where the one in use came from. */
 const URL_SETTING: Record<Source, string> = {
   flag: 'check --url',
@@ -127,6 +108,33 @@ const URL_SETTING: Record<Source, string> = {
   default: 'point --url (CARDS_URL) at yours',
 };
 
+/** The setting that holds the service's address, by where the one in use came from. */
+const URL_NAME: Record<Source, string> = {
+  flag: '--url',
+  env: 'CARDS_URL',
+  config: "the profile's url",
+  default: '--url (CARDS_URL)',
+};
+
+/**
+ * Why a service could not be reached, when the cause says more than "is it running?": a host
+ * name nothing resolves, or TLS spoken to a port that answers plain HTTP (`https://` for a local
+ * `cards serve`, which speaks HTTP).
+ */
+function unreachableHint(err: CardsError, urlSource: Source): string | undefined {
+  // A command's own words around the client's error (seed's "card NAME: …"): the client's.
+  if (err.cause instanceof CardsError && err.cause.code === 'UNREACHABLE')
+    return unreachableHint(err.cause, urlSource);
+  const cause = (err.cause as NodeJS.ErrnoException | undefined)?.code;
+  if (err.cause === undefined && /failed with HTTP 5\d\d/.test(err.message))
+    return 'the service is running but failed to answer: try again later (on a local `cards serve`, `cards requests` shows it, and `cards faults list` any failure made on purpose)';
+  if (cause === 'ENOTFOUND' || cause === 'EAI_AGAIN')
+    return `the host name in ${URL_NAME[urlSource]} is not known here: check its spelling, or use an IP address`;
+  if (cause === 'EPROTO' || cause === 'ERR_SSL_WRONG_VERSION_NUMBER')
+    return `that port does not speak TLS: a local \`cards serve\` speaks plain HTTP, so use http:// in ${URL_NAME[urlSource]}`;
+  return undefined;
+}
+
 /**
  * The error with a next step: the command's own for its code, else the general one. `urlSource`
  * is where the command's --url came from, which an unreachable service's hint names.
@@ -134,7 +142,7 @@ const URL_SETTING: Record<Source, string> = {
 function withHint(err: unknown, own: string | undefined, urlSource?: Source): unknown {
   if (!(err instanceof CardsError) || err.hint) return err;
   const unreachable = (): string =>
-    unreachableHint(err) ??
+    unreachableHint(err, urlSource ?? 'default') ??
     `is the service running? Start a local one with \`cards serve\`, or ${URL_SETTING[urlSource ?? 'default']}`;
   const hint = own ?? (err.code === 'UNREACHABLE' ? unreachable() : HINTS[err.code]);
   if (!hint) return err;

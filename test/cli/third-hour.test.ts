@@ -154,6 +154,10 @@ test("an unreachable service's hint names the setting its address came from", as
     };
     assert.match(await hintOf(['--url', url]), /is the service running\?.*check --url$/);
     assert.match(await hintOf([], { CARDS_URL: url }), /point CARDS_URL at yours$/);
+    assert.match(
+      await hintOf([], { CARDS_URL: 'http://no-such-host.invalid' }),
+      /^ {2}the host name in CARDS_URL is not known here/,
+    );
     const set = await box.cards(['config', 'set', 'url', url]);
     assert.equal(set.status, 0, said(set));
     assert.match(
