@@ -4,9 +4,11 @@
  * to a shell). Text with a character a terminal acts on (core/terminal-text.ts) cannot be shown
  * as it is, and its escaped form would paste as other text: it is written as printf of its
  * UTF-8 bytes (XCU printf: `\ddd` octal escapes), printable ASCII that a shell turns back into
- * the same bytes. Command substitution drops trailing line breaks (XCU 2.6.3), and a lone
- * surrogate has no UTF-8 bytes: such text has no form to paste, and the hint says so.
+ * the same bytes. Command substitution drops trailing line breaks (XCU 2.6.3), a lone
+ * surrogate has no UTF-8 bytes and an argument cannot hold U+0000 (core/encoding.ts
+ * isPortableText): such text has no form to paste, and the hint says so.
  */
+import { isPortableText } from '../core/encoding.js';
 import { escapeTerminal } from '../core/terminal-text.js';
 
 const PLAIN = /^[A-Za-z0-9_@%+=:,./-]+$/;
@@ -30,14 +32,11 @@ function printfFormat(text: string): string {
   return format;
 }
 
-/** A surrogate without its pair: UTF-16 that no UTF-8 (an argument's bytes) can carry. */
-const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
-
 /** `text` as one shell word that gives back exactly `text`, or a note that none can. */
 export function shellQuote(text: string): string {
   if (PLAIN.test(text)) return text;
   if (escapeTerminal(text) === text) return singleQuoted(text);
-  if (text.endsWith('\n') || LONE_SURROGATE.test(text))
+  if (text.endsWith('\n') || !isPortableText(text))
     return `${singleQuoted(escapeTerminal(text))} (written escaped: no shell word gives it back whole)`;
   const format = printfFormat(text);
   // A format that starts with `-` would be read as an option by bash's printf.
