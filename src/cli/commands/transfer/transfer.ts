@@ -10,7 +10,9 @@ import { resolve } from 'node:path';
 
 import { Readable, Writable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
+import { StringDecoder } from 'node:string_decoder';
 import { CardsError } from '../../../core/errors.js';
+import { escapeTerminal } from '../../../core/terminal-text.js';
 import { createFileStream } from '../../../io/fs-durable.js';
 import { dumpLines } from '../../../io/lines.js';
 import { isStoreUrl } from '../../../server/defaults.js';
@@ -66,13 +68,34 @@ const writable = (out: OutStream): Writable =>
     ? out
     : new Writable({ write: (chunk, _encoding, done) => (out.write(String(chunk)), done()) });
 
+/**
+ * stdout on a terminal: the dump as a text view shows card data, every control a line holds
+ * escaped (a server's answer is anyone's) and the line breaks between records kept; ended
+ * after the dump, which flushes a character split at its end, and never ends stdout itself.
+ */
+function terminalView(out: OutStream): Writable {
+  const decoder = new StringDecoder('utf8');
+  const show = (text: string): void => {
+    if (text !== '') out.write(text.split('\n').map(escapeTerminal).join('\n'));
+  };
+  return new Writable({
+    write: (chunk: Buffer, _encoding, done) => (show(decoder.write(chunk)), done()),
+    final: (done) => (show(decoder.end()), done()),
+  });
+}
+
 export async function exportCommand(
   ctx: CommandContext,
   options: TransferOptions,
 ): Promise<ExportResult | undefined> {
   const file = options.out === undefined ? undefined : resolve(ctx.cwd, options.out);
   if (file === undefined) {
-    ctx.stderr.write(`${summaryLine(await exportTo(ctx, options, writable(ctx.stdout), false))}\n`);
+    // A pipe or a file gets the exact bytes; a terminal, the dump with its controls escaped.
+    const result =
+      ctx.stdout.isTTY === true
+        ? await exportTo(ctx, options, terminalView(ctx.stdout), true)
+        : await exportTo(ctx, options, writable(ctx.stdout), false);
+    ctx.stderr.write(`${summaryLine(result)}\n`);
     return undefined;
   }
   if (existsSync(file)) throw exists(options.out!);
