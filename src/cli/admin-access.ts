@@ -84,10 +84,28 @@ export interface ListResult {
   next_cursor: string | null;
 }
 
+/** Each listing's rows, and what names a row (its id; a Keyknox row's address). */
+const LISTED = {
+  adminCards: { field: 'cards', key: (row: CardRowResult) => row.id },
+  adminKeyknox: {
+    field: 'keyknox',
+    key: (r: {
+      api: string;
+      app: string;
+      owner: string;
+      root: unknown;
+      path: unknown;
+      key: unknown;
+    }) => JSON.stringify([r.api, r.app, r.owner, r.root, r.path, r.key]),
+  },
+} as const;
+
 /**
  * A listing of the admin API from `cursor` on, a page at a time, following next_cursor to the
- * end. A cursor moves on through the listing (docs/http.md): one the server gave already is a
- * loop that would never end, NOT_A_SERVICE.
+ * end. A walk reaches every row exactly once, each page holding at least one (docs/http.md):
+ * a cursor the server gave already, or a page that points on with no row or ends at a row a
+ * page ended at before, is a walk that would never end, NOT_A_SERVICE. Bounded so by the rows
+ * a server can name, never by a size a real registry might reach.
  */
 export async function* adminPages<Page extends { next_cursor: string | null }>(
   admin: AdminClient,
@@ -96,15 +114,29 @@ export async function* adminPages<Page extends { next_cursor: string | null }>(
   cursor?: string,
 ): AsyncGenerator<Page> {
   const seen = new Set<string>();
+  const lastRows = new Set<string>();
+  const { field, key } = LISTED[route];
+  const endless = (what: string): CardsError =>
+    new CardsError(
+      'NOT_A_SERVICE',
+      `not a Cards service at ${admin.url}: its listing ${route} ${what}, a walk that never ends.`,
+    );
   do {
     const page = await admin.json<Page>('GET', route, { query: { limit, cursor } });
     yield page;
     if (cursor !== undefined) seen.add(cursor);
     cursor = page.next_cursor ?? undefined;
-    if (cursor !== undefined && seen.has(cursor))
+    if (cursor === undefined) break;
+    if (seen.has(cursor))
       throw new CardsError(
         'NOT_A_SERVICE',
         `not a Cards service at ${admin.url}: its listing ${route} gave the cursor ${JSON.stringify(cursor)} a second time, a loop that never ends.`,
       );
+    const rows = (page as unknown as Record<string, readonly never[]>)[field] ?? [];
+    const last = rows.at(-1);
+    if (last === undefined) throw endless('gave a page with no row and a next_cursor');
+    const name = key(last);
+    if (lastRows.has(name)) throw endless('listed a row again');
+    lastRows.add(name);
   } while (cursor !== undefined);
 }

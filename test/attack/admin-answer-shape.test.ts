@@ -9,7 +9,8 @@
  * another media type than the route's (an HTML page answering every path) is NOT_A_SERVICE too:
  * `cards export` and `snapshot save` kept such a page as a dump of "5 cards", exit 0. A listing
  * whose cursor comes back is one too: `cards list --all` followed it without end (6,000 pages,
- * 1.25 GB in 20 s, past --timeout).
+ * 1.25 GB in 20 s, past --timeout); and so is one whose cursor is new on every page while its
+ * pages list no row, or rows listed before (docs/http.md: a walk reaches every row exactly once).
  */
 import assert from 'node:assert/strict';
 import { existsSync } from 'node:fs';
@@ -142,15 +143,32 @@ test('a listing whose cursor comes back: list --all and keyknox --all stop, NOT_
     successor: null,
     revoked_by: null,
   };
+  const blob = {
+    api: 'v1',
+    app: 'app',
+    owner: 'alice',
+    root: null,
+    path: null,
+    key: null,
+    readers: [],
+    size: 1,
+    version: '1.0',
+    hash: 'AA==',
+    created: null,
+    updated: null,
+  };
   let pages = 0;
   const server = createServer((req, res) => {
     req.resume();
     pages++;
-    // A cycle of two cursors: every page valid, the listing without end.
+    // A cycle of two cursors: every page valid (a row not listed before), the listing without end.
     const next = new URL(req.url ?? '/', 'http://x').searchParams.get('cursor') === 'a' ? 'b' : 'a';
-    res
-      .writeHead(200, { 'content-type': 'application/json' })
-      .end(JSON.stringify({ cards: [row], keyknox: [], next_cursor: next }));
+    const page = {
+      cards: [{ ...row, seq: pages, id: String(pages).padStart(64, '0') }],
+      keyknox: [{ ...blob, owner: `alice${pages}` }],
+      next_cursor: next,
+    };
+    res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify(page));
   });
   servers.push(server);
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
@@ -171,3 +189,62 @@ test('a listing whose cursor comes back: list --all and keyknox --all stop, NOT_
     assert.equal(pages, 3);
   }
 });
+
+for (const [what, rows] of [
+  ['lists rows listed before', (row: object) => [row]],
+  ['lists no row', () => []],
+] as const)
+  test(`a listing with a new cursor on every page that ${what}: list --all and keyknox --all stop, NOT_A_SERVICE`, async (t) => {
+    const box = sandbox({});
+    t.after(() => box.cleanup());
+    const card = {
+      seq: 1,
+      id: 'a'.repeat(64),
+      identity: 'alice',
+      state: 'active',
+      previous_card_id: null,
+      successor: null,
+      revoked_by: null,
+    };
+    const blob = {
+      api: 'v2',
+      app: 'app',
+      owner: 'alice',
+      root: 'r',
+      path: 'p',
+      key: 'k',
+      readers: ['alice'],
+      size: 1,
+      version: null,
+      hash: 'AA==',
+      created: null,
+      updated: null,
+    };
+    let pages = 0;
+    const server = createServer((req, res) => {
+      req.resume();
+      pages++;
+      const page = { cards: rows(card), keyknox: rows(blob), next_cursor: `c${pages}` };
+      res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify(page));
+    });
+    servers.push(server);
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+    for (const [command, route] of [
+      ['list', 'adminCards'],
+      ['keyknox', 'adminKeyknox'],
+    ] as const) {
+      pages = 0;
+      const r = await box.cards([command, '--all', '--url', url], { process: true });
+      assert.equal(r.status, 6, said(r));
+      assert.match(
+        r.stderr,
+        new RegExp(
+          `^error NOT_A_SERVICE \\(90019\\): not a Cards service at ${url}: its listing ${route} `,
+        ),
+        said(r),
+      );
+      assert.match(r.stderr, /a walk that never ends/, said(r));
+      assert.equal(pages, rows(card).length === 0 ? 1 : 2);
+    }
+  });
