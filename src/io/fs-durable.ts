@@ -15,6 +15,7 @@ import {
   fsyncSync,
   linkSync,
   openSync,
+  readdirSync,
   renameSync,
   rmSync,
   writeFileSync,
@@ -26,6 +27,42 @@ import { basename, dirname, join } from 'node:path';
 /** The temporary file beside `path` (hidden, one per process, so writers never share one). */
 const tempPath = (path: string): string =>
   join(dirname(path), `.${basename(path)}.${process.pid}.tmp`);
+
+/** The pid in the name of a temporary file of `path` (tempPath's or uniqueTempPath's form). */
+function writerOf(path: string, name: string): number | undefined {
+  const prefix = `.${basename(path)}.`;
+  if (!name.startsWith(prefix)) return undefined;
+  const pid = /^(\d+)(?:\.[0-9a-f]{8})?\.tmp$/.exec(name.slice(prefix.length))?.[1];
+  return pid === undefined ? undefined : Number(pid);
+}
+
+const isRunning = (pid: number): boolean => {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (err) {
+    return (err as NodeJS.ErrnoException).code === 'EPERM';
+  }
+};
+
+/**
+ * Removes the temporary files of `path` whose writer no longer runs: what a writer killed
+ * between writing and renaming (kill -9, power loss) leaves. A running writer's file is kept,
+ * whoever it is (a reused pid only keeps a leftover longer).
+ */
+export function removeLeftTempsSync(path: string): void {
+  let names: string[];
+  try {
+    names = readdirSync(dirname(path));
+  } catch {
+    return;
+  }
+  for (const name of names) {
+    const pid = writerOf(path, name);
+    if (pid !== undefined && pid !== process.pid && !isRunning(pid))
+      rmSync(join(dirname(path), name), { force: true });
+  }
+}
 
 export async function fsyncDir(dir: string): Promise<void> {
   const handle = await open(dir, 'r');

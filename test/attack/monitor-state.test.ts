@@ -6,13 +6,18 @@
  * monitor, be taken for a log that changed (exit 8), or start over from entry 0 and overwrite
  * the file. And a server that answers a smaller tree, or another tree, after the monitor read
  * a larger one (a copy of its store and log served again) is exit 8, the state file unchanged.
+ * One monitor at a time keeps an identity's state in a log: a second, while one runs, is
+ * STORE_LOCKED (exit 1), so two never write one over the other and the state never goes back to
+ * an older point; and a temporary file a monitor killed mid-write left beside the state is
+ * removed by the next run.
  */
 import assert from 'node:assert/strict';
-import { cpSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { spawn } from 'node:child_process';
+import { cpSync, existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { basename, dirname, join } from 'node:path';
 import { after, test } from 'node:test';
 import { makeTempDir, removeTempDirs } from '../helpers/server.js';
-import { said, sandbox, type Sandbox } from '../cli/harness.js';
+import { BIN, said, sandbox, type Sandbox } from '../cli/harness.js';
 import { serverInSandbox, type SandboxServer } from '../cli/server-sandbox.js';
 
 after(removeTempDirs);
@@ -143,4 +148,65 @@ test('a smaller or another tree after a larger one was read: exit 8, the state u
   await create(box, rewound, 'gina');
   await signed(rewound.url, 5);
   await refused(5);
+});
+
+test('a second monitor of an identity in a log, while one runs, is refused (exit 1); others run', async (t) => {
+  const server = await logServer();
+  t.after(() => server.dispose());
+  const box = sandbox({ CARDS_URL: server.url });
+  t.after(() => box.cleanup());
+  for (const identity of ['alice', 'bob']) await create(box, server, identity);
+  await signed(server.url, 2);
+  const follow = spawn(
+    process.execPath,
+    [BIN, 'monitor', '--identity', 'alice', '--follow', '--interval', '50'],
+    { cwd: box.dir, env: box.env, stdio: 'ignore' },
+  );
+  const exited = new Promise((resolve) => follow.on('exit', resolve));
+  t.after(() => follow.kill('SIGKILL'));
+  const monitorDir = join(box.home, 'monitor');
+  for (
+    let polls = 0;
+    !(existsSync(monitorDir) && readdirSync(monitorDir).some((f) => f.endsWith('.json')));
+    polls++
+  ) {
+    if (polls > 600) throw new Error('the follow never saved its state');
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+  const second = await box.cards(['monitor', '--identity', 'alice']);
+  assert.equal(second.status, 1, said(second));
+  assert.match(
+    second.stderr,
+    /^error STORE_LOCKED \(90008\): Another cards monitor \(pid \d+\) is reading the log for alice /,
+    said(second),
+  );
+  const other = await box.cards(['monitor', '--identity', 'bob']);
+  assert.equal(other.status, 0, said(other));
+  follow.kill('SIGINT');
+  await exited;
+  const after = await box.cards(['monitor', '--identity', 'alice']);
+  assert.equal(after.status, 0, said(after));
+});
+
+test('a temporary file a monitor killed mid-write left beside its state is removed by the next run', async (t) => {
+  const server = await logServer();
+  t.after(() => server.dispose());
+  const box = sandbox({ CARDS_URL: server.url });
+  t.after(() => box.cleanup());
+  await create(box, server, 'alice');
+  await signed(server.url, 1);
+  const first = await box.cards(['monitor', '--identity', 'alice']);
+  assert.equal(first.status, 0, said(first));
+  const file = stateFile(box);
+  // The names fs-durable writes beside a file: its pid, or its pid and a random part. A pid
+  // above the kernel's pid_max (2^22) names no process.
+  const dead = [`.${basename(file)}.4194999.tmp`, `.${basename(file)}.4194999.0a1b2c3d.tmp`];
+  // A writer that runs keeps its file (the test runner's pid: this CLI runs in this process).
+  const live = `.${basename(file)}.${process.ppid}.tmp`;
+  for (const name of [...dead, live]) writeFileSync(join(dirname(file), name), '{"half":');
+  const again = await box.cards(['monitor', '--identity', 'alice']);
+  assert.equal(again.status, 0, said(again));
+  const left = readdirSync(dirname(file));
+  for (const name of dead) assert.ok(!left.includes(name), `${name} removed: ${left.join(', ')}`);
+  assert.ok(left.includes(live), `${live} kept: ${left.join(', ')}`);
 });

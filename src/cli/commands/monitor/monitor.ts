@@ -12,8 +12,10 @@ import { cardIdOf } from '../../../core/card-id.js';
 import { encodeBase64 } from '../../../core/encoding.js';
 import { CardsError } from '../../../core/errors.js';
 import { parseSnapshot } from '../../../core/snapshot.js';
+import { removeLeftTempsSync } from '../../../io/fs-durable.js';
 import { sha256 } from '../../../log/hash.js';
 import { ed25519Verifier } from '../../../log/note-keys.js';
+import { lockFileOf, type FileLock } from '../../../server/file-lock.js';
 import type { CommandContext } from '../../context.js';
 import { readPublicKey } from '../../inputs.js';
 import { openJsonDocument } from '../../json-document.js';
@@ -79,42 +81,63 @@ export async function monitor(
   const remote = new RemoteLog(settings.url.value, settings.timeout.value);
   const interval = options.interval;
   const total: MonitorResult = { identity, origin: '', from: -1, to: 0, events: [], unexpected: 0 };
-  for (;;) {
-    const { checkpoint, signed } = await fetchCheckpoint(remote, logKey);
-    if (logKey) await acceptCheckpoint(ctx, checkpoint, signed, remote.tilesOf(checkpoint.origin));
-    const state = openState(
-      statePath(ctx, checkpoint.origin, identity),
-      checkpoint.origin,
-      identity,
-    );
-    const from = loadSavedEdge(state.data?.edge);
-    const events: MonitorEvent[] = [];
-    const edge = await followLog({
-      remote,
-      from,
-      checkpoint,
-      onEntry: (index, entry) => {
-        const event = eventOf(index, entry, identity, expected);
-        if (event) events.push(event);
-      },
-    });
-    const unexpected = events.filter((e) => e.unexpected).length;
-    if (unexpected === 0) {
-      state.data = { origin: checkpoint.origin, identity, edge: saveEdge(edge) };
-      state.write();
+  // The state of each log origin read (a reset log has a new one), held until the run ends.
+  const locks = new Map<string, FileLock>();
+  try {
+    for (;;) {
+      const { checkpoint, signed } = await fetchCheckpoint(remote, logKey);
+      if (logKey)
+        await acceptCheckpoint(ctx, checkpoint, signed, remote.tilesOf(checkpoint.origin));
+      const path = statePath(ctx, checkpoint.origin, identity);
+      if (!locks.has(path)) locks.set(path, await lockState(path, checkpoint.origin, identity));
+      const state = openState(path, checkpoint.origin, identity);
+      const from = loadSavedEdge(state.data?.edge);
+      const events: MonitorEvent[] = [];
+      const edge = await followLog({
+        remote,
+        from,
+        checkpoint,
+        onEntry: (index, entry) => {
+          const event = eventOf(index, entry, identity, expected);
+          if (event) events.push(event);
+        },
+      });
+      const unexpected = events.filter((e) => e.unexpected).length;
+      if (unexpected === 0) {
+        state.data = { origin: checkpoint.origin, identity, edge: saveEdge(edge) };
+        state.write();
+      }
+      Object.assign(total, {
+        origin: checkpoint.origin,
+        to: edge.size,
+        unexpected: total.unexpected + unexpected,
+      });
+      if (total.from < 0) total.from = from.size;
+      total.events.push(...events);
+      if (!options.follow || unexpected > 0) return total;
+      for (const e of events) ctx.stdout.write(`${options.json ? JSON.stringify(e) : line(e)}\n`);
+      total.events = [];
+      await new Promise((resolve) => setTimeout(resolve, interval));
     }
-    Object.assign(total, {
-      origin: checkpoint.origin,
-      to: edge.size,
-      unexpected: total.unexpected + unexpected,
-    });
-    if (total.from < 0) total.from = from.size;
-    total.events.push(...events);
-    if (!options.follow || unexpected > 0) return total;
-    for (const e of events) ctx.stdout.write(`${options.json ? JSON.stringify(e) : line(e)}\n`);
-    total.events = [];
-    await new Promise((resolve) => setTimeout(resolve, interval));
+  } finally {
+    for (const lock of locks.values()) await lock.release();
   }
+}
+
+/**
+ * One monitor at a time keeps the identity's state in a log (server/file-lock.ts): two would
+ * each write over the other's, and the last to write could take the state back to an older
+ * point. Holding it, temporary files a monitor killed mid-write left beside it are removed.
+ */
+async function lockState(path: string, origin: string, identity: string): Promise<FileLock> {
+  const lock = await lockFileOf(
+    path,
+    (pid) =>
+      `Another cards monitor (pid ${pid ?? 'unknown'}) is reading the log for ${identity} in ${origin}`,
+    'wait until it ends (a --follow runs until stopped), or stop it and run this one again',
+  );
+  removeLeftTempsSync(path);
+  return lock;
 }
 
 /** The card an entry is, when it is the identity's (entries that are not cards are skipped). */
