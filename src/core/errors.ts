@@ -8,7 +8,7 @@
  * Never throws anything else for bad input; never imports I/O.
  */
 import { LOCAL_ERRORS, type LocalCode } from './local-errors.js';
-import { WIRE_ERRORS, type WireCode } from './wire-errors.js';
+import { WIRE_ERRORS, type WireCode, type WireError } from './wire-errors.js';
 
 export { LOCAL_ERRORS, type LocalCode, type LocalError } from './local-errors.js';
 export { WIRE_ERRORS, type WireCode, type WireError } from './wire-errors.js';
@@ -94,6 +94,17 @@ export const wireErrorOf = (err: CardsError): WireCardsError =>
   isWireError(err)
     ? err
     : (new CardsError('INTERNAL', undefined, { cause: err }) as WireCardsError);
+
+/**
+ * The message a server sends with `err`: its own below 500; from 500 on the code's default
+ * (a server-side failure's details, file paths and errno, are for the operator's log only),
+ * the one of its other status when it is sent with that (WireError.alsoMessage).
+ */
+export function wireMessageOf(err: WireCardsError): string {
+  if (err.status < 500) return err.message;
+  const info: WireError = WIRE_ERRORS[err.code];
+  return (err.status === info.alsoStatus && info.alsoMessage) || info.message;
+}
 
 /**
  * The code a server's Error object names (`wire`: its number, or a string of its digits);

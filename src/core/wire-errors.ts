@@ -23,6 +23,8 @@ export interface WireError {
   readonly status: number;
   /** Another status it is sent with in some cases (STORE_UNAVAILABLE: 503 for a store away). */
   readonly alsoStatus?: 503;
+  /** The default message with `alsoStatus`, when it says another thing than `message`. */
+  readonly alsoMessage?: string;
   /** Default message (the deployed service's text where it has one). */
   readonly message: string;
 }
@@ -41,11 +43,13 @@ export const WIRE_ERRORS = {
   METHOD_NOT_ALLOWED: w(10003, 405, 'Method not allowed on this route.'),
   BODY_TOO_LARGE: w(10004, 413, 'Request body is too large (limit 64 KiB).'),
   SERVER_BUSY: w(10005, 503, 'Too many connections. Try again later.'),
-  // 500 when the disk refused a write; 503 when a database is away or its pool is full (a
-  // client may retry at once).
+  // 500 when the disk refused a write (only a write meets the disk); 503 when a database is
+  // away or its pool is full, for a read as for a write (a client may retry at once).
   STORE_UNAVAILABLE: {
     ...w(10006, 500, 'The card store could not be written. Try again later.'),
     alsoStatus: 503,
+    alsoMessage:
+      'The card store is unavailable: its database cannot be reached or is busy. Try again later.',
   },
   UNSUPPORTED_MEDIA_TYPE: w(10007, 415, 'Request body must be application/json.'),
   HTTP_MALFORMED: w(10008, 400, 'Malformed HTTP request.'),

@@ -9,6 +9,7 @@ import {
   CardsError,
   WIRE_ERRORS,
   wireErrorOf,
+  wireMessageOf,
   type WireCardsError,
   type WireCode,
 } from '../core/errors.js';
@@ -54,8 +55,7 @@ export function errorBody(profile: WireProfile, err: WireCardsError): string {
   const { wire } = WIRE_ERRORS[err.code];
   return JSON.stringify({
     code: profile.codeType === 'number' ? wire : String(wire),
-    // Server-side failures carry details (file paths, errno) for the operator's log only.
-    message: err.status >= 500 ? WIRE_ERRORS[err.code].message : err.message,
+    message: wireMessageOf(err),
   });
 }
 

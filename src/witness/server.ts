@@ -8,7 +8,7 @@
  */
 import type { AddressInfo } from 'node:net';
 import type { FastifyInstance } from 'fastify';
-import { WIRE_ERRORS } from '../core/errors.js';
+import { wireMessageOf } from '../core/errors.js';
 import { createRequestLogger, type RequestLogger } from '../http/request-log.js';
 import { createStack, pathOf } from '../http/stack.js';
 import { cosigner } from '../log/cosignature.js';
@@ -53,7 +53,7 @@ export function createWitnessServer(options: WitnessServerOptions): WitnessServe
     bodyLimit: MAX_BODY,
     errorBody: (err) => ({
       type: TEXT,
-      body: `${err.status >= 500 ? WIRE_ERRORS[err.code].message : err.message}\n`,
+      body: `${wireMessageOf(err)}\n`,
     }),
     notFound: (request, reply) => {
       if (pathOf(request.url) !== ADD) return reply.code(404).type(TEXT).send('not found\n');

@@ -5,7 +5,7 @@
  * - two servers are one service: a card made through one is read, replaced, revoked through the
  *   other; racing requests split across both have exactly one winner;
  * - the database stopped under load: 503 STORE_UNAVAILABLE (the Error object, no library
- *   message), the servers come back by themselves, nothing acknowledged is lost, nothing refused
+ *   message, one that says the store is away, for a search as for a write), the servers come back by themselves, nothing acknowledged is lost, nothing refused
  *   appears;
  * - kill -9 of one of two servers under load: the other keeps serving, every acknowledged card
  *   is there;
@@ -34,6 +34,12 @@ function assertUnavailable(reply: Reply, context: string): void {
   assert.deepEqual(Object.keys(body), ['code', 'message']);
   assert.equal(body.code, '10006', context);
   assert.doesNotMatch(body.message, /ECONN|pg|terminat|timeout exceeded|SQLSTATE/i, context);
+  // A read as well as a write: the message says the store is away, never that it was written.
+  assert.equal(
+    body.message,
+    'The card store is unavailable: its database cannot be reached or is busy. Try again later.',
+    context,
+  );
 }
 
 interface LoadResult {
@@ -165,6 +171,8 @@ describe('faults', () => {
     const down = await call(a, 'POST', '/card/v5', { body: makeCard('alice').raw });
     assertUnavailable(down, 'create while the database is down');
     assertUnavailable(await call(a, 'GET', `/card/v5/${'a'.repeat(64)}`), 'get while down');
+    const search = await call(a, 'POST', '/card/v5/actions/search', { body: { identity: 'bob' } });
+    assertUnavailable(search, 'search while down');
     server.start();
     const ackedAtStart = running.result.acked.length;
     await until('reconnect', async () => running.result.acked.length > ackedAtStart + 30);
