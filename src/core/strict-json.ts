@@ -54,7 +54,16 @@ const ESCAPES: Readonly<Record<string, string>> = {
   t: '\t',
 };
 
-export function parseStrictJson(text: string): StrictJson {
+export interface StrictJsonOptions {
+  /**
+   * Take every string as it is, where the caller's own rule judges the fields it reads (a
+   * Keyknox address part is KEYKNOX_ADDRESS_INVALID when it is not text): then only the
+   * grammar, the depth and a name twice are refused.
+   */
+  readonly anyText?: boolean;
+}
+
+export function parseStrictJson(text: string, options: StrictJsonOptions = {}): StrictJson {
   let at = 0;
   const numberLiterals = new Map<string, string>();
 
@@ -98,7 +107,8 @@ export function parseStrictJson(text: string): StrictJson {
       }
     }
     at++;
-    if (!isPortableText(out)) fail('text', 'a string with a lone surrogate or U+0000');
+    if (!options.anyText && !isPortableText(out))
+      fail('text', 'a string with a lone surrogate or U+0000');
     return out;
   };
 

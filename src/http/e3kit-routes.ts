@@ -15,6 +15,7 @@ import type { FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify';
 import { encodeBase64 } from '../core/encoding.js';
 import { CardsError } from '../core/errors.js';
 import { keyknoxHeaders, type WireProfile } from '../core/profile.js';
+import { parseStrictJson, StrictJsonError } from '../core/strict-json.js';
 import {
   parsePreviousHash,
   parseV1Push,
@@ -132,6 +133,25 @@ export const e3kitRoutes =
       if (body === '') done(null, undefined);
       else done(new CardsError('UNSUPPORTED_MEDIA_TYPE'), undefined);
     });
+    // e3kit's JSON bodies are read one way, as snapshots are: a name twice in an object, which
+    // JSON.parse would read last-wins, is BODY_PARSE (RFC 7493 section 2.3; no stock client
+    // sends one). Each field's own rule judges its text (keyknox-input.ts).
+    scope.removeContentTypeParser('application/json');
+    scope.addContentTypeParser(
+      'application/json',
+      { parseAs: 'string' },
+      (_request, body, done) => {
+        const text = body as string;
+        if (text.trim() === '') return done(null, undefined);
+        try {
+          done(null, parseStrictJson(text, { anyText: true }).value);
+        } catch (err) {
+          const twice = err instanceof StrictJsonError && err.problem === 'duplicate';
+          const why = twice ? `holds ${err.message}` : 'is not valid JSON';
+          done(new CardsError('BODY_PARSE', `Request body ${why}.`), undefined);
+        }
+      },
+    );
     // A body over this scope's limits is named with its own limit, not the card routes'.
     scope.setErrorHandler((err, request) => {
       if ((err as { code?: unknown }).code !== 'FST_ERR_CTP_BODY_TOO_LARGE') throw err;
