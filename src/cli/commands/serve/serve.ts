@@ -6,9 +6,11 @@
  * listens (seed.ts); --json and --ready-file tell scripts where it listens (start-info.ts).
  */
 import { outliveOutput } from '../../../io/standard-streams.js';
+import { isStoreUrl } from '../../../server/defaults.js';
 import { unignoredKeyWarnings } from '../../../server/git-exposure.js';
 import { createRequestLogger, startServing } from '../../../server/start.js';
 import type { CommandContext } from '../../context.js';
+import { isFileSystemError } from '../../report-error.js';
 import type { SeedResult } from '../../seeding.js';
 import { plural } from '../../text.js';
 import { VERSION } from '../../version.js';
@@ -39,7 +41,18 @@ export async function serve(ctx: CommandContext, flags: ServeFlags): Promise<und
             options.memory ? undefined : options.store,
           );
         },
-  );
+  ).catch(async (err: unknown) => {
+    // A JSON store that cannot be opened: the next step for that refusal, naming its flag.
+    if (!options.memory && !isStoreUrl(options.store) && isFileSystemError(err)) {
+      const { storePathHint } = await import('./store-path-hint.js');
+      err.hint ??= storePathHint(
+        err,
+        options.store,
+        flags.store === undefined ? '--db' : '--store',
+      );
+    }
+    throw err;
+  });
   for (const warning of await unignoredKeyWarnings(running.createdKeyFiles)) logger.warn(warning);
   const { profile } = options;
   const out = (line: string): unknown => ctx.stdout.write(`${line}\n`);
