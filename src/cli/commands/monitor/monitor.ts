@@ -67,11 +67,28 @@ interface MonitorState {
   edge: SavedEdge;
 }
 
-/** `line`: a card as text (--follow prints each as it is read). */
+/**
+ * `line`: a card as text (--follow prints each as it is read). The state of each log origin
+ * read (a reset log has a new one) is locked until the run ends (`lockState`).
+ */
 export async function monitor(
   ctx: CommandContext,
   options: MonitorOptions,
   line: (e: MonitorEvent) => string,
+): Promise<MonitorResult> {
+  const locks = new Map<string, FileLock>();
+  try {
+    return await watch(ctx, options, line, locks);
+  } finally {
+    for (const lock of locks.values()) await lock.release();
+  }
+}
+
+async function watch(
+  ctx: CommandContext,
+  options: MonitorOptions,
+  line: (e: MonitorEvent) => string,
+  locks: Map<string, FileLock>,
 ): Promise<MonitorResult> {
   const settings = resolveSettings(ctx, options);
   const identity = settings.identity?.value;
@@ -81,46 +98,39 @@ export async function monitor(
   const remote = new RemoteLog(settings.url.value, settings.timeout.value);
   const interval = options.interval;
   const total: MonitorResult = { identity, origin: '', from: -1, to: 0, events: [], unexpected: 0 };
-  // The state of each log origin read (a reset log has a new one), held until the run ends.
-  const locks = new Map<string, FileLock>();
-  try {
-    for (;;) {
-      const { checkpoint, signed } = await fetchCheckpoint(remote, logKey);
-      if (logKey)
-        await acceptCheckpoint(ctx, checkpoint, signed, remote.tilesOf(checkpoint.origin));
-      const path = statePath(ctx, checkpoint.origin, identity);
-      if (!locks.has(path)) locks.set(path, await lockState(path, checkpoint.origin, identity));
-      const state = openState(path, checkpoint.origin, identity);
-      const from = loadSavedEdge(state.data?.edge);
-      const events: MonitorEvent[] = [];
-      const edge = await followLog({
-        remote,
-        from,
-        checkpoint,
-        onEntry: (index, entry) => {
-          const event = eventOf(index, entry, identity, expected);
-          if (event) events.push(event);
-        },
-      });
-      const unexpected = events.filter((e) => e.unexpected).length;
-      if (unexpected === 0) {
-        state.data = { origin: checkpoint.origin, identity, edge: saveEdge(edge) };
-        state.write();
-      }
-      Object.assign(total, {
-        origin: checkpoint.origin,
-        to: edge.size,
-        unexpected: total.unexpected + unexpected,
-      });
-      if (total.from < 0) total.from = from.size;
-      total.events.push(...events);
-      if (!options.follow || unexpected > 0) return total;
-      for (const e of events) ctx.stdout.write(`${options.json ? JSON.stringify(e) : line(e)}\n`);
-      total.events = [];
-      await new Promise((resolve) => setTimeout(resolve, interval));
+  for (;;) {
+    const { checkpoint, signed } = await fetchCheckpoint(remote, logKey);
+    if (logKey) await acceptCheckpoint(ctx, checkpoint, signed, remote.tilesOf(checkpoint.origin));
+    const path = statePath(ctx, checkpoint.origin, identity);
+    if (!locks.has(path)) locks.set(path, await lockState(path, checkpoint.origin, identity));
+    const state = openState(path, checkpoint.origin, identity);
+    const from = loadSavedEdge(state.data?.edge);
+    const events: MonitorEvent[] = [];
+    const edge = await followLog({
+      remote,
+      from,
+      checkpoint,
+      onEntry: (index, entry) => {
+        const event = eventOf(index, entry, identity, expected);
+        if (event) events.push(event);
+      },
+    });
+    const unexpected = events.filter((e) => e.unexpected).length;
+    if (unexpected === 0) {
+      state.data = { origin: checkpoint.origin, identity, edge: saveEdge(edge) };
+      state.write();
     }
-  } finally {
-    for (const lock of locks.values()) await lock.release();
+    Object.assign(total, {
+      origin: checkpoint.origin,
+      to: edge.size,
+      unexpected: total.unexpected + unexpected,
+    });
+    if (total.from < 0) total.from = from.size;
+    total.events.push(...events);
+    if (!options.follow || unexpected > 0) return total;
+    for (const e of events) ctx.stdout.write(`${options.json ? JSON.stringify(e) : line(e)}\n`);
+    total.events = [];
+    await new Promise((resolve) => setTimeout(resolve, interval));
   }
 }
 
