@@ -43,6 +43,14 @@ test('two servers on one PostgreSQL throttle brainkeys as one: one burst per ide
   assert.equal(replyCode(await brainkey(servers[1]!, 'bob')), 200);
   assert.equal(replyCode(await brainkey(servers[0]!, 'bob')), 200);
   assert.equal(replyCode(await brainkey(servers[1]!, 'bob')), 'PYTHIA_THROTTLED');
+  // Asked all at once, spread over both servers: still one burst.
+  const raced = await Promise.all(
+    Array.from({ length: 16 }, async (_, i) => replyCode(await brainkey(servers[i % 2]!, 'erin'))),
+  );
+  assert.deepEqual(
+    [raced.filter((c) => c === 200).length, raced.filter((c) => c === 'PYTHIA_THROTTLED').length],
+    [2, 14],
+  );
   // A request refused for its input gives its token back, on the shared count too.
   const carol = await brainkey(servers[0]!, 'carol');
   assert.equal(carol.status, 200);

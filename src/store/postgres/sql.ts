@@ -305,8 +305,12 @@ export const APPEND_BATCH: Prepared = {
   UPDATE cards_counter SET next_seq = $9 WHERE id = 1`,
 };
 
-/** The database's clock in ms since the epoch: one clock for every server's buckets. */
-const NOW_MS = `(extract(epoch FROM clock_timestamp()) * 1000)::bigint`;
+/**
+ * The database's clock in ms since the epoch: one clock for every server's buckets, and one
+ * instant for every expression of a statement (statement_timestamp), so `granted` and `tokens`
+ * are decided at the same time.
+ */
+const NOW_MS = `(extract(epoch FROM statement_timestamp()) * 1000)::bigint`;
 /** The bucket's tokens now: what it held plus one per `refillMs` ($3) since, at most `burst` ($2). */
 const LEVEL = `LEAST($2::float8, b.tokens + GREATEST(0, ${NOW_MS} - b.at_ms)::float8 / $3::float8)`;
 
