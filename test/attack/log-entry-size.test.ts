@@ -12,7 +12,12 @@ import { test } from 'node:test';
 import { decodeSnapshot, reportSnapshot } from '../../src/core/snapshot.js';
 import { encodeBase64, utf8 } from '../../src/core/encoding.js';
 import { generatePrivateKey } from '../../src/crypto/keys.js';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { openEngine } from '../../src/server/open-engine.js';
 import { startInProcess } from '../helpers/in-process-server.js';
+import { runServeToExit } from '../helpers/server.js';
 import { cardFromFields, makeCard } from '../http/card-kit.js';
 import { call } from '../reliability/kit.js';
 
@@ -74,4 +79,21 @@ test('an import of a card the log cannot hold is refused, and the log keeps logg
     const proof = await call(server, 'GET', `/log/proof/${id}`);
     assert.equal(proof.status, 200, `${id}: ${proof.text}`);
   }
+});
+
+test('a store that holds such a card already is refused at start with a way out, not a crash', async (t) => {
+  const dir = mkdtempSync(join(tmpdir(), 'cards-entry-size-'));
+  t.after(() => rmSync(dir, { recursive: true, force: true }));
+  const file = join(dir, 'cards.json');
+  // Written below the registry's rules, as an import of a build without them stored it.
+  const engine = await openEngine(file);
+  const tooLong = cardOfSize('mallory', 70_000);
+  await engine.cards.insert({ id: tooLong.id, identity: 'mallory', ...tooLong.raw });
+  await engine.close();
+  const refused = await runServeToExit(['--port', '0', '--db', file], { cwd: dir });
+  assert.equal(refused.code, 1, refused.stderr);
+  assert.match(refused.stderr, /STORE_CORRUPT/);
+  assert.match(refused.stderr, new RegExp(`${tooLong.id}.*70000 bytes`));
+  assert.match(refused.stderr, /--no-log/);
+  assert.doesNotMatch(refused.stderr, /this is a bug|RangeError/);
 });
