@@ -41,8 +41,12 @@ function cardOfSize(identity: string, size: number) {
   return card;
 }
 
-const record = (card: ReturnType<typeof cardOfSize>, identity: string): string =>
-  `${JSON.stringify({ id: card.id, identity, ...card.raw })}\n`;
+/** A stored card record: the card's signatures, then a service signature (an import keeps it). */
+const record = (card: ReturnType<typeof cardOfSize>, identity: string): string => {
+  const service = { signer: 'service', signature: card.raw.signatures![0]!.signature };
+  const signatures = [...card.raw.signatures!, service];
+  return `${JSON.stringify({ id: card.id, identity, ...card.raw, signatures })}\n`;
+};
 
 test('the core refuses a snapshot longer than a log entry (40092), on every path that reads one', () => {
   const long = cardOfSize('mallory', 65_536).raw.content_snapshot;
