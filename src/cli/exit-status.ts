@@ -107,6 +107,7 @@ export const EXIT_STATUS: Readonly<Record<ErrorCode, ExitStatus>> = {
   REVOKE_PREVIOUS_MISSING: refused,
   KEY_TYPE_UNSUPPORTED: refused,
   TEXT_NOT_UNICODE: refused,
+  SNAPSHOT_TOO_LONG: refused,
 
   KEYKNOX_VALUE_INVALID: refused,
   KEYKNOX_ADDRESS_INVALID: refused,

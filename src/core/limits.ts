@@ -12,6 +12,14 @@ export const LIMITS = {
   extraSnapshotMax: 1024,
   signaturesMax: 8,
   searchIdentitiesMax: 50,
+  /**
+   * The bytes of one decoded content snapshot at most: every card is an entry of the
+   * transparency log, and an entry bundle writes each entry's length as a big-endian uint16
+   * (C2SP tlog-tiles v0.1.0, "Log entries"). A create's body (bodyMax) carries at most about
+   * 48 KiB of snapshot as base64; an import line (importLineMax) could carry more, which the log
+   * could never write.
+   */
+  snapshotMax: 0xffff,
   /** Request bodies above this are refused with 413; a legal card is far smaller. */
   bodyMax: 64 * 1024,
   /** One line of an import (a stored card record: a card's body and the service's signature). */

@@ -123,12 +123,26 @@ function readJsonObject(bytes: Uint8Array): SnapshotJson {
   return { raw: raw as Record<string, unknown>, numberLiterals: json.numberLiterals };
 }
 
+/**
+ * 40092 for snapshot bytes longer than one transparency log entry (LIMITS.snapshotMax), before
+ * they are read: every card the registry stores is logged, so one it could not log is refused
+ * on every path (create, revoke, import), whatever the engine.
+ */
+function checkSnapshotSize(bytes: Uint8Array): void {
+  if (bytes.byteLength > LIMITS.snapshotMax)
+    throw new CardsError(
+      'SNAPSHOT_TOO_LONG',
+      `Content snapshot is too long: ${bytes.byteLength} bytes, at most ${LIMITS.snapshotMax} (one transparency log entry).`,
+    );
+}
+
 /** Parses and validates snapshot bytes without copying or re-serialising them. */
 export function parseSnapshot(
   bytes: Uint8Array,
   purpose: SnapshotPurpose,
   options: DecodeSnapshotOptions = {},
 ): Snapshot {
+  checkSnapshotSize(bytes);
   const { raw, numberLiterals } = readJsonObject(bytes);
   const publicKey = readPublicKey(raw.public_key, purpose);
   const identity = readIdentity(raw.identity);
@@ -174,6 +188,7 @@ export function reportSnapshot(contentSnapshot: string): SnapshotReport {
   if (!bytes) return fail(new CardsError('SNAPSHOT_NOT_BASE64'));
   let json: SnapshotJson;
   try {
+    checkSnapshotSize(bytes);
     json = readJsonObject(bytes);
   } catch (err) {
     return fail(err, bytes);

@@ -157,7 +157,7 @@ export const WIRE_ERRORS = {
   REVOKE_PREVIOUS_MISSING: w(40420, 400, 'Empty card ID to delete (previous Card ID).'),
   // Ours (4009x): a card key of a type whose self signature cannot be checked (docs/http.md);
   // a snapshot string or a searched identity that is not text every store can hold alike
-  // (core/text.ts).
+  // (core/text.ts); a snapshot the transparency log cannot hold.
   KEY_TYPE_UNSUPPORTED: w(
     40090,
     400,
@@ -167,6 +167,12 @@ export const WIRE_ERRORS = {
     40091,
     400,
     'Text is incorrect. It must be well-formed Unicode without U+0000.',
+  ),
+  // A snapshot longer than one transparency log entry holds (core/limits.ts snapshotMax).
+  SNAPSHOT_TOO_LONG: w(
+    40092,
+    400,
+    'Content snapshot is too long. It must not exceed 65535 bytes (one transparency log entry).',
   ),
 
   // Keyknox (50xxx): e3kit's key backups and group tickets. 50010 is the deployed service's

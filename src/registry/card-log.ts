@@ -16,7 +16,7 @@ import { LRUCache } from 'lru-cache';
 import { CardsError } from '../core/errors.js';
 import { cardIdOf } from '../core/card-id.js';
 import { decodeStoredBase64 } from '../core/encoding.js';
-import { CARD_ID_PATTERN } from '../core/limits.js';
+import { CARD_ID_PATTERN, LIMITS } from '../core/limits.js';
 import type { LogWriter } from '../log/log-writer.js';
 import { parseTilePath, TILE_WIDTH } from '../log/tile-path.js';
 import type { CardEntry, CardStore } from '../store/store.js';
@@ -49,6 +49,16 @@ export function cardLogEntry(entry: CardEntry, location: string): Uint8Array {
     throw new CardsError(
       'STORE_CORRUPT',
       `The store ${location} is damaged: card #${entry.seq + 1} (${entry.id}) holds a snapshot that does not hash to its id; it cannot be logged, and the log waits until the store is restored.`,
+    );
+  // A card no create or import takes any more (core/snapshot.ts, 40092), stored before that
+  // rule: the log cannot write it (C2SP tlog-tiles: an entry's length is two bytes).
+  if (bytes.byteLength > LIMITS.snapshotMax)
+    throw new CardsError(
+      'STORE_CORRUPT',
+      `The store ${location} holds card #${entry.seq + 1} (${entry.id}), whose snapshot of ${bytes.byteLength} bytes is longer than a log entry holds (${LIMITS.snapshotMax}); it cannot be logged, and the log waits.`,
+      {
+        hint: 'Export the store, drop that card (and any card after it in its chain), and import the rest into a new store; or start with --no-log.',
+      },
     );
   return bytes;
 }

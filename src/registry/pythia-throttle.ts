@@ -5,11 +5,14 @@
  * A token bucket per (operation, app, identity): `burst` requests at once, one more every
  * `refillMs` (the server's default, src/server/defaults.ts, lets e3kit's change of password ask
  * two brainkeys back to back, and always has a token for its retry 2 s later). Checked before the
- * pool, so a refused request costs no pairing. Buckets live in a bounded LRU, per process: a
- * fleet of servers on one PostgreSQL throttles per server.
+ * pool, so a refused request costs no pairing. On an engine several servers share (PostgreSQL)
+ * the buckets are the engine's (`RateBuckets`), so a caller spreading its requests over the
+ * servers is counted once, as by the one deployed service; on an engine one server holds alone,
+ * they live in a bounded LRU in that server.
  */
 import { LRUCache } from 'lru-cache';
 import { CardsError } from '../core/errors.js';
+import type { RateBuckets } from '../store/engine.js';
 
 export interface ThrottleSetting {
   readonly burst: number;
@@ -44,9 +47,17 @@ export class PythiaThrottle {
   #made: LRUCache<string, Bucket> | undefined;
   #refused = 0;
 
-  constructor(setting: ThrottleSetting | 'off', clock: () => number = Date.now) {
+  readonly #shared: RateBuckets | undefined;
+
+  /** `shared`: the engine's buckets, when several servers count together (engine.ts). */
+  constructor(
+    setting: ThrottleSetting | 'off',
+    clock: () => number = Date.now,
+    shared?: RateBuckets,
+  ) {
     this.#setting = setting;
     this.#clock = clock;
+    this.#shared = shared;
   }
 
   get setting(): ThrottleSetting | 'off' {
@@ -62,10 +73,18 @@ export class PythiaThrottle {
    * Takes a token for this caller's `op`, or throws PYTHIA_THROTTLED; returns what gives the
    * token back (a request refused for its input was not served).
    */
-  take(op: string, app: string, identity: string): () => void {
+  async take(op: string, app: string, identity: string): Promise<() => void> {
     const setting = this.#setting;
     if (setting === 'off') return () => undefined;
     const key = JSON.stringify([op, app, identity]);
+    const shared = this.#shared;
+    if (shared) {
+      if (!(await shared.take(key, setting.burst, setting.refillMs))) {
+        this.#refused++;
+        throw new CardsError('PYTHIA_THROTTLED');
+      }
+      return () => void shared.giveBack(key, setting.burst);
+    }
     const now = this.#clock();
     const buckets = (this.#made ??= new LRUCache<string, Bucket>({ max: 100_000 }));
     const bucket = buckets.get(key) ?? { tokens: setting.burst, at: now };

@@ -102,7 +102,7 @@ export class Pythia {
         'brainkey_id must be well-formed Unicode without U+0000.',
       );
     const tweak = brainkeyTweak(caller.app, caller.identity, typeof id === 'string' ? id : '');
-    const giveBack = this.#throttle.take('brainkey', caller.app, caller.identity);
+    const giveBack = await this.#throttle.take('brainkey', caller.app, caller.identity);
     let seed: Uint8Array;
     try {
       seed = await this.#compute.brainkey(this.#keys.brainkey, blindedPassword, tweak);

@@ -98,8 +98,11 @@ export function startPythia(settings: PythiaSettings, onError: (err: unknown) =>
           'STORE_CORRUPT',
           `The Pythia secret (${kept.where}) is not base64 of 32 bytes or more; brainkeys would change. Restore it from a backup.`,
         );
+      // Counted in the engine's buckets when several servers share it, so they throttle as one.
       const throttle = new PythiaThrottle(
         settings.throttle ?? (parseThrottle(DEFAULT_PYTHIA_THROTTLE) as ThrottleSetting),
+        Date.now,
+        engine.rateBuckets,
       );
       const ready = new OnDemand(() => {
         const derived = open().then(async (opened) => {

@@ -48,6 +48,18 @@ export interface SecretKeeper {
   keep(name: SecretName, make: () => string): Promise<KeptSecret>;
 }
 
+/**
+ * Token buckets every server on a shared engine counts in (Pythia's throttle): a bucket holds up
+ * to `burst` tokens and gains one every `refillMs`, on the engine's one clock, so requests
+ * spread over several servers are counted as the deployed service, one service, counts them.
+ */
+export interface RateBuckets {
+  /** Takes a token from the bucket `key`; false when it has none (nothing is taken). */
+  take(key: string, burst: number, refillMs: number): Promise<boolean>;
+  /** Gives back a token taken from `key` (a request refused for its input was not served). */
+  giveBack(key: string, burst: number): Promise<void>;
+}
+
 /** What opening an engine may be told; each engine reads what concerns it. */
 export interface EngineOptions {
   /** JSON: fold the journal into the store file past this many bytes. */
@@ -73,6 +85,12 @@ export interface Engine {
   readonly keyknox: KeyknoxStore;
   /** The log's tiles; `shared` when several servers write them (PostgreSQL). */
   readonly tiles: TileStore;
+  /**
+   * Rate limits every server on the engine shares, on an engine several servers share
+   * (PostgreSQL). An engine one server holds alone (memory, a locked JSON file) has none: that
+   * server's own count is the engine's.
+   */
+  readonly rateBuckets?: RateBuckets;
   /** Schema versions found and reached on open, for an engine with migrations (PostgreSQL). */
   readonly migration?: { readonly from: number; readonly to: number };
   /**

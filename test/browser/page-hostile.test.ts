@@ -10,13 +10,14 @@
  * the journal.
  */
 import assert from 'node:assert/strict';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import type { Browser, Page } from 'playwright-core';
 import { utf8 } from '../../src/core/encoding.js';
-import { generatePrivateKey } from '../../src/crypto/keys.js';
+import { generatePrivateKey, parsePrivateKey } from '../../src/crypto/keys.js';
+import { signEntry } from '../../src/crypto/sign-card.js';
 import { serializeCard } from '../../src/store/record.js';
 import { postCard } from '../helpers/post-card.js';
 import { type Served } from '../helpers/server.js';
@@ -135,6 +136,8 @@ describe('the page against hostile card data', { skip }, () => {
     });
     await postCard(server, PROTO, proto.raw);
     protoCard = proto.id;
+    // Stored records as the server writes them: the service's signature last.
+    const serviceKey = parsePrivateKey(readFileSync(server.paths.serviceKey, 'utf8'));
     const many = Array.from({ length: MANY }, (_, i) => {
       const identity = `user${String(i).padStart(4, '0')}@example.com`;
       const card = makeCard(identity);
@@ -142,7 +145,10 @@ describe('the page against hostile card data', { skip }, () => {
         id: card.id,
         identity,
         content_snapshot: card.raw.content_snapshot,
-        signatures: card.raw.signatures ?? [],
+        signatures: [
+          ...(card.raw.signatures ?? []),
+          signEntry(card.snapshot, { signer: 'service', key: serviceKey }),
+        ],
       });
     });
     await importLines(server, many);

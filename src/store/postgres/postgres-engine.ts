@@ -1,7 +1,8 @@
 /**
  * The PostgreSQL engine: any number of servers share one database and behave as one service —
  * its cards (postgres-store.ts), the secrets they keep (cards_keys: the first server to start
- * makes each, every other takes it up), and the one transparency log's tiles (tiles.ts). The
+ * makes each, every other takes it up), the one transparency log's tiles (tiles.ts) and the
+ * rate limits they count together (rate-buckets.ts). The
  * schema is migrated on open (migrate.ts); a newer one is refused untouched.
  */
 import pg from 'pg';
@@ -17,6 +18,7 @@ import {
 } from './errors.js';
 import { PostgresKeyknoxStore } from './keyknox-store.js';
 import { PostgresStore } from './postgres-store.js';
+import { PostgresRateBuckets } from './rate-buckets.js';
 import * as SQL from './sql.js';
 import { PostgresTiles } from './tiles.js';
 
@@ -37,6 +39,7 @@ export async function openPostgresEngine(url: string, options: EngineOptions): P
     keyknox: new PostgresKeyknoxStore(cards.db),
     secrets: { keep: (name, make) => keepRow(cards.db, name, make) },
     tiles: new PostgresTiles(cards.db),
+    rateBuckets: new PostgresRateBuckets(cards.db),
     migration: cards.migration,
     importCards: (source) => importInOrder(cards, source, cards.importWindow),
     close,

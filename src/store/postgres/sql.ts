@@ -31,6 +31,9 @@
  *   `KeyknoxDates`), null where a record has none (a row stored before migration 6 keeps the
  *   `updated_at` its last write set and has no `created_at`); and indexes in code-point order on
  *   each table's key, the ranges of the admin listing's pages.
+ * - cards_rate_buckets (migration 7): the token buckets of Pythia's throttle (rate-buckets.ts),
+ *   one row per caller and operation, keyed by a SHA-256 of the caller's key (an identity may be
+ *   longer than an index row holds), so every server counts one caller's requests together.
  * - cards_migrations: the migrations applied; its unique id is what lets several servers start
  *   at once (the second one's INSERT waits for the first one's transaction, then fails and
  *   finds the migration done).
@@ -134,6 +137,18 @@ export const MIGRATIONS: readonly Migration[] = [
       `CREATE INDEX cards_keyknox_v1_c ON cards_keyknox_v1 (app COLLATE "C", identity COLLATE "C")`,
       `CREATE INDEX cards_keyknox_v2_c ON cards_keyknox_v2
         (app COLLATE "C", owner COLLATE "C", root COLLATE "C", path COLLATE "C", key COLLATE "C")`,
+    ],
+  },
+  {
+    id: 7,
+    name: 'rate buckets shared by the servers',
+    statements: [
+      `CREATE TABLE cards_rate_buckets (
+        key text PRIMARY KEY,
+        tokens double precision NOT NULL,
+        at_ms bigint NOT NULL,
+        granted boolean NOT NULL
+      )`,
     ],
   },
 ];
@@ -289,6 +304,38 @@ export const APPEND_BATCH: Prepared = {
     RETURNING seq)
   UPDATE cards_counter SET next_seq = $9 WHERE id = 1`,
 };
+
+/**
+ * The database's clock in ms since the epoch: one clock for every server's buckets, and one
+ * instant for every expression of a statement (statement_timestamp), so `granted` and `tokens`
+ * are decided at the same time.
+ */
+const NOW_MS = `(extract(epoch FROM statement_timestamp()) * 1000)::bigint`;
+/** The bucket's tokens now: what it held plus one per `refillMs` ($3) since, at most `burst` ($2). */
+const LEVEL = `LEAST($2::float8, b.tokens + GREATEST(0, ${NOW_MS} - b.at_ms)::float8 / $3::float8)`;
+
+/**
+ * Takes a token from bucket $1 (burst $2, one more every $3 ms) in one statement, so servers
+ * taking from one bucket at once are serialized on its row: `granted` says whether one was
+ * there (SET reads the row as it was). A new bucket starts full, less the token taken.
+ */
+export const RATE_TAKE: Prepared = {
+  name: 'cards_rate_take',
+  text: `INSERT INTO cards_rate_buckets AS b (key, tokens, at_ms, granted)
+    VALUES ($1, $2::float8 - 1, ${NOW_MS}, true)
+    ON CONFLICT (key) DO UPDATE SET
+      granted = ${LEVEL} >= 1,
+      tokens = CASE WHEN ${LEVEL} >= 1 THEN ${LEVEL} - 1 ELSE ${LEVEL} END,
+      at_ms = GREATEST(b.at_ms, ${NOW_MS})
+    RETURNING granted`,
+};
+
+/** Gives a token back to bucket $1 (at most burst $2). */
+export const RATE_GIVE_BACK = `UPDATE cards_rate_buckets SET tokens = LEAST($2::float8, tokens + 1)
+  WHERE key = $1`;
+
+/** Drops buckets idle for $1 ms or more: full again, as a bucket never made is. */
+export const RATE_PRUNE = `DELETE FROM cards_rate_buckets WHERE at_ms < ${NOW_MS} - $1::bigint`;
 
 export const GET_KEY = `SELECT pem FROM cards_keys WHERE name = $1`;
 
