@@ -127,9 +127,10 @@ export async function runHttpBench({
 
   // Tiles are measured on servers that serve nothing else, as node's own http does: what a
   // process served before changes how fast node's http code runs in it (docs/benchmarks.md).
-  // Every round starts its own processes: identical processes of one build settle into a fast
-  // or a slow mode at start-up (docs/benchmarks.md), so a median over rounds is one over
-  // processes too, not one process's mode taken as the build's.
+  // Every round starts its own processes: a process's speed is partly set at its start (a build
+  // that holds no nextTick record runs node's nextTick fast or slow by when the collector ran,
+  // docs/benchmarks.md), so a median over rounds is one over processes too, not one process's
+  // start taken as the build's.
   const build = (name) => (name === 'B' ? join(bRoot, 'bin/cards.js') : undefined);
   const builds = bRoot ? ['A', 'B'] : ['A'];
   const tileDir = join(store, 'cards.json.log');

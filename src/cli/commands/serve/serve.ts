@@ -5,6 +5,7 @@
  * every route in src/http, the store's lock and keys in src/server. --seed runs before it
  * listens (seed.ts); --json and --ready-file tell scripts where it listens (start-info.ts).
  */
+import { holdNextTickRecord } from '../../../io/next-tick-record.js';
 import { outliveOutput } from '../../../io/standard-streams.js';
 import { isStoreUrl } from '../../../server/defaults.js';
 import { unignoredKeyWarnings } from '../../../server/git-exposure.js';
@@ -20,6 +21,7 @@ import { bannerLines, pythiaLines, startInfo } from './start-info.js';
 
 /** The `serve` command: start, print, wait for SIGINT/SIGTERM, stop cleanly. */
 export async function serve(ctx: CommandContext, flags: ServeFlags): Promise<undefined> {
+  holdNextTickRecord();
   const options = serverOptions(ctx, flags, VERSION);
   outliveOutput();
   const logger = createRequestLogger({ format: flags.logFormat, quiet: flags.quiet === true });
