@@ -5,6 +5,7 @@
  */
 import { resolve } from 'node:path';
 import { CardsError } from '../../../core/errors.js';
+import { holdNextTickRecord } from '../../../io/next-tick-record.js';
 import { outliveOutput } from '../../../io/standard-streams.js';
 import { isValidKeyName } from '../../../log/note-keys.js';
 import { startWitness, type WitnessOptions } from '../../../server/witness-home.js';
@@ -25,6 +26,7 @@ export async function witnessServe(
   const dir = resolve(ctx.cwd, options.dir);
   const { name, host, port, log: logs } = options;
   refuseMissingFolder(ctx, '--ready-file', options.readyFile);
+  holdNextTickRecord();
   outliveOutput();
   const witness = await startWitness({ dir, name, logs, host, port });
   // Listening for the signals before the lines that say it runs: a script that reads them and
