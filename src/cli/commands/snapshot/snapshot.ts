@@ -25,6 +25,8 @@ export interface SnapshotInfo {
   name: string;
   file: string;
   cards: number;
+  /** e3kit's Keyknox v1 blobs and v2 entries, the dump's lines ahead of the cards. */
+  keyknox: number;
   /** ISO 8601. */
   saved: string;
 }
@@ -40,7 +42,21 @@ function fileOf(ctx: CommandContext, name: string): string {
   return join(ctx.home, 'snapshots', `${name}.ndjson`);
 }
 
-const linesIn = (text: string): number => text.split('\n').filter((line) => line !== '').length;
+/**
+ * The cards and the Keyknox records of a dump: GET /_cards/export writes each Keyknox record as
+ * one object named `keyknox1` or `keyknox2` (src/store/keyknox-record.ts), every other line is
+ * a card.
+ */
+function countsIn(text: string): { cards: number; keyknox: number } {
+  let cards = 0;
+  let keyknox = 0;
+  for (const line of text.split('\n')) {
+    if (line === '') continue;
+    if (line.startsWith('{"keyknox1":') || line.startsWith('{"keyknox2":')) keyknox++;
+    else cards++;
+  }
+  return { cards, keyknox };
+}
 
 export async function saveSnapshot(
   ctx: CommandContext,
@@ -68,7 +84,7 @@ export async function saveSnapshot(
   return {
     name,
     file,
-    cards: linesIn(text),
+    ...countsIn(text),
     saved: statSync(file).mtime.toISOString(),
     url: resolveServer(ctx, flags).url.value,
   };
@@ -115,7 +131,7 @@ export function listSnapshots(ctx: CommandContext): { snapshots: SnapshotInfo[] 
       return {
         name: entry.slice(0, -'.ndjson'.length),
         file,
-        cards: linesIn(readFileSync(file, 'utf8')),
+        ...countsIn(readFileSync(file, 'utf8')),
         saved: statSync(file).mtime.toISOString(),
       };
     }),
