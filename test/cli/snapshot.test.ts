@@ -162,6 +162,17 @@ describe('cards snapshot of a server holding e3kit backups', () => {
       / 1 card\(s\) .*, 1 Keyknox record$/m,
     );
 
+    // `cards export` counts the same way, through the server's admin API.
+    const exported = await box.cards(['export', '--out', 'dump.ndjson']);
+    assert.equal(exported.status, 0, said(exported));
+    assert.match(
+      exported.stderr,
+      /^exported 1 card, 1 Keyknox record from http:.* to .*dump\.ndjson$/m,
+    );
+    const exportedJson = await box.cards(['--json', 'export', '--out', 'dump2.ndjson']);
+    const counts = exportedJson.json<{ cards: number; keyknox: number }>();
+    assert.deepEqual([counts.cards, counts.keyknox], [1, 1]);
+
     assert.equal((await box.cards(['reset', '--yes'])).status, 0);
     assert.equal(await pullValue(), '', 'reset empties Keyknox');
     const restored = await box.cards(['snapshot', 'restore', 'backed-up', '--yes']);

@@ -3,12 +3,8 @@ import { Argument, Option } from 'commander';
 import type { AdminFlags } from '../../admin-access.js';
 import { declare } from '../../command.js';
 import { adminFlags } from '../../flags.js';
-import { plural } from '../../text.js';
+import { keyknoxNote } from '../../dump-counts.js';
 import type { SnapshotInfo } from './snapshot.js';
-
-/** ", 2 Keyknox records" when a snapshot holds e3kit's backups; nothing otherwise. */
-const keyknoxOf = (r: SnapshotInfo): string =>
-  r.keyknox === 0 ? '' : `, ${plural(r.keyknox, 'Keyknox record')}`;
 
 const snapshot = () => import('./snapshot.js');
 const HELP = `Snapshots are kept in the keystore home (snapshots/NAME.ndjson, what \`cards export\` writes:
@@ -30,7 +26,7 @@ export default [
     run: async (ctx, options: AdminFlags & { force?: boolean }, [name]) =>
       (await snapshot()).saveSnapshot(ctx, name as string, options),
     text: (r: SnapshotInfo & { url: string }, s) =>
-      `${s.ok('saved')} ${r.name}: ${r.cards} card(s)${keyknoxOf(r)} of ${r.url} in ${r.file}`,
+      `${s.ok('saved')} ${r.name}: ${r.cards} card(s)${keyknoxNote(r)} of ${r.url} in ${r.file}`,
   }),
   declare({
     name: 'snapshot restore',
@@ -56,7 +52,7 @@ export default [
         : r.snapshots
             .map(
               (x) =>
-                `${x.name.padEnd(20)} ${String(x.cards).padStart(7)} card(s)  ${x.saved}${keyknoxOf(x)}`,
+                `${x.name.padEnd(20)} ${String(x.cards).padStart(7)} card(s)  ${x.saved}${keyknoxNote(x)}`,
             )
             .join('\n'),
   }),

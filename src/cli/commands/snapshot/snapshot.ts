@@ -19,6 +19,7 @@ import { LIMITS } from '../../../core/limits.js';
 import { replaceFileSync } from '../../../io/fs-durable.js';
 import { adminClient, type AdminFlags } from '../../admin-access.js';
 import type { CommandContext } from '../../context.js';
+import { dumpCounter, type DumpCounts } from '../../dump-counts.js';
 import { resolveServer } from '../../settings.js';
 
 export interface SnapshotInfo {
@@ -42,20 +43,11 @@ function fileOf(ctx: CommandContext, name: string): string {
   return join(ctx.home, 'snapshots', `${name}.ndjson`);
 }
 
-/**
- * The cards and the Keyknox records of a dump: GET /_cards/export writes each Keyknox record as
- * one object named `keyknox1` or `keyknox2` (src/store/keyknox-record.ts), every other line is
- * a card.
- */
-function countsIn(text: string): { cards: number; keyknox: number } {
-  let cards = 0;
-  let keyknox = 0;
-  for (const line of text.split('\n')) {
-    if (line === '') continue;
-    if (line.startsWith('{"keyknox1":') || line.startsWith('{"keyknox2":')) keyknox++;
-    else cards++;
-  }
-  return { cards, keyknox };
+/** The cards and the Keyknox records a dump's text holds. */
+function countsIn(text: string): DumpCounts {
+  const counter = dumpCounter();
+  counter.add(text);
+  return counter.counts();
 }
 
 export async function saveSnapshot(
