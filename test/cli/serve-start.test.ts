@@ -165,6 +165,14 @@ describe('cards serve --memory, --seed, --json, --ready-file', { concurrency: tr
       );
       assert.equal(failed.code, 2, failed.stderr); // USAGE: the port is in use
       assert.ok(!existsSync(join(dir, 'ready.json')), 'no ready file: a waiting script finds none');
+      // A file that is no ready file (the flag naming another by mistake) is left as it was.
+      writeFileSync(join(dir, 'notes.txt'), 'mine\n');
+      const other = await runServeToExit(
+        ['--memory', '--port', port, '--ready-file', 'notes.txt'],
+        { cwd: dir, process: true },
+      );
+      assert.equal(other.code, 2, other.stderr);
+      assert.equal(readFileSync(join(dir, 'notes.txt'), 'utf8'), 'mine\n');
     } finally {
       await new Promise((resolve) => busy.close(resolve));
     }

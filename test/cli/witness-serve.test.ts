@@ -114,7 +114,7 @@ test('witness serve --ready-file: the --json document once listening, removed at
   await new Promise<void>((resolve) => busy.listen(0, '127.0.0.1', resolve));
   t.after(() => busy.close());
   const port = String((busy.address() as AddressInfo).port);
-  writeFileSync(ready, '{"url":"http://127.0.0.1:1"}\n');
+  writeFileSync(ready, '{"url":"http://127.0.0.1:1","pid":1}\n');
   const taken = ['witness', 'serve', '--log', logKey, '--dir', join(box.dir, 'w'), '--port', port];
   const failed = await box.cards([...taken, '--ready-file', ready], { process: true });
   assert.equal(failed.status, 2, failed.stderr); // USAGE: the port is in use
