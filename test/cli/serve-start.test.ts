@@ -7,6 +7,7 @@
 import assert from 'node:assert/strict';
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { createServer, type AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { after, describe, test } from 'node:test';
 import {
@@ -147,6 +148,50 @@ describe('cards serve --memory, --seed, --json, --ready-file', { concurrency: tr
     serving.proc.kill('SIGTERM');
     assert.equal(await serving.exited, 0, serving.err());
     assert.ok(!existsSync(join(dir, 'ready.json')), 'removed at stop');
+  });
+
+  test('--ready-file a previous run left (killed before its stop) is gone as start-up begins: a start that fails leaves none', async () => {
+    const dir = makeTempDir('cards-ready-left-');
+    const stale = '{"url":"http://127.0.0.1:1","pid":1}\n';
+    writeFileSync(join(dir, 'ready.json'), stale);
+    // The port is taken: this start fails after its settings were read.
+    const busy = createServer();
+    await new Promise<void>((resolve) => busy.listen(0, '127.0.0.1', resolve));
+    try {
+      const port = String((busy.address() as AddressInfo).port);
+      const failed = await runServeToExit(
+        ['--memory', '--port', port, '--ready-file', 'ready.json'],
+        { cwd: dir, process: true },
+      );
+      assert.equal(failed.code, 2, failed.stderr); // USAGE: the port is in use
+      assert.ok(!existsSync(join(dir, 'ready.json')), 'no ready file: a waiting script finds none');
+      // A file that is no ready file (the flag naming another by mistake) is left as it was.
+      writeFileSync(join(dir, 'notes.txt'), 'mine\n');
+      const other = await runServeToExit(
+        ['--memory', '--port', port, '--ready-file', 'notes.txt'],
+        { cwd: dir, process: true },
+      );
+      assert.equal(other.code, 2, other.stderr);
+      assert.equal(readFileSync(join(dir, 'notes.txt'), 'utf8'), 'mine\n');
+    } finally {
+      await new Promise((resolve) => busy.close(resolve));
+    }
+    // A start that listens writes its own, never the one left.
+    writeFileSync(join(dir, 'ready.json'), stale);
+    const serving = spawnServe(['--memory', '--ready-file', 'ready.json'], dir);
+    const info = await until(
+      'the ready file of this run',
+      () => {
+        const text = existsSync(join(dir, 'ready.json'))
+          ? readFileSync(join(dir, 'ready.json'), 'utf8')
+          : undefined;
+        return text === undefined || text === stale ? undefined : (JSON.parse(text) as StartInfo);
+      },
+      serving,
+    );
+    assert.equal(info.pid, serving.proc.pid);
+    serving.proc.kill('SIGTERM');
+    assert.equal(await serving.exited, 0, serving.err());
   });
 
   test('--seed on a file store: the summary line, then the cards are there', async () => {

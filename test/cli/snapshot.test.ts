@@ -115,3 +115,69 @@ describe('cards snapshot', () => {
     assert.equal(missing.status, 3, said(missing));
   });
 });
+
+describe('cards snapshot of a server holding e3kit backups', () => {
+  let server: SandboxServer;
+  let box: Sandbox;
+  before(async () => ({ server, box } = await serverInSandbox()));
+  after(() => Promise.all([server.dispose(), box.cleanup()]));
+
+  const pullValue = async (): Promise<string> => {
+    const response = await fetch(`${server.url}/keyknox/v1`, {
+      headers: { authorization: `Service ${await server.token('kim')}` },
+    });
+    assert.equal(response.status, 200);
+    return ((await response.json()) as { value: string }).value;
+  };
+
+  test('the counts say how many cards and how many Keyknox records, never one as the other', async () => {
+    assert.equal((await box.cards(['create', '--identity', 'kim', '--new-key'])).status, 0);
+    const value = Buffer.from('private key backup').toString('base64');
+    const push = await fetch(`${server.url}/keyknox/v1`, {
+      method: 'PUT',
+      headers: {
+        authorization: `Service ${await server.token('kim')}`,
+        'content-type': 'application/json',
+      },
+      body: JSON.stringify({ meta: Buffer.from('meta').toString('base64'), value }),
+    });
+    assert.equal(push.status, 200, await push.text());
+
+    const save = await box.cards(['snapshot', 'save', 'backed-up']);
+    assert.equal(save.status, 0, said(save));
+    assert.match(save.stdout, /^saved backed-up: 1 card\(s\), 1 Keyknox record of http:/m);
+    const json = await box.cards(['--json', 'snapshot', 'save', 'backed-up', '--force']);
+    assert.equal(json.status, 0, said(json));
+    const saved = json.json<{ cards: number; keyknox: number }>();
+    assert.deepEqual([saved.cards, saved.keyknox], [1, 1]);
+    const list = await box.cards(['--json', 'snapshot', 'list']);
+    assert.deepEqual(
+      list
+        .json<{ snapshots: { cards: number; keyknox: number }[] }>()
+        .snapshots.map((s) => [s.cards, s.keyknox]),
+      [[1, 1]],
+    );
+    assert.match(
+      (await box.cards(['snapshot', 'list'])).stdout,
+      / 1 card\(s\) .*, 1 Keyknox record$/m,
+    );
+
+    // `cards export` counts the same way, through the server's admin API.
+    const exported = await box.cards(['export', '--out', 'dump.ndjson']);
+    assert.equal(exported.status, 0, said(exported));
+    assert.match(
+      exported.stderr,
+      /^exported 1 card, 1 Keyknox record from http:.* to .*dump\.ndjson$/m,
+    );
+    const exportedJson = await box.cards(['--json', 'export', '--out', 'dump2.ndjson']);
+    const counts = exportedJson.json<{ cards: number; keyknox: number }>();
+    assert.deepEqual([counts.cards, counts.keyknox], [1, 1]);
+
+    assert.equal((await box.cards(['reset', '--yes'])).status, 0);
+    assert.equal(await pullValue(), '', 'reset empties Keyknox');
+    const restored = await box.cards(['snapshot', 'restore', 'backed-up', '--yes']);
+    assert.equal(restored.status, 0, said(restored));
+    assert.match(restored.stdout, /now holds 1 card\(s\)$/m);
+    assert.equal(await pullValue(), value, 'the backup is back');
+  });
+});

@@ -108,6 +108,18 @@ test('witness serve --ready-file: the --json document once listening, removed at
   assert.equal(await run.exited, 0);
   assert.equal(existsSync(ready), false, 'removed at stop');
 
+  // A ready file a killed run left is gone as start-up begins: a start that fails (its port
+  // taken) leaves none for a waiting script to read.
+  const busy = createServer();
+  await new Promise<void>((resolve) => busy.listen(0, '127.0.0.1', resolve));
+  t.after(() => busy.close());
+  const port = String((busy.address() as AddressInfo).port);
+  writeFileSync(ready, '{"url":"http://127.0.0.1:1","pid":1}\n');
+  const taken = ['witness', 'serve', '--log', logKey, '--dir', join(box.dir, 'w'), '--port', port];
+  const failed = await box.cards([...taken, '--ready-file', ready], { process: true });
+  assert.equal(failed.status, 2, failed.stderr); // USAGE: the port is in use
+  assert.equal(existsSync(ready), false, 'the left file removed');
+
   const nowhere = join(box.dir, 'missing', 'witness.ready');
   const refused = await box.cards([...args, '--ready-file', nowhere], { process: true });
   assert.equal(refused.status, 2, refused.stderr);

@@ -1,6 +1,7 @@
 /** `cards requests`: a server's request journal, filtered, followed, or checked (admin API). */
 import { Option } from 'commander';
 import { declare } from '../../command.js';
+import { EXIT } from '../../exit-status.js';
 import { adminFlags, integer } from '../../flags.js';
 import type { Style } from '../../text.js';
 import type { JournalEntry, RequestsFlags, RequestsResult } from './requests.js';
@@ -66,7 +67,7 @@ page's own requests, the journal's reads and /metrics are not in it.
 
 --expect checks everything the journal keeps, with the other filters (--identity, --since,
 --status) applied: a CI step after an application's tests. It prints the route's requests
-either way, and exits 1 when the expectation does not hold.`,
+either way, and exits 5 (VERIFICATION_FAILED) when the expectation does not hold.`,
   examples: [
     'cards requests --limit 20',
     'cards requests --route create --status 4xx --since 5m',
@@ -78,5 +79,7 @@ either way, and exits 1 when the expectation does not hold.`,
     (await import('./requests.js')).requests(ctx, options, requestLine),
   text: (r: RequestsResult, s) => requestsText(r, s),
   verdict: (r: RequestsResult) =>
-    r.expect && !r.expect.holds ? { exit: 1, summary: expectation(r) } : undefined,
+    r.expect && !r.expect.holds
+      ? { exit: EXIT.verificationFailed, summary: expectation(r) }
+      : undefined,
 });

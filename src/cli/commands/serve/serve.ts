@@ -16,13 +16,14 @@ import type { SeedResult } from '../../seeding.js';
 import { plural } from '../../text.js';
 import { VERSION } from '../../version.js';
 import { serverOptions, type ServeFlags } from './settings.js';
-import { writeReadyFile } from '../../ready-file.js';
+import { removeLeftReadyFile, writeReadyFile } from '../../ready-file.js';
 import { bannerLines, pythiaLines, startInfo } from './start-info.js';
 
 /** The `serve` command: start, print, wait for SIGINT/SIGTERM, stop cleanly. */
 export async function serve(ctx: CommandContext, flags: ServeFlags): Promise<undefined> {
   holdNextTickRecord();
   const options = serverOptions(ctx, flags, VERSION);
+  removeLeftReadyFile(ctx.cwd, flags.readyFile);
   outliveOutput();
   const logger = createRequestLogger({ format: flags.logFormat, quiet: flags.quiet === true });
   const seedFile = flags.seed;

@@ -3,11 +3,12 @@ import { Argument, Option } from 'commander';
 import type { AdminFlags } from '../../admin-access.js';
 import { declare } from '../../command.js';
 import { adminFlags } from '../../flags.js';
+import { keyknoxNote } from '../../dump-counts.js';
 import type { SnapshotInfo } from './snapshot.js';
 
 const snapshot = () => import('./snapshot.js');
 const HELP = `Snapshots are kept in the keystore home (snapshots/NAME.ndjson, what \`cards export\` writes:
-every stored card, in insertion order). Restore empties the server and imports the snapshot in
+every stored card, in insertion order, after e3kit's Keyknox records). Restore empties the server and imports the snapshot in
 one admin request (POST /_cards/import?replace=true); the server keeps its own keys.`;
 
 export default [
@@ -25,7 +26,7 @@ export default [
     run: async (ctx, options: AdminFlags & { force?: boolean }, [name]) =>
       (await snapshot()).saveSnapshot(ctx, name as string, options),
     text: (r: SnapshotInfo & { url: string }, s) =>
-      `${s.ok('saved')} ${r.name}: ${r.cards} card(s) of ${r.url} in ${r.file}`,
+      `${s.ok('saved')} ${r.name}: ${r.cards} card(s)${keyknoxNote(r)} of ${r.url} in ${r.file}`,
   }),
   declare({
     name: 'snapshot restore',
@@ -49,7 +50,10 @@ export default [
       r.snapshots.length === 0
         ? s.dim('(no snapshots; `cards snapshot save NAME` makes one)')
         : r.snapshots
-            .map((x) => `${x.name.padEnd(20)} ${String(x.cards).padStart(7)} card(s)  ${x.saved}`)
+            .map(
+              (x) =>
+                `${x.name.padEnd(20)} ${String(x.cards).padStart(7)} card(s)  ${x.saved}${keyknoxNote(x)}`,
+            )
             .join('\n'),
   }),
 ];

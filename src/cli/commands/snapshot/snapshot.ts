@@ -19,12 +19,15 @@ import { LIMITS } from '../../../core/limits.js';
 import { replaceFileSync } from '../../../io/fs-durable.js';
 import { adminClient, type AdminFlags } from '../../admin-access.js';
 import type { CommandContext } from '../../context.js';
+import { dumpCounter, type DumpCounts } from '../../dump-counts.js';
 import { resolveServer } from '../../settings.js';
 
 export interface SnapshotInfo {
   name: string;
   file: string;
   cards: number;
+  /** e3kit's Keyknox v1 blobs and v2 entries, the dump's lines ahead of the cards. */
+  keyknox: number;
   /** ISO 8601. */
   saved: string;
 }
@@ -40,7 +43,12 @@ function fileOf(ctx: CommandContext, name: string): string {
   return join(ctx.home, 'snapshots', `${name}.ndjson`);
 }
 
-const linesIn = (text: string): number => text.split('\n').filter((line) => line !== '').length;
+/** The cards and the Keyknox records a dump's text holds. */
+function countsIn(text: string): DumpCounts {
+  const counter = dumpCounter();
+  counter.add(text);
+  return counter.counts();
+}
 
 export async function saveSnapshot(
   ctx: CommandContext,
@@ -68,7 +76,7 @@ export async function saveSnapshot(
   return {
     name,
     file,
-    cards: linesIn(text),
+    ...countsIn(text),
     saved: statSync(file).mtime.toISOString(),
     url: resolveServer(ctx, flags).url.value,
   };
@@ -115,7 +123,7 @@ export function listSnapshots(ctx: CommandContext): { snapshots: SnapshotInfo[] 
       return {
         name: entry.slice(0, -'.ndjson'.length),
         file,
-        cards: linesIn(readFileSync(file, 'utf8')),
+        ...countsIn(readFileSync(file, 'utf8')),
         saved: statSync(file).mtime.toISOString(),
       };
     }),

@@ -15,6 +15,7 @@ import { CardsError } from '../../../core/errors.js';
 import { escapeTerminal } from '../../../core/terminal-text.js';
 import { createFileStream } from '../../../io/fs-durable.js';
 import { dumpLines } from '../../../io/lines.js';
+import { dumpCounter, keyknoxNote } from '../../dump-counts.js';
 import { isStoreUrl } from '../../../server/defaults.js';
 import { exportStore, importStore, migrateStore } from '../../../server/store-transfer.js';
 import { adminClient, type AdminFlags } from '../../admin-access.js';
@@ -35,6 +36,8 @@ export interface TransferOptions extends AdminFlags {
 
 export interface ExportResult {
   cards: number;
+  /** e3kit's Keyknox records, the dump's lines ahead of the cards. */
+  keyknox: number;
   from: string;
   out: string;
 }
@@ -128,8 +131,8 @@ const exists = (out: string): CardsError =>
 const interrupted = (out: string): CardsError =>
   new CardsError('CANCELLED', `export: interrupted; ${out} was not written.`);
 
-const summaryLine = ({ cards, from }: Omit<ExportResult, 'out'>): string =>
-  `exported ${plural(cards, 'card')} from ${from}`;
+const summaryLine = (r: Omit<ExportResult, 'out'>): string =>
+  `exported ${plural(r.cards, 'card')}${keyknoxNote(r)} from ${r.from}`;
 
 /**
  * A store a server holds is exported (or imported) through that server's admin API: the hint
@@ -154,26 +157,27 @@ async function exportTo(
   const target = server ? undefined : storeTargetOf(ctx, options);
   if (target !== undefined && !isStoreUrl(target) && !existsSync(target))
     throw new CardsError('FILE_NOT_FOUND', `No store file ${target}.`);
-  let cards = 0;
+  const counter = dumpCounter();
   let from: string;
   if (target === undefined) {
     const response = await adminClient(ctx, options).request('GET', 'adminExport');
     // Counted beside the pipe rather than through a mapped stream: a stopped export destroys
     // this stream itself, which cancels the answer and closes the connection.
-    const answer = Readable.fromWeb(response.body as never).on('data', (chunk: Buffer) => {
-      for (const byte of chunk) if (byte === 10) cards++;
-    });
+    const answer = Readable.fromWeb(response.body as never).on('data', (chunk: Buffer) =>
+      counter.add(chunk),
+    );
     await pipeline(answer, out, { end });
     from = resolveServer(ctx, options).url.value;
   } else {
     const write = (chunk: string): Promise<void> =>
       new Promise((done, fail) => {
+        counter.add(chunk);
         if (out.destroyed) return fail(out.errored ?? new Error('output closed'));
         if (out.write(chunk)) return done();
         out.once('drain', done);
         out.once('error', fail);
       });
-    ({ cards, store: from } = await exportStore(target, write, warn(ctx)).catch((err: unknown) => {
+    ({ store: from } = await exportStore(target, write, warn(ctx)).catch((err: unknown) => {
       throw inUse(err, ctx, target);
     }));
     if (end)
@@ -181,7 +185,7 @@ async function exportTo(
         out.end((err?: Error | null) => (err ? fail(err) : done())),
       );
   }
-  return { cards, from };
+  return { ...counter.counts(), from };
 }
 
 export async function importCommand(

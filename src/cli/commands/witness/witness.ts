@@ -11,7 +11,7 @@ import { isValidKeyName } from '../../../log/note-keys.js';
 import { startWitness, type WitnessOptions } from '../../../server/witness-home.js';
 import type { GlobalFlags } from '../../command.js';
 import type { CommandContext } from '../../context.js';
-import { refuseMissingFolder, writeReadyFile } from '../../ready-file.js';
+import { refuseMissingFolder, removeLeftReadyFile, writeReadyFile } from '../../ready-file.js';
 
 /** The flags of `cards witness serve` (each declared in index.ts). */
 export type WitnessServeOptions = Omit<WitnessOptions, 'logs'> &
@@ -26,6 +26,7 @@ export async function witnessServe(
   const dir = resolve(ctx.cwd, options.dir);
   const { name, host, port, log: logs } = options;
   refuseMissingFolder(ctx, '--ready-file', options.readyFile);
+  removeLeftReadyFile(ctx.cwd, options.readyFile);
   holdNextTickRecord();
   outliveOutput();
   const witness = await startWitness({ dir, name, logs, host, port });
