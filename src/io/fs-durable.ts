@@ -25,6 +25,7 @@ import {
 } from 'node:fs';
 import { open, rename, rm } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
+import { isAlive } from './process-alive.js';
 
 /** The temporary file beside `path` (hidden, one per process, so writers never share one). */
 const tempPath = (path: string): string =>
@@ -37,15 +38,6 @@ function writerOf(path: string, name: string): number | undefined {
   const pid = /^(\d+)(?:\.[0-9a-f]{8})?\.tmp$/.exec(name.slice(prefix.length))?.[1];
   return pid === undefined ? undefined : Number(pid);
 }
-
-const isRunning = (pid: number): boolean => {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (err) {
-    return (err as NodeJS.ErrnoException).code === 'EPERM';
-  }
-};
 
 /**
  * Removes the temporary files of `path` whose writer no longer runs: what a writer killed
@@ -64,7 +56,7 @@ export function removeLeftTempsSync(path: string): void {
     // A writer makes files only; anything else of that name is someone else's, and kept.
     if (!entry.isFile()) continue;
     const pid = writerOf(path, entry.name);
-    if (pid === undefined || pid === process.pid || isRunning(pid)) continue;
+    if (pid === undefined || pid === process.pid || isAlive(pid)) continue;
     try {
       unlinkSync(join(dirname(path), entry.name));
     } catch {
