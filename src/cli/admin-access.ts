@@ -84,21 +84,31 @@ export interface ListResult {
   next_cursor: string | null;
 }
 
-/** Each listing's rows, and what names a row (its id; a Keyknox row's address). */
-const LISTED = {
-  adminCards: { field: 'cards', key: (row: CardRowResult) => row.id },
-  adminKeyknox: {
-    field: 'keyknox',
-    key: (r: {
-      api: string;
-      app: string;
-      owner: string;
-      root: unknown;
-      path: unknown;
-      key: unknown;
-    }) => JSON.stringify([r.api, r.app, r.owner, r.root, r.path, r.key]),
-  },
-} as const;
+/** The field of each listing's page that holds its rows (docs/http.md). */
+export const LISTED_FIELD = { adminCards: 'cards', adminKeyknox: 'keyknox' } as const;
+
+export type ListedRoute = keyof typeof LISTED_FIELD;
+
+/** A row of an admin listing, as far as naming it goes: a card, or a Keyknox entry. */
+export type ListedRow =
+  | { readonly id: string }
+  | {
+      readonly api: string;
+      readonly app: string;
+      readonly owner: string;
+      readonly root: unknown;
+      readonly path: unknown;
+      readonly key: unknown;
+    };
+
+/** A page of an admin listing: its rows under its route's field, and where the next starts. */
+export type ListedPage = { readonly next_cursor: string | null } & {
+  readonly [F in (typeof LISTED_FIELD)[ListedRoute]]?: readonly ListedRow[];
+};
+
+/** What names a row: a card's id; a Keyknox entry's address. */
+const rowName = (row: ListedRow): string =>
+  'id' in row ? row.id : JSON.stringify([row.api, row.app, row.owner, row.root, row.path, row.key]);
 
 /**
  * A listing of the admin API from `cursor` on, a page at a time, following next_cursor to the
@@ -107,15 +117,14 @@ const LISTED = {
  * page ended at before, is a walk that would never end, NOT_A_SERVICE. Bounded so by the rows
  * a server can name, never by a size a real registry might reach.
  */
-export async function* adminPages<Page extends { next_cursor: string | null }>(
+export async function* adminPages<Page extends ListedPage>(
   admin: AdminClient,
-  route: 'adminCards' | 'adminKeyknox',
+  route: ListedRoute,
   limit: string,
   cursor?: string,
 ): AsyncGenerator<Page> {
   const seen = new Set<string>();
   const lastRows = new Set<string>();
-  const { field, key } = LISTED[route];
   const endless = (what: string): CardsError =>
     new CardsError(
       'NOT_A_SERVICE',
@@ -132,10 +141,9 @@ export async function* adminPages<Page extends { next_cursor: string | null }>(
         'NOT_A_SERVICE',
         `not a Cards service at ${admin.url}: its listing ${route} gave the cursor ${JSON.stringify(cursor)} a second time, a loop that never ends.`,
       );
-    const rows = (page as unknown as Record<string, readonly never[]>)[field] ?? [];
-    const last = rows.at(-1);
+    const last = page[LISTED_FIELD[route]]?.at(-1);
     if (last === undefined) throw endless('gave a page with no row and a next_cursor');
-    const name = key(last);
+    const name = rowName(last);
     if (lastRows.has(name)) throw endless('listed a row again');
     lastRows.add(name);
   } while (cursor !== undefined);

@@ -172,7 +172,7 @@ export const WIRE_ERRORS = {
   SNAPSHOT_TOO_LONG: w(
     40092,
     400,
-    'Content snapshot is too long. It must not exceed 65535 bytes (one transparency log entry).',
+    `Content snapshot is too long. It must not exceed ${LIMITS.snapshotMax} bytes (one transparency log entry).`,
   ),
 
   // Keyknox (50xxx): e3kit's key backups and group tickets. 50010 is the deployed service's

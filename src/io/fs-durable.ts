@@ -18,11 +18,14 @@ import {
   readdirSync,
   renameSync,
   rmSync,
+  unlinkSync,
   writeFileSync,
+  type Dirent,
   type WriteStream,
 } from 'node:fs';
 import { open, rename, rm } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
+import { isAlive } from './process-alive.js';
 
 /** The temporary file beside `path` (hidden, one per process, so writers never share one). */
 const tempPath = (path: string): string =>
@@ -36,31 +39,30 @@ function writerOf(path: string, name: string): number | undefined {
   return pid === undefined ? undefined : Number(pid);
 }
 
-const isRunning = (pid: number): boolean => {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (err) {
-    return (err as NodeJS.ErrnoException).code === 'EPERM';
-  }
-};
-
 /**
  * Removes the temporary files of `path` whose writer no longer runs: what a writer killed
  * between writing and renaming (kill -9, power loss) leaves. A running writer's file is kept,
- * whoever it is (a reused pid only keeps a leftover longer).
+ * whoever it is (a reused pid only keeps a leftover longer). Never throws: cards monitor calls it
+ * holding a lock not yet handed to what releases it (monitor.ts lockState).
  */
 export function removeLeftTempsSync(path: string): void {
-  let names: string[];
+  let entries: Dirent[];
   try {
-    names = readdirSync(dirname(path));
+    entries = readdirSync(dirname(path), { withFileTypes: true });
   } catch {
     return;
   }
-  for (const name of names) {
-    const pid = writerOf(path, name);
-    if (pid !== undefined && pid !== process.pid && !isRunning(pid))
-      rmSync(join(dirname(path), name), { force: true });
+  for (const entry of entries) {
+    // A writer makes files only; anything else of that name is someone else's, and kept.
+    if (!entry.isFile()) continue;
+    const pid = writerOf(path, entry.name);
+    if (pid === undefined || pid === process.pid || isAlive(pid)) continue;
+    try {
+      unlinkSync(join(dirname(path), entry.name));
+    } catch {
+      // A leftover that cannot be removed (gone already, or a folder the user may not write)
+      // costs only its space: it never stops the caller.
+    }
   }
 }
 

@@ -62,11 +62,11 @@ function signatureListDefect(card: StoredCard): string | undefined {
     service.signer === SELF_SIGNER ||
     service.snapshot !== undefined ||
     typeof service.signature !== 'string' ||
-    decodeBase64(service.signature) === undefined
+    !decodeBase64(service.signature)?.byteLength
   )
-    return 'its last signature is not the service’s (a signer of 1 to 1,024 bytes other than self, a base64 signature, no snapshot)';
+    return 'its last signature is not the service’s (a signer of 1 to 1,024 bytes other than self, a signature of base64 that is not empty, no snapshot)';
   try {
-    parseSignatures(all.slice(0, -1) as unknown[], {
+    parseSignatures(all.slice(0, -1), {
       reservedSigner: service.signer,
       requireSelf: card.revoking !== true,
     });

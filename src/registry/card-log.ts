@@ -16,7 +16,8 @@ import { LRUCache } from 'lru-cache';
 import { CardsError } from '../core/errors.js';
 import { cardIdOf } from '../core/card-id.js';
 import { decodeStoredBase64 } from '../core/encoding.js';
-import { CARD_ID_PATTERN, LIMITS } from '../core/limits.js';
+import { CARD_ID_PATTERN } from '../core/limits.js';
+import { MAX_ENTRY_SIZE } from '../log/entry-bundle.js';
 import type { LogWriter } from '../log/log-writer.js';
 import { parseTilePath, TILE_WIDTH } from '../log/tile-path.js';
 import type { CardEntry, CardStore } from '../store/store.js';
@@ -50,12 +51,13 @@ export function cardLogEntry(entry: CardEntry, location: string): Uint8Array {
       'STORE_CORRUPT',
       `The store ${location} is damaged: card #${entry.seq + 1} (${entry.id}) holds a snapshot that does not hash to its id; it cannot be logged, and the log waits until the store is restored.`,
     );
-  // A card no create or import takes any more (core/snapshot.ts, 40092), stored before that
-  // rule: the log cannot write it (C2SP tlog-tiles: an entry's length is two bytes).
-  if (bytes.byteLength > LIMITS.snapshotMax)
+  // A stored card whose snapshot no create or import takes (core/snapshot.ts, 40092), as a
+  // store written by hand holds: the log cannot write it (C2SP tlog-tiles, "Log entries": an
+  // entry's length is two bytes).
+  if (bytes.byteLength > MAX_ENTRY_SIZE)
     throw new CardsError(
       'STORE_CORRUPT',
-      `The store ${location} holds card #${entry.seq + 1} (${entry.id}), whose snapshot of ${bytes.byteLength} bytes is longer than a log entry holds (${LIMITS.snapshotMax}); it cannot be logged, and the log waits.`,
+      `The store ${location} holds card #${entry.seq + 1} (${entry.id}), whose snapshot of ${bytes.byteLength} bytes is longer than a log entry holds (${MAX_ENTRY_SIZE}); it cannot be logged, and the log waits.`,
       {
         hint: 'Export the store, drop that card (and any card after it in its chain), and import the rest into a new store; or start with --no-log.',
       },

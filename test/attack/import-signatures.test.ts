@@ -59,6 +59,7 @@ test('an import line whose signature list no card route makes is refused, nothin
       (self) => [...self, other('app', { signature: '!!' }), SERVICE],
     ],
     ['an empty signer', (self) => [...self, other(''), SERVICE]],
+    ['an empty service signature', (self) => [...self, { ...SERVICE, signature: '' }]],
   ];
   for (const [what, list] of refusals) {
     const card = makeCard('imported');

@@ -9,7 +9,9 @@
  */
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
+import { LIMITS } from '../../src/core/limits.js';
 import { decodeSnapshot, reportSnapshot } from '../../src/core/snapshot.js';
+import { MAX_ENTRY_SIZE } from '../../src/log/entry-bundle.js';
 import { encodeBase64, utf8 } from '../../src/core/encoding.js';
 import { generatePrivateKey } from '../../src/crypto/keys.js';
 import { mkdtempSync, rmSync } from 'node:fs';
@@ -49,6 +51,8 @@ const record = (card: ReturnType<typeof cardOfSize>, identity: string): string =
 };
 
 test('the core refuses a snapshot longer than a log entry (40092), on every path that reads one', () => {
+  // The core's limit is the log's entry, which the core may not import (core at the bottom).
+  assert.equal(LIMITS.snapshotMax, MAX_ENTRY_SIZE);
   const long = cardOfSize('mallory', 65_536).raw.content_snapshot;
   assert.throws(() => decodeSnapshot(long, 'card'), { code: 'SNAPSHOT_TOO_LONG' });
   assert.equal(reportSnapshot(long).problems[0]?.error.code, 'SNAPSHOT_TOO_LONG');

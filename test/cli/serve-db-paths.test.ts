@@ -79,3 +79,19 @@ test('--db in a folder this user may not write, or may not make: the hint names 
     assert.doesNotMatch(r.stderr, GENERAL);
   }
 });
+
+test('a file of the store this user may not open, in a folder it may write: the hint names that file', () => {
+  const root = process.getuid?.() === 0;
+  const folder = join(dir, 'open');
+  mkdirSync(folder);
+  chmodSync(folder, 0o777);
+  const key = join(folder, 'cards.json.service-key.pem');
+  writeFileSync(key, '');
+  chmodSync(key, 0o000);
+  const r = serve(join(folder, 'cards.json'), root);
+  assert.equal(r.status, 1, r.stderr);
+  assert.match(r.stderr, /^error EACCES: /, r.stderr);
+  assert.match(r.stderr, new RegExp(`user \\w+ may not open ${key}: `), r.stderr);
+  assert.doesNotMatch(r.stderr, /may not write in /, r.stderr);
+  assert.doesNotMatch(r.stderr, GENERAL);
+});

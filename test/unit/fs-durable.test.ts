@@ -16,7 +16,12 @@ import {
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, test } from 'node:test';
-import { createFileSync, replaceFile, replaceFileSync } from '../../src/io/fs-durable.js';
+import {
+  createFileSync,
+  removeLeftTempsSync,
+  replaceFile,
+  replaceFileSync,
+} from '../../src/io/fs-durable.js';
 import { storeKey } from '../../src/cli/keystore.js';
 import { openConfig } from '../../src/cli/config-file.js';
 import { generatePrivateKey } from '../../src/crypto/keys.js';
@@ -86,4 +91,25 @@ test('the keystore and the config file write 0600 files through the shared helpe
     readdirSync(join(dir, 'conf')).filter((n) => n.endsWith('.tmp')),
     [],
   );
+});
+
+test("removeLeftTempsSync removes a dead writer's temporary files only, and never throws", () => {
+  const home = join(dir, 'left');
+  mkdirSync(home);
+  const path = join(home, 'state.json');
+  // A pid above the kernel's largest (2^22) names no process.
+  const dead = 4_194_305;
+  const names = {
+    dead: `.state.json.${dead}.tmp`,
+    deadUnique: `.state.json.${dead}.0123abcd.tmp`,
+    live: `.state.json.${process.ppid}.tmp`,
+    other: `.state.json.bak.${dead}.tmp`,
+    folder: `.state.json.${dead + 1}.tmp`,
+  };
+  for (const name of [names.dead, names.deadUnique, names.live, names.other])
+    writeFileSync(join(home, name), 'x');
+  // Not a file a writer left (a writer only makes files): kept, and no reason to fail the run.
+  mkdirSync(join(home, names.folder));
+  removeLeftTempsSync(path);
+  assert.deepEqual(readdirSync(home).sort(), [names.folder, names.live, names.other].sort());
 });

@@ -20,6 +20,7 @@ import { link, readFile, rm, stat, unlink, writeFile } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
 import { randomBytes } from 'node:crypto';
 import { CardsError } from '../../core/errors.js';
+import { isAlive } from '../../io/process-alive.js';
 
 export interface StoreLock {
   readonly path: string;
@@ -28,15 +29,6 @@ export interface StoreLock {
 
 /** Locks held by this process, so one process cannot open a store twice either. */
 const held = new Set<string>();
-
-function isAlive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (err) {
-    return (err as NodeJS.ErrnoException).code === 'EPERM';
-  }
-}
 
 interface Owner {
   readonly pid: number;

@@ -318,6 +318,10 @@ const LEVEL = `LEAST($2::float8, b.tokens + GREATEST(0, ${NOW_MS} - b.at_ms)::fl
  * Takes a token from bucket $1 (burst $2, one more every $3 ms) in one statement, so servers
  * taking from one bucket at once are serialized on its row: `granted` says whether one was
  * there (SET reads the row as it was). A new bucket starts full, less the token taken.
+ * A row stamped later than the statement's instant by less than one refill is a statement that
+ * waited for another's lock: the later stamp is kept, so no interval is counted twice. By more,
+ * the clock went back: the bucket is stamped now, so it refills from now on rather than once
+ * the clock is back at its stamp.
  */
 export const RATE_TAKE: Prepared = {
   name: 'cards_rate_take',
@@ -326,7 +330,8 @@ export const RATE_TAKE: Prepared = {
     ON CONFLICT (key) DO UPDATE SET
       granted = ${LEVEL} >= 1,
       tokens = CASE WHEN ${LEVEL} >= 1 THEN ${LEVEL} - 1 ELSE ${LEVEL} END,
-      at_ms = GREATEST(b.at_ms, ${NOW_MS})
+      at_ms = CASE WHEN (b.at_ms - ${NOW_MS})::float8 > $3::float8 THEN ${NOW_MS}
+        ELSE GREATEST(b.at_ms, ${NOW_MS}) END
     RETURNING granted`,
 };
 

@@ -11,9 +11,12 @@ import {
   adminClient as client,
   adminPages,
   limitOf,
+  LISTED_FIELD,
   resetServer,
   type AdminFlags,
   type CardRowResult,
+  type ListedRoute,
+  type ListedRow,
   type ListResult,
 } from '../../admin-access.js';
 import type { CommandContext } from '../../context.js';
@@ -21,13 +24,13 @@ import { resolveServer } from '../../settings.js';
 
 export type PageFlags = AdminFlags & { limit?: string; cursor?: string; all?: boolean };
 
-/** The rows under `field` of one page of a listing (--cursor, --limit), or of all (--all). */
-async function listed<T>(
+/** The rows (under the route's field) of one page of a listing (--cursor, --limit), or of all (--all). */
+async function listed<T extends ListedRow>(
   ctx: CommandContext,
   flags: PageFlags,
-  route: 'adminCards' | 'adminKeyknox',
-  field: string,
+  route: ListedRoute,
 ): Promise<{ rows: T[]; next_cursor: string | null }> {
+  const field = LISTED_FIELD[route];
   const limit =
     limitOf(flags.limit, LIMITS.adminPageMax) ??
     String(flags.all ? LIMITS.adminPageMax : LIMITS.adminPageDefault);
@@ -43,7 +46,7 @@ async function listed<T>(
 }
 
 export async function listCards(ctx: CommandContext, flags: PageFlags): Promise<ListResult> {
-  const { rows, next_cursor } = await listed<CardRowResult>(ctx, flags, 'adminCards', 'cards');
+  const { rows, next_cursor } = await listed<CardRowResult>(ctx, flags, 'adminCards');
   return { cards: rows, next_cursor };
 }
 
@@ -73,7 +76,7 @@ export async function listKeyknox(
   ctx: CommandContext,
   flags: PageFlags,
 ): Promise<KeyknoxListResult> {
-  const { rows, next_cursor } = await listed<KeyknoxRow>(ctx, flags, 'adminKeyknox', 'keyknox');
+  const { rows, next_cursor } = await listed<KeyknoxRow>(ctx, flags, 'adminKeyknox');
   return { keyknox: rows, next_cursor };
 }
 
