@@ -4,8 +4,6 @@
  * the cards (src/store/keyknox-record.ts), and the cards, one a line. A line may arrive split
  * across chunks: only its first bytes are kept until its line break.
  */
-import { plural } from './text.js';
-
 const KEYKNOX_HEADS = ['{"keyknox1":', '{"keyknox2":'];
 const HEAD = KEYKNOX_HEADS[0]?.length ?? 0;
 
@@ -50,7 +48,3 @@ export function dumpCounter(): { add(chunk: Uint8Array | string): void; counts()
     },
   };
 }
-
-/** ", 2 Keyknox records" when a dump holds e3kit's backups; nothing otherwise. */
-export const keyknoxNote = ({ keyknox }: { keyknox: number }): string =>
-  keyknox === 0 ? '' : `, ${plural(keyknox, 'Keyknox record')}`;

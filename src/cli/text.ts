@@ -54,6 +54,10 @@ export const plural = (n: number, one: string, many = `${one}s`): string =>
 const SECRET_SETTINGS = new Set(['adminToken']);
 
 /** A profile's settings, one a line; a secret's value left out. */
+/** ", 2 Keyknox records" when a dump holds e3kit's backups; nothing otherwise. */
+export const keyknoxNote = ({ keyknox }: { keyknox: number }): string =>
+  keyknox === 0 ? '' : `, ${plural(keyknox, 'Keyknox record')}`;
+
 export const settingLines = (settings: object): string[] =>
   Object.entries(settings).map(
     ([k, v]) =>

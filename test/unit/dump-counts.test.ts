@@ -4,7 +4,8 @@
  */
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { dumpCounter, keyknoxNote } from '../../src/cli/dump-counts.js';
+import { dumpCounter } from '../../src/cli/dump-counts.js';
+import { keyknoxNote } from '../../src/cli/text.js';
 
 const DUMP =
   '{"keyknox1":{"app":"a","identity":"kim"}}\n' +

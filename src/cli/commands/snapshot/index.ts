@@ -3,7 +3,7 @@ import { Argument, Option } from 'commander';
 import type { AdminFlags } from '../../admin-access.js';
 import { declare } from '../../command.js';
 import { adminFlags } from '../../flags.js';
-import { keyknoxNote } from '../../dump-counts.js';
+import { keyknoxNote } from '../../text.js';
 import type { SnapshotInfo } from './snapshot.js';
 
 const snapshot = () => import('./snapshot.js');

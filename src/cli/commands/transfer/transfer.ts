@@ -15,14 +15,14 @@ import { CardsError } from '../../../core/errors.js';
 import { escapeTerminal } from '../../../core/terminal-text.js';
 import { createFileStream } from '../../../io/fs-durable.js';
 import { dumpLines } from '../../../io/lines.js';
-import { dumpCounter, keyknoxNote } from '../../dump-counts.js';
+import { dumpCounter } from '../../dump-counts.js';
 import { isStoreUrl } from '../../../server/defaults.js';
 import { exportStore, importStore, migrateStore } from '../../../server/store-transfer.js';
 import { adminClient, type AdminFlags } from '../../admin-access.js';
 import type { CommandContext, OutStream } from '../../context.js';
 import { ownerUrl } from '../../local-server.js';
 import { resolveServer, setting, storeTargetOf } from '../../settings.js';
-import { plural } from '../../text.js';
+import { keyknoxNote, plural } from '../../text.js';
 import { signedElsewhere, watchFirstCard } from './moved-cards.js';
 
 export interface TransferOptions extends AdminFlags {
