@@ -20,11 +20,14 @@ import { isPortableText } from './encoding.js';
 /** Nesting depth of arrays and objects at most (a snapshot has one level). */
 const MAX_DEPTH = 64;
 
-export type StrictJsonProblem = 'syntax' | 'duplicate' | 'text';
+export type StrictJsonProblem = 'syntax' | 'depth' | 'duplicate' | 'text';
 
 export class StrictJsonError extends Error {
   override readonly name = 'StrictJsonError';
-  /** What is wrong: bad JSON, a repeated name, or a string that is not well-formed text. */
+  /**
+   * What is wrong: bad JSON, nesting past MAX_DEPTH, a repeated name, or a string that is not
+   * well-formed text.
+   */
   readonly problem: StrictJsonProblem;
 
   constructor(problem: StrictJsonProblem, message: string) {
@@ -141,7 +144,7 @@ export function parseStrictJson(text: string, options: StrictJsonOptions = {}): 
   };
 
   const object = (depth: number): Record<string, unknown> => {
-    if (depth > MAX_DEPTH) fail('syntax', `nested deeper than ${MAX_DEPTH}`);
+    if (depth > MAX_DEPTH) fail('depth', `nested deeper than ${MAX_DEPTH}`);
     expect('{');
     const out: Record<string, unknown> = {};
     const names = new Set<string>();
@@ -174,7 +177,7 @@ export function parseStrictJson(text: string, options: StrictJsonOptions = {}): 
   };
 
   const array = (depth: number): unknown[] => {
-    if (depth > MAX_DEPTH) fail('syntax', `nested deeper than ${MAX_DEPTH}`);
+    if (depth > MAX_DEPTH) fail('depth', `nested deeper than ${MAX_DEPTH}`);
     expect('[');
     const out: unknown[] = [];
     space();

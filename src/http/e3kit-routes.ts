@@ -146,8 +146,13 @@ export const e3kitRoutes =
         try {
           done(null, parseStrictJson(text, { anyText: true }).value);
         } catch (err) {
-          const twice = err instanceof StrictJsonError && err.problem === 'duplicate';
-          const why = twice ? `holds ${err.message}` : 'is not valid JSON';
+          const problem = err instanceof StrictJsonError ? err.problem : 'syntax';
+          const why =
+            problem === 'duplicate'
+              ? `holds ${(err as Error).message}`
+              : problem === 'depth'
+                ? `is ${(err as Error).message}`
+                : 'is not valid JSON';
           done(new CardsError('BODY_PARSE', `Request body ${why}.`), undefined);
         }
       },

@@ -27,7 +27,10 @@ async function call(
   method: string,
   path: string,
   text: string,
-): Promise<{ status: number; body: { code?: number; meta?: string; value?: string } }> {
+): Promise<{
+  status: number;
+  body: { code?: number; message?: string; meta?: string; value?: string };
+}> {
   const token = await server.token('alice', { format: 'stock', appId: E3KIT_APP });
   const response = await fetch(`${server.url}${path}`, {
     method,
@@ -66,6 +69,11 @@ test('a name twice in a Keyknox or Pythia body is 400 BODY_PARSE; nothing is sto
     const r = await call(method, path, text);
     assert.deepEqual([r.status, r.body.code], [400, 30001], `${method} ${path} ${text}`);
   }
+  const twice = await call('POST', '/keyknox/v2/keys', `{"root":"e3kit","root":"other"}`);
+  assert.match(twice.body.message ?? '', /the name "root" twice/);
+  const deep = `{"root":"e3kit","x":${'['.repeat(65)}${']'.repeat(65)}}`;
+  const tooDeep = await call('POST', '/keyknox/v2/keys', deep);
+  assert.match(tooDeep.body.message ?? '', /nested deeper than 64/, 'the message names the limit');
   const v1 = await call('GET', '/keyknox/v1', '');
   assert.equal(v1.body.value, '', 'no v1 blob stored');
   const v2 = await call('POST', '/keyknox/v2/pull', `{${address}}`);
