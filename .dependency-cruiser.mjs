@@ -126,5 +126,8 @@ export default {
     exclude: { path: '^(dist|node_modules)/' },
     tsPreCompilationDeps: true,
     tsConfig: { fileName: 'tsconfig.json' },
+    // A checkout whose node_modules is a link to another's (a git worktree) resolves packages
+    // by the link's path, so the rules' node_modules paths hold there as in a plain clone.
+    preserveSymlinks: true,
   },
 };
