@@ -37,27 +37,49 @@ interface Bucket {
   at: number;
 }
 
+/**
+ * The buckets of one server that counts alone (memory, a locked JSON file), kept in a bounded
+ * LRU. Made by the first take: lru-cache sets out room for all its entries when made (~9 ms of
+ * CPU for 100,000), a cost a server nobody asks for Pythia need not pay at start-up.
+ */
+class ProcessRateBuckets implements RateBuckets {
+  #made: LRUCache<string, Bucket> | undefined;
+
+  constructor(readonly clock: () => number) {}
+
+  take(key: string, burst: number, refillMs: number): Promise<boolean> {
+    const now = this.clock();
+    const buckets = (this.#made ??= new LRUCache<string, Bucket>({ max: 100_000 }));
+    const bucket = buckets.get(key) ?? { tokens: burst, at: now };
+    const tokens = Math.min(burst, bucket.tokens + (now - bucket.at) / refillMs);
+    const granted = tokens >= 1;
+    buckets.set(key, { tokens: granted ? tokens - 1 : tokens, at: now });
+    return Promise.resolve(granted);
+  }
+
+  giveBack(key: string, burst: number): Promise<void> {
+    const bucket = this.#made?.get(key);
+    if (bucket) bucket.tokens = Math.min(burst, bucket.tokens + 1);
+    return Promise.resolve();
+  }
+}
+
 export class PythiaThrottle {
   readonly #setting: ThrottleSetting | 'off';
-  readonly #clock: () => number;
-  /**
-   * Made by the first Pythia request: lru-cache sets out room for all its entries when made
-   * (~9 ms of CPU for 100,000), a cost a server nobody asks for Pythia need not pay at start-up.
-   */
-  #made: LRUCache<string, Bucket> | undefined;
+  readonly #buckets: RateBuckets;
   #refused = 0;
 
-  readonly #shared: RateBuckets | undefined;
-
-  /** `shared`: the engine's buckets, when several servers count together (engine.ts). */
+  /**
+   * `shared`: the engine's buckets, when several servers count together (engine.ts); else this
+   * server's own, on `clock`.
+   */
   constructor(
     setting: ThrottleSetting | 'off',
     clock: () => number = Date.now,
     shared?: RateBuckets,
   ) {
     this.#setting = setting;
-    this.#clock = clock;
-    this.#shared = shared;
+    this.#buckets = shared ?? new ProcessRateBuckets(clock);
   }
 
   get setting(): ThrottleSetting | 'off' {
@@ -77,27 +99,11 @@ export class PythiaThrottle {
     const setting = this.#setting;
     if (setting === 'off') return () => undefined;
     const key = JSON.stringify([op, app, identity]);
-    const shared = this.#shared;
-    if (shared) {
-      if (!(await shared.take(key, setting.burst, setting.refillMs))) {
-        this.#refused++;
-        throw new CardsError('PYTHIA_THROTTLED');
-      }
-      return () => void shared.giveBack(key, setting.burst);
-    }
-    const now = this.#clock();
-    const buckets = (this.#made ??= new LRUCache<string, Bucket>({ max: 100_000 }));
-    const bucket = buckets.get(key) ?? { tokens: setting.burst, at: now };
-    const tokens = Math.min(setting.burst, bucket.tokens + (now - bucket.at) / setting.refillMs);
-    if (tokens < 1) {
-      buckets.set(key, { tokens, at: now });
+    const buckets = this.#buckets;
+    if (!(await buckets.take(key, setting.burst, setting.refillMs))) {
       this.#refused++;
       throw new CardsError('PYTHIA_THROTTLED');
     }
-    buckets.set(key, { tokens: tokens - 1, at: now });
-    return () => {
-      const bucket = buckets.get(key);
-      if (bucket) bucket.tokens = Math.min(setting.burst, bucket.tokens + 1);
-    };
+    return () => void buckets.giveBack(key, setting.burst);
   }
 }
