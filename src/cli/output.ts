@@ -6,7 +6,7 @@
  */
 import { Chalk, type ChalkInstance } from 'chalk';
 import type { CommandContext } from './context.js';
-import { escapeTerminal } from '../core/terminal-text.js';
+import { escapeTerminal, terminalJson } from '../core/terminal-text.js';
 import type { Style } from './text.js';
 
 interface OutputFlags {
@@ -52,10 +52,10 @@ export function emit<T>(
   flags: OutputFlags,
 ): void {
   if (flags.json || view === undefined) {
-    ctx.stdout.write(`${JSON.stringify(data, null, flags.follow ? undefined : 2)}\n`);
+    ctx.stdout.write(`${terminalJson(data, flags.follow ? undefined : 2)}\n`);
     return;
   }
-  // The views get the data escaped, so none of them can forget to (--json above stays exact).
+  // The views get the data escaped, so none of them can forget to (--json above escapes as JSON).
   const text = view(forTerminal(data) as T, makeStyle(colorLevel(ctx, flags.color)));
   if (text !== '') ctx.stdout.write(text.endsWith('\n') ? text : `${text}\n`);
 }

@@ -5,7 +5,7 @@
  */
 import type { Command, CommanderError } from 'commander';
 import { CardsError } from '../core/errors.js';
-import { escapeTerminal } from '../core/terminal-text.js';
+import { escapeTerminal, terminalJson } from '../core/terminal-text.js';
 import type { CommandContext } from './context.js';
 import { EXIT, EXIT_STATUS, type ExitStatus } from './exit-status.js';
 import { invalidValue } from './flags.js';
@@ -26,7 +26,7 @@ function printJsonError(
   partial?: Readonly<Record<string, unknown>>,
 ): void {
   const error = { name, code, message, hint: hint ?? null };
-  ctx.stdout.write(`${JSON.stringify({ ...partial, error }, null, follow ? undefined : 2)}\n`);
+  ctx.stdout.write(`${terminalJson({ ...partial, error }, follow ? undefined : 2)}\n`);
 }
 
 /** A file-system refusal (node's errno error), with the next step its command names. */

@@ -26,10 +26,15 @@ export function escapeTerminal(text: string): string {
   });
 }
 
+/** The terminal controls JSON.stringify leaves as they are (it escapes C0 itself). */
+const JSON_UNSAFE = /[\u007f-\u009f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]/g;
+
 /**
- * `value` as one line of JSON that a terminal shows as it is: JSON.stringify escapes C0, and
- * the other controls (DEL, C1, bidi) are written as \uHHHH too, which JSON reads back the same.
+ * `value` as JSON that a terminal shows as it is: JSON.stringify escapes C0, and the other
+ * controls (DEL, C1, bidi) are written as \uHHHH too, which JSON reads back the same. They can
+ * only stand inside strings, so the replace never touches the document's own structure (its
+ * indentation's line breaks included).
  */
-export function terminalJson(value: unknown): string {
-  return JSON.stringify(value).replace(TERMINAL_UNSAFE, unicodeEscape);
+export function terminalJson(value: unknown, indent?: number): string {
+  return JSON.stringify(value, null, indent).replace(JSON_UNSAFE, unicodeEscape);
 }

@@ -2,8 +2,8 @@
  * Card data never reaches a terminal raw: a card whose identity and extra
  * snapshot hold ESC sequences (title change, screen clear), C1 controls, bidi overrides and a
  * forged line is created on a real `cards serve`, then read back with plain `cards get`,
- * `cards search` and `cards inspect`: the text views show the controls escaped, `--json` keeps
- * the data exact.
+ * `cards search` and `cards inspect`: the text views show the controls escaped; `--json` keeps
+ * the data exact, with every control written as a JSON escape.
  */
 import assert from 'node:assert/strict';
 import { writeFileSync } from 'node:fs';
@@ -50,9 +50,14 @@ describe('text views escape what a card holds', () => {
     assert.match(id, /^[0-9a-f]{64}$/, created.stdout);
 
     const json = await box.cards(['get', id, '--json']);
+    assertClean(json, 'get --json');
     const got = json.json<{ snapshot: { identity: string; extras: Record<string, string> } }>();
     assert.equal(got.snapshot.identity, IDENTITY, 'exact under --json');
     assert.equal(got.snapshot.extras.self, EXTRA, 'exact under --json');
+    assert.match(json.stdout, /\\u202e/, 'a bidi control written as a JSON escape');
+    const found = await box.cards(['search', IDENTITY, '--json']);
+    assertClean(found, 'search --json');
+    assert.match(found.stdout, /\\u009b31m/, 'a C1 control written as a JSON escape');
 
     for (const args of [
       ['get', id],

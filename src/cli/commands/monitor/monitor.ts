@@ -12,6 +12,7 @@ import { cardIdOf } from '../../../core/card-id.js';
 import { encodeBase64 } from '../../../core/encoding.js';
 import { CardsError } from '../../../core/errors.js';
 import { parseSnapshot } from '../../../core/snapshot.js';
+import { terminalJson } from '../../../core/terminal-text.js';
 import { removeLeftTempsSync } from '../../../io/fs-durable.js';
 import { sha256 } from '../../../log/hash.js';
 import { ed25519Verifier } from '../../../log/note-keys.js';
@@ -128,7 +129,7 @@ async function watch(
     if (total.from < 0) total.from = from.size;
     total.events.push(...events);
     if (!options.follow || unexpected > 0) return total;
-    for (const e of events) ctx.stdout.write(`${options.json ? JSON.stringify(e) : line(e)}\n`);
+    for (const e of events) ctx.stdout.write(`${options.json ? terminalJson(e) : line(e)}\n`);
     total.events = [];
     await new Promise((resolve) => setTimeout(resolve, interval));
   }

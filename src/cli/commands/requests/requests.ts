@@ -6,7 +6,7 @@
  */
 import { CardsError } from '../../../core/errors.js';
 import { lookUpRoute } from '../../../core/route-name.js';
-import { escapeTerminal } from '../../../core/terminal-text.js';
+import { escapeTerminal, terminalJson } from '../../../core/terminal-text.js';
 import type { RouteName } from '../../../core/routes.js';
 import { adminClient, limitOf, type AdminFlags } from '../../admin-access.js';
 import type { CommandContext } from '../../context.js';
@@ -161,7 +161,7 @@ async function follow(
     const fresh = [...page.requests].reverse();
     for (const entry of fresh)
       ctx.stdout.write(
-        `${flags.json ? JSON.stringify(entry) : escapeTerminal(requestLine(entry))}\n`,
+        `${flags.json ? terminalJson(entry) : escapeTerminal(requestLine(entry))}\n`,
       );
     // Every entry up to `total` was looked at by this answer: the next one starts after it.
     const after = String(page.total);

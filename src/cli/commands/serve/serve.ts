@@ -5,6 +5,7 @@
  * every route in src/http, the store's lock and keys in src/server. --seed runs before it
  * listens (seed.ts); --json and --ready-file tell scripts where it listens (start-info.ts).
  */
+import { terminalJson } from '../../../core/terminal-text.js';
 import { holdNextTickRecord } from '../../../io/next-tick-record.js';
 import { outliveOutput } from '../../../io/standard-streams.js';
 import { isStoreUrl } from '../../../server/defaults.js';
@@ -96,7 +97,7 @@ export async function serve(ctx: CommandContext, flags: ServeFlags): Promise<und
     await running.close();
     throw err;
   }
-  if (flags.json) out(JSON.stringify(info));
+  if (flags.json) out(terminalJson(info));
   else {
     for (const line of bannerLines(info, profile)) out(line);
     running.pythia.then(
@@ -115,7 +116,7 @@ export async function serve(ctx: CommandContext, flags: ServeFlags): Promise<und
   removeReadyFile?.();
   await running.close();
   const cards = running.store.stats().cards; // the store is closed: its last count
-  if (flags.json) out(JSON.stringify({ stopped: true, cards, store: running.store.location }));
+  if (flags.json) out(terminalJson({ stopped: true, cards, store: running.store.location }));
   else out(`stopped: ${plural(cards, 'card')} in ${running.store.location}`);
   return undefined;
 }

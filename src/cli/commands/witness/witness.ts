@@ -5,6 +5,7 @@
  */
 import { resolve } from 'node:path';
 import { CardsError } from '../../../core/errors.js';
+import { terminalJson } from '../../../core/terminal-text.js';
 import { holdNextTickRecord } from '../../../io/next-tick-record.js';
 import { outliveOutput } from '../../../io/standard-streams.js';
 import { isValidKeyName } from '../../../log/note-keys.js';
@@ -48,7 +49,7 @@ export async function witnessServe(
     throw err;
   }
   // With --json, one JSON start-up line, as `cards serve --json` prints.
-  if (options.json) out(JSON.stringify(info));
+  if (options.json) out(terminalJson(info));
   else {
     out(`listening on ${witness.url}`);
     out(`witness key: ${witness.vkey}`);
