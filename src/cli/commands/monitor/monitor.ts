@@ -19,6 +19,7 @@ import { lockFileOf, type FileLock } from '../../../server/file-lock.js';
 import type { CommandContext } from '../../context.js';
 import { readPublicKey } from '../../inputs.js';
 import { openJsonDocument } from '../../json-document.js';
+import { emitItem } from '../../output.js';
 import {
   fetchCheckpoint,
   followLog,
@@ -128,7 +129,7 @@ async function watch(
     if (total.from < 0) total.from = from.size;
     total.events.push(...events);
     if (!options.follow || unexpected > 0) return total;
-    for (const e of events) ctx.stdout.write(`${options.json ? JSON.stringify(e) : line(e)}\n`);
+    for (const e of events) emitItem(ctx, line, e, options);
     total.events = [];
     await new Promise((resolve) => setTimeout(resolve, interval));
   }
