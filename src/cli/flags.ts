@@ -223,7 +223,10 @@ export const keyTypeFlag = (what: string): Option =>
 export const createdAtFlag = (what = 'created_at, UNIX seconds (default: now)'): Option =>
   new Option('--created-at <seconds>', what).argParser(integer(1, Number.MAX_SAFE_INTEGER));
 
-/** Requests in flight: `cards seed`, `cards serve --seed`, `cards log audit`. */
+/**
+ * Requests in flight: `cards seed`, `cards serve --seed`, `cards log audit`; also the lookups of
+ * a seed rerun and the bundles `cards monitor` fetches at once.
+ */
 export const DEFAULT_CONCURRENCY = 16;
 
 export const concurrencyFlag = (): Option =>

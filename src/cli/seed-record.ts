@@ -12,6 +12,7 @@ import { join, resolve } from 'node:path';
 import { CardsError, isCardsError } from '../core/errors.js';
 import { replaceFileSync } from '../io/fs-durable.js';
 import type { CommandContext } from './context.js';
+import { DEFAULT_CONCURRENCY } from './flags.js';
 import { parseJson } from './inputs.js';
 import { planSeed } from './seed-plan.js';
 import { limiter, type SeededCard, type SeedResult } from './seeding.js';
@@ -111,7 +112,7 @@ async function alreadySeeded(
   target: SeedTarget,
 ): Promise<SeedResult | undefined> {
   if (!record) return undefined;
-  const limit = limiter(16);
+  const limit = limiter(DEFAULT_CONCURRENCY);
   const recorded = Object.values(record.cards);
   const present = await Promise.all(
     recorded.map((card) => limit(() => target.get(card).then(() => true, notFound))),
