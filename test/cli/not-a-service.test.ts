@@ -47,6 +47,8 @@ test('an HTML page or foreign JSON is "not a Cards service at URL", exit 6', asy
     ],
     ['foreign JSON 200', 200, 'application/json', '{"hello":"world"}', ['get', id]],
     ['foreign JSON 200 to search', 200, 'application/json', '{"items":[]}', ['search', 'alice']],
+    ['a list of no cards to search', 200, 'application/json', '[{"id":1}]', ['search', 'alice']],
+    ['a list of lists to search', 200, 'application/json', '[[[]]]', ['search', 'alice']],
     ['foreign JSON 400', 400, 'application/json', '{"message":"bad"}', ['search', 'alice']],
   ];
   for (const [what, status, type, body, args] of cases) {
