@@ -11,7 +11,7 @@ import { CardsError, isCardsError } from '../core/errors.js';
 import { encodeBase64, utf8 } from '../core/encoding.js';
 import type { RawCard } from '../core/card.js';
 import { buildCard } from './card-builder.js';
-import { statesAfterRevokes } from './chain-relations.js';
+import { statesAfterRevokes, type CreatedCardState } from './chain-relations.js';
 import type { CommandContext } from './context.js';
 import { parseJson, readInput } from './inputs.js';
 import { loadKey, storeKey } from './keystore.js';
@@ -36,7 +36,7 @@ export interface SeededCard {
   previousCardId: string | null;
   publicKey: string;
   /** From the core chain rules over the seeded cards and the revoking cards returned. */
-  state: 'active' | 'superseded' | 'revoked';
+  state: CreatedCardState['state'];
   /** The revoking card that ended the chain, when the service returned it. */
   revokedBy: string | null;
 }
