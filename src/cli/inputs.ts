@@ -5,6 +5,7 @@
 import { parseCardPrivateKey, type CardPrivateKey } from '../crypto/signing-key.js';
 import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
+import { buffer } from 'node:stream/consumers';
 import { CardsError } from '../core/errors.js';
 import {
   parsePrivateKey,
@@ -14,13 +15,6 @@ import {
 } from '../crypto/keys.js';
 import { readPrivateKeyFile } from '../io/key-files.js';
 import type { CommandContext } from './context.js';
-
-async function readStdin(ctx: CommandContext): Promise<Buffer> {
-  const chunks: Buffer[] = [];
-  for await (const chunk of ctx.stdin)
-    chunks.push(typeof chunk === 'string' ? Buffer.from(chunk) : chunk);
-  return Buffer.concat(chunks);
-}
 
 export function readFileBytes(ctx: CommandContext, file: string, what: string): Buffer {
   const path = resolve(ctx.cwd, file);
@@ -38,7 +32,7 @@ export function readFileBytes(ctx: CommandContext, file: string, what: string): 
 
 /** The bytes of FILE, or of stdin for `-`. */
 export async function readInput(ctx: CommandContext, file: string, what: string): Promise<Buffer> {
-  return file === '-' ? readStdin(ctx) : readFileBytes(ctx, file, what);
+  return file === '-' ? buffer(ctx.stdin) : readFileBytes(ctx, file, what);
 }
 
 export function parseJson(text: string, what: string): unknown {
