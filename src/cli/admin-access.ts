@@ -109,7 +109,7 @@ export interface KeyknoxRow {
 export type ListedRow = CardRowResult | KeyknoxRow;
 
 /** A page of an admin listing: its rows under its route's field, and where the next starts. */
-export type ListedPage = { readonly next_cursor: string | null } & {
+type ListedPage = { readonly next_cursor: string | null } & {
   readonly [F in (typeof LISTED_FIELD)[ListedRoute]]?: readonly ListedRow[];
 };
 

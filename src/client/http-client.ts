@@ -11,6 +11,7 @@ import { asClause, CardsError } from '../core/errors.js';
 import { LIMITS } from '../core/limits.js';
 import type { WireProfile } from '../core/profile.js';
 import { routePath } from '../core/routes.js';
+import { ANSWER_DEPTH_MAX, nestsTooDeep } from './answer-json.js';
 import { DEFAULT_TIMEOUT_MS } from './defaults.js';
 import { readErrorObject, serviceFailure } from './error-object.js';
 import type { TokenSource } from './token-source.js';
@@ -211,7 +212,10 @@ function notAService(url: string, res: Exchange, why: string): CardsError {
   );
 }
 
+/** An answer's JSON, read as every client here reads one (answer-json.ts: no depth past 64). */
 function readJson(res: Exchange, url: string): unknown {
+  if (nestsTooDeep(res.body))
+    throw notAService(url, res, `JSON nested deeper than ${ANSWER_DEPTH_MAX}`);
   try {
     return JSON.parse(res.body) as unknown;
   } catch {
