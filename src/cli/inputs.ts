@@ -13,7 +13,7 @@ import {
   type PrivateKey,
   type PublicKey,
 } from '../crypto/keys.js';
-import { readPrivateKeyFile } from '../io/key-files.js';
+import { inFile, readPrivateKeyFile } from '../io/key-files.js';
 import type { CommandContext } from './context.js';
 
 export function readFileBytes(ctx: CommandContext, file: string, what: string): Buffer {
@@ -68,16 +68,12 @@ export function readPublicKey(ctx: CommandContext, value: string): PublicKey {
   return withWhere(() => parsePublicKey(text), value);
 }
 
+/** What `fn` returns; a refusal says `where` first, as a key file's does (inFile). */
 function withWhere<T>(fn: () => T, where: string): T {
   try {
     return fn();
   } catch (err) {
-    if (err instanceof CardsError)
-      throw new CardsError(err.code, `${where}: ${err.message}`, {
-        ...(err.hint ? { hint: err.hint } : {}),
-        cause: err,
-      });
-    throw err;
+    throw inFile(where, err);
   }
 }
 
