@@ -1,8 +1,9 @@
 /**
  * Everything the CLI prints on stdout, and the only module that colours it: each command's
  * result as text for people, or with --json as exactly one JSON document (one line of NDJSON
- * after those a `--follow` streamed), and the items a `--follow` streams as it goes. Colour (chalk) is off when stdout is not a terminal,
- * under NO_COLOR or TERM=dumb, and with --no-color; FORCE_COLOR turns it on.
+ * after those a `--follow` streamed), and the items a `--follow` streams as it goes. Colour
+ * (chalk) is off when stdout is not a terminal, under NO_COLOR or TERM=dumb, and with
+ * --no-color; FORCE_COLOR turns it on.
  */
 import { Chalk, type ChalkInstance } from 'chalk';
 import type { CommandContext } from './context.js';
