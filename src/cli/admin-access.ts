@@ -89,20 +89,27 @@ export const LISTED_FIELD = { adminCards: 'cards', adminKeyknox: 'keyknox' } as 
 
 export type ListedRoute = keyof typeof LISTED_FIELD;
 
-/** A row of an admin listing, as far as naming it goes: a card, or a Keyknox entry. */
-export type ListedRow =
-  | { readonly id: string }
-  | {
-      readonly api: string;
-      readonly app: string;
-      readonly owner: string;
-      readonly root: unknown;
-      readonly path: unknown;
-      readonly key: unknown;
-    };
+/** A row of GET /_cards/keyknox (docs/e3kit.md, "Seeing it"), as the CLI reads it. */
+export interface KeyknoxRow {
+  api: 'v1' | 'v2';
+  app: string;
+  owner: string;
+  root: string | null;
+  path: string | null;
+  key: string | null;
+  readers: string[];
+  size: number;
+  version: string | null;
+  hash: string;
+  created: string | null;
+  updated: string | null;
+}
+
+/** A row of an admin listing: a card, or a Keyknox entry. */
+export type ListedRow = CardRowResult | KeyknoxRow;
 
 /** A page of an admin listing: its rows under its route's field, and where the next starts. */
-export type ListedPage = { readonly next_cursor: string | null } & {
+type ListedPage = { readonly next_cursor: string | null } & {
   readonly [F in (typeof LISTED_FIELD)[ListedRoute]]?: readonly ListedRow[];
 };
 

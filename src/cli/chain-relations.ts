@@ -101,6 +101,12 @@ export async function relationOf(
   return { state: linked?.state ?? 'superseded', supersededBy, revokedBy: null, unknown: null };
 }
 
+/** A created card's state (it is not a revoking card), and the card that revoked its chain. */
+export interface CreatedCardState {
+  readonly state: Exclude<CardState, 'revocation'>;
+  readonly revokedBy: string | null;
+}
+
 /**
  * The states of cards created by this CLI (`seed`) after some of them were revoked, from the
  * core rules: the cards with their previous ids, and for each revoked id the revoking card the
@@ -110,7 +116,7 @@ export async function relationOf(
 export function statesAfterRevokes(
   cards: readonly { id: string; previousCardId: string | null }[],
   revokes: ReadonlyMap<string, RawCard | null>,
-): Map<string, { state: 'active' | 'superseded' | 'revoked'; revokedBy: string | null }> {
+): Map<string, CreatedCardState> {
   const unknown = new Set<string>();
   const links = cards.map(({ id, previousCardId }) => ({ id, previousCardId, revoking: false }));
   for (const [revoked, card] of revokes) {
@@ -118,10 +124,7 @@ export function statesAfterRevokes(
     if (!card) unknown.add(id);
     links.push({ id, previousCardId: revoked, revoking: true });
   }
-  const states = new Map<
-    string,
-    { state: 'active' | 'superseded' | 'revoked'; revokedBy: string | null }
-  >();
+  const states = new Map<string, CreatedCardState>();
   for (const { card, state, revokedBy } of linkChains(links).flat())
     if (state !== 'revocation')
       states.set(card.id, {

@@ -199,6 +199,10 @@ export const connectionFlags = (identity?: string): Option[] => [
  */
 export const adminFlags = (): Option[] => [...serverFlags(), adminTokenFlag(), timeoutFlag()];
 
+/** Where the admin commands' token comes from, as their --help says it. */
+export const ADMIN_TOKEN_HELP = `The admin token comes from --admin-token, CARDS_ADMIN_TOKEN, the profile's adminToken, or
+the token file beside --db's store; a server listening on loopback only needs none.`;
+
 /** Where a server is, and nothing more: --url, and --db's store that tells a local server. */
 export const serverFlags = (): Option[] => [urlFlag(), dbFlag()];
 
@@ -219,7 +223,10 @@ export const keyTypeFlag = (what: string): Option =>
 export const createdAtFlag = (what = 'created_at, UNIX seconds (default: now)'): Option =>
   new Option('--created-at <seconds>', what).argParser(integer(1, Number.MAX_SAFE_INTEGER));
 
-/** Requests in flight: `cards seed`, `cards serve --seed`, `cards log audit`. */
+/**
+ * Requests in flight: `cards seed`, `cards serve --seed`, `cards log audit`; also the lookups of
+ * a seed rerun and the bundles `cards monitor` fetches at once.
+ */
 export const DEFAULT_CONCURRENCY = 16;
 
 export const concurrencyFlag = (): Option =>

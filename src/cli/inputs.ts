@@ -5,6 +5,7 @@
 import { parseCardPrivateKey, type CardPrivateKey } from '../crypto/signing-key.js';
 import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
+import { buffer } from 'node:stream/consumers';
 import { CardsError } from '../core/errors.js';
 import {
   parsePrivateKey,
@@ -12,15 +13,8 @@ import {
   type PrivateKey,
   type PublicKey,
 } from '../crypto/keys.js';
-import { readPrivateKeyFile } from '../io/key-files.js';
+import { inFile, readPrivateKeyFile } from '../io/key-files.js';
 import type { CommandContext } from './context.js';
-
-async function readStdin(ctx: CommandContext): Promise<Buffer> {
-  const chunks: Buffer[] = [];
-  for await (const chunk of ctx.stdin)
-    chunks.push(typeof chunk === 'string' ? Buffer.from(chunk) : chunk);
-  return Buffer.concat(chunks);
-}
 
 export function readFileBytes(ctx: CommandContext, file: string, what: string): Buffer {
   const path = resolve(ctx.cwd, file);
@@ -38,7 +32,7 @@ export function readFileBytes(ctx: CommandContext, file: string, what: string): 
 
 /** The bytes of FILE, or of stdin for `-`. */
 export async function readInput(ctx: CommandContext, file: string, what: string): Promise<Buffer> {
-  return file === '-' ? readStdin(ctx) : readFileBytes(ctx, file, what);
+  return file === '-' ? buffer(ctx.stdin) : readFileBytes(ctx, file, what);
 }
 
 export function parseJson(text: string, what: string): unknown {
@@ -74,16 +68,12 @@ export function readPublicKey(ctx: CommandContext, value: string): PublicKey {
   return withWhere(() => parsePublicKey(text), value);
 }
 
+/** What `fn` returns; a refusal says `where` first, as a key file's does (inFile). */
 function withWhere<T>(fn: () => T, where: string): T {
   try {
     return fn();
   } catch (err) {
-    if (err instanceof CardsError)
-      throw new CardsError(err.code, `${where}: ${err.message}`, {
-        ...(err.hint ? { hint: err.hint } : {}),
-        cause: err,
-      });
-    throw err;
+    throw inFile(where, err);
   }
 }
 

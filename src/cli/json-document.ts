@@ -4,8 +4,9 @@
  * document, a file `decode` refuses is never overwritten, and a write replaces the file
  * atomically, mode 0600 (src/io/fs-durable.ts), in a folder only its owner can enter.
  */
+import { createHash } from 'node:crypto';
 import { mkdirSync, readFileSync } from 'node:fs';
-import { dirname } from 'node:path';
+import { dirname, join } from 'node:path';
 import { LowSync } from 'lowdb';
 import { replaceFileSync } from '../io/fs-durable.js';
 
@@ -34,3 +35,15 @@ export function openJsonDocument<T>(
   document.read();
   return document;
 }
+
+/**
+ * Where the home keeps the document of what `key` names, in `folder`: a file named by the hex of
+ * the key's SHA-256, its first `hexDigits`, so any key (an origin, a URL) makes a safe name.
+ */
+export const homeDocumentPath = (
+  home: string,
+  folder: string,
+  key: string,
+  hexDigits: number,
+): string =>
+  join(home, folder, `${createHash('sha256').update(key).digest('hex').slice(0, hexDigits)}.json`);

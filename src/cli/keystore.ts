@@ -10,7 +10,7 @@
  * overwritten unless asked.
  */
 import { createHash } from 'node:crypto';
-import { chmodSync, mkdirSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { chmodSync, existsSync, mkdirSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { CardsError } from '../core/errors.js';
 import { parseCardPrivateKey, type CardPrivateKey } from '../crypto/signing-key.js';
@@ -153,12 +153,7 @@ export function storeKey(home: string, identity: string, key: PemKey, force: boo
 /** Removes the key of `identity`; returns whether there was one. */
 export function removeKey(home: string, identity: string): boolean {
   const path = keyFile(home, identity);
-  let existed = true;
-  try {
-    readFileSync(path);
-  } catch {
-    existed = false;
-  }
+  const existed = existsSync(path);
   rmSync(path, { force: true });
   const name = encodeIdentity(identity);
   if (name.startsWith('=')) {

@@ -17,6 +17,7 @@ import { parseNote } from '../log/note.js';
 import type { NoteVerifier } from '../log/note-keys.js';
 import { TILE_WIDTH, tilePath, tileWidth, type TileRef } from '../log/tile-path.js';
 import type { TileData } from '../log/append.js';
+import { DEFAULT_CONCURRENCY } from './flags.js';
 import type { RemoteLog } from './log-remote.js';
 
 /** An edge as JSON (base64 hashes and entries), for a reader's state file. */
@@ -87,7 +88,7 @@ interface FollowOptions {
   readonly onEntry: (index: number, entry: Uint8Array) => void;
   /** Told of the hash tiles the reader's appends produce (the audit compares them). */
   readonly onTiles?: (tiles: readonly TileData[]) => Promise<void>;
-  /** Bundles fetched at once. */
+  /** Bundles fetched at once (default: the requests in flight of `--concurrency`). */
   readonly concurrency?: number;
 }
 
@@ -104,7 +105,7 @@ export async function followLog(options: FollowOptions): Promise<LogEdge> {
   const refs: TileRef[] = [];
   for (let index = first; index * TILE_WIDTH < checkpoint.size; index++)
     refs.push({ level: 'entries', index, width: tileWidth(0, index, checkpoint.size) });
-  const concurrency = options.concurrency ?? 16;
+  const concurrency = options.concurrency ?? DEFAULT_CONCURRENCY;
   const tiles = remote.tilesOf(checkpoint.origin);
   for (let at = 0; at < refs.length; at += concurrency) {
     const batch = refs.slice(at, at + concurrency);

@@ -5,15 +5,14 @@
  * tiles. A checkpoint that is not (a fork, or a log that rewound and no longer serves the tree it
  * signed) is LOG_INCONSISTENT, exit 8. The state only moves forward.
  */
-import { join } from 'node:path';
 import { CardsError } from '../core/errors.js';
 import { decodeBase64, encodeBase64 } from '../core/encoding.js';
 import type { Checkpoint } from '../log/checkpoint.js';
-import { equalHashes, sha256 } from '../log/hash.js';
+import { equalHashes } from '../log/hash.js';
 import { consistencyProof, verifyConsistency } from '../log/proofs.js';
 import { TileHashReader, type TileReader } from '../log/tile-hashes.js';
 import type { CommandContext } from './context.js';
-import { openJsonDocument } from './json-document.js';
+import { homeDocumentPath, openJsonDocument } from './json-document.js';
 
 interface TrustFile {
   origin: string;
@@ -29,10 +28,8 @@ interface Accepted {
   readonly size: number;
 }
 
-function trustPath(ctx: CommandContext, origin: string): string {
-  const name = Buffer.from(sha256(new TextEncoder().encode(origin)).subarray(0, 8)).toString('hex');
-  return join(ctx.home, 'logs', `${name}.json`);
-}
+const trustPath = (ctx: CommandContext, origin: string): string =>
+  homeDocumentPath(ctx.home, 'logs', origin, 16);
 
 /** The state accepted for `origin` (null: first contact), a lowdb document (json-document.ts). */
 function openTrust(path: string, origin: string) {

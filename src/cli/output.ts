@@ -1,8 +1,9 @@
 /**
  * Everything the CLI prints on stdout, and the only module that colours it: each command's
  * result as text for people, or with --json as exactly one JSON document (one line of NDJSON
- * after those a `--follow` streamed). Colour (chalk) is off when stdout is not a terminal,
- * under NO_COLOR or TERM=dumb, and with --no-color; FORCE_COLOR turns it on.
+ * after those a `--follow` streamed), and the items a `--follow` streams as it goes. Colour
+ * (chalk) is off when stdout is not a terminal, under NO_COLOR or TERM=dumb, and with
+ * --no-color; FORCE_COLOR turns it on.
  */
 import { Chalk, type ChalkInstance } from 'chalk';
 import type { CommandContext } from './context.js';
@@ -58,4 +59,17 @@ export function emit<T>(
   // The views get the data escaped, so none of them can forget to (--json above escapes as JSON).
   const text = view(forTerminal(data) as T, makeStyle(colorLevel(ctx, flags.color)));
   if (text !== '') ctx.stdout.write(text.endsWith('\n') ? text : `${text}\n`);
+}
+
+/**
+ * One item of a stream a command prints as it goes (`--follow`): a line of NDJSON under --json,
+ * else its line of text, escaped as every view's data is.
+ */
+export function emitItem<T>(
+  ctx: CommandContext,
+  line: (item: T) => string,
+  item: T,
+  flags: Pick<OutputFlags, 'json'>,
+): void {
+  ctx.stdout.write(`${flags.json ? terminalJson(item) : escapeTerminal(line(item))}\n`);
 }

@@ -19,13 +19,15 @@ import { invalidValue } from './flags.js';
 function printJsonError(
   ctx: CommandContext,
   follow: boolean,
-  name: string,
-  code: number | null,
-  message: string,
-  hint?: string,
+  said: { name: string; code: number | null; message: string; hint?: string | undefined },
   partial?: Readonly<Record<string, unknown>>,
 ): void {
-  const error = { name, code, message, hint: hint ?? null };
+  const error = {
+    name: said.name,
+    code: said.code,
+    message: said.message,
+    hint: said.hint ?? null,
+  };
   ctx.stdout.write(`${terminalJson({ ...partial, error }, follow ? undefined : 2)}\n`);
 }
 
@@ -49,15 +51,14 @@ export function reportError(
 ): ExitStatus {
   if (err instanceof CardsError) {
     const exit = EXIT_STATUS[err.code];
+    const said = { name: err.code, code: err.number, message: err.message, hint: err.hint };
+    if (json) printJsonError(ctx, follow, said, err.partial);
     if (err.code === 'CANCELLED' || err.code === 'DECLINED') {
       // Not a failure: the person said stop. One quiet line, no code, no hint; a script under
       // --json still reads its one document, with what was done (seed's summary).
-      if (json)
-        printJsonError(ctx, follow, err.code, err.number, err.message, err.hint, err.partial);
       ctx.stderr.write(`${err.message}\n`);
       return exit;
     }
-    if (json) printJsonError(ctx, follow, err.code, err.number, err.message, err.hint, err.partial);
     // A message may quote card data (an identity): escaped like every text view.
     ctx.stderr.write(`error ${err.code} (${err.number}): ${escapeTerminal(err.message)}\n`);
     if (err.hint) ctx.stderr.write(`  ${escapeTerminal(err.hint)}\n`);
@@ -68,13 +69,15 @@ export function reportError(
     // message starts with the code the line names already ("ENOTDIR: not a directory, …").
     const message = err.message.replace(`${err.code}: `, '');
     const hint = err.hint ?? 'check the path and its permissions (CARDS_HOME, --db, --out)';
-    if (json) printJsonError(ctx, follow, err.code, null, message, hint);
+    if (json) printJsonError(ctx, follow, { name: err.code, code: null, message, hint });
     ctx.stderr.write(`error ${err.code}: ${escapeTerminal(message)}\n`);
     ctx.stderr.write(`  ${escapeTerminal(hint)}\n`);
     return EXIT.error;
   }
-  if (json)
-    printJsonError(ctx, follow, 'INTERNAL', null, err instanceof Error ? err.message : String(err));
+  if (json) {
+    const message = err instanceof Error ? err.message : String(err);
+    printJsonError(ctx, follow, { name: 'INTERNAL', code: null, message });
+  }
   ctx.stderr.write(
     'internal error: this is a bug in cards; please report it with the output below.\n',
   );

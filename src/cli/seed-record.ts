@@ -8,11 +8,13 @@
  */
 import { createHash } from 'node:crypto';
 import { mkdirSync, readFileSync, rmSync } from 'node:fs';
-import { join, resolve } from 'node:path';
+import { dirname, resolve } from 'node:path';
 import { CardsError, isCardsError } from '../core/errors.js';
 import { replaceFileSync } from '../io/fs-durable.js';
 import type { CommandContext } from './context.js';
+import { DEFAULT_CONCURRENCY } from './flags.js';
 import { parseJson } from './inputs.js';
+import { homeDocumentPath } from './json-document.js';
 import { planSeed } from './seed-plan.js';
 import { limiter, type SeededCard, type SeedResult } from './seeding.js';
 
@@ -29,9 +31,7 @@ function seedRecord(ctx: CommandContext, url: string, file: string, text: string
     file === '-'
       ? `stdin:${createHash('sha256').update(text).digest('hex')}`
       : resolve(ctx.cwd, file);
-  const name = createHash('sha256').update(`${url}\n${source}`).digest('hex').slice(0, 32);
-  const dir = join(ctx.home, 'seeded');
-  const path = join(dir, `${name}.json`);
+  const path = homeDocumentPath(ctx.home, 'seeded', `${url}\n${source}`, 32);
   return {
     read(): SeedRecord | undefined {
       try {
@@ -42,7 +42,7 @@ function seedRecord(ctx: CommandContext, url: string, file: string, text: string
       }
     },
     write(cards: SeedRecord['cards']): void {
-      mkdirSync(dir, { recursive: true, mode: 0o700 });
+      mkdirSync(dirname(path), { recursive: true, mode: 0o700 });
       const record: SeedRecord = { url, file: source, cards };
       replaceFileSync(path, `${JSON.stringify(record)}\n`, 0o600);
     },
@@ -111,7 +111,7 @@ async function alreadySeeded(
   target: SeedTarget,
 ): Promise<SeedResult | undefined> {
   if (!record) return undefined;
-  const limit = limiter(16);
+  const limit = limiter(DEFAULT_CONCURRENCY);
   const recorded = Object.values(record.cards);
   const present = await Promise.all(
     recorded.map((card) => limit(() => target.get(card).then(() => true, notFound))),

@@ -11,7 +11,7 @@ import { CardsError, isCardsError } from '../core/errors.js';
 import { encodeBase64, utf8 } from '../core/encoding.js';
 import type { RawCard } from '../core/card.js';
 import { buildCard } from './card-builder.js';
-import { statesAfterRevokes } from './chain-relations.js';
+import { statesAfterRevokes, type CreatedCardState } from './chain-relations.js';
 import type { CommandContext } from './context.js';
 import { parseJson, readInput } from './inputs.js';
 import { loadKey, storeKey } from './keystore.js';
@@ -36,7 +36,7 @@ export interface SeededCard {
   previousCardId: string | null;
   publicKey: string;
   /** From the core chain rules over the seeded cards and the revoking cards returned. */
-  state: 'active' | 'superseded' | 'revoked';
+  state: CreatedCardState['state'];
   /** The revoking card that ended the chain, when the service returned it. */
   revokedBy: string | null;
 }
@@ -100,19 +100,16 @@ export async function seedCards(
   const plan = planSeed(parseJson(text, `Seed file ${options.file}`));
   const createdAt = Math.floor(ctx.now() / 1000);
 
-  const keys = new Map<string, PrivateKey>();
-  const keyOf = (card: SeedCard): PrivateKey => {
-    const owner = card.key ?? card.name;
-    let key = keys.get(owner);
-    if (!key) keys.set(owner, (key = generatePrivateKey()));
-    return key;
-  };
+  // A key per owner (a card, or the card whose key it shares) and per other signer, made when
+  // first asked for.
+  const ownerKeys = new Map<string, PrivateKey>();
   const signerKeys = new Map<string, PrivateKey>();
-  const signerKey = (name: string): PrivateKey => {
-    let key = signerKeys.get(name);
-    if (!key) signerKeys.set(name, (key = generatePrivateKey()));
+  const keyIn = (keys: Map<string, PrivateKey>, name: string): PrivateKey => {
+    let key = keys.get(name);
+    if (!key) keys.set(name, (key = generatePrivateKey()));
     return key;
   };
+  const keyOf = (card: SeedCard): PrivateKey => keyIn(ownerKeys, card.key ?? card.name);
   const results = new Map<string, SeededCard>();
   /** Revoked card id → the revoking card the service returned (null: its answer held none). */
   const revoking = new Map<string, RawCard | null>();
@@ -145,7 +142,11 @@ export async function seedCards(
       ...(selfExtra ? { selfExtra } : {}),
       others: card.signers.map((s) => {
         const snapshot = extraBytes(substitute(s.extra, lookup));
-        return { signer: s.name, key: signerKey(s.name), ...(snapshot ? { snapshot } : {}) };
+        return {
+          signer: s.name,
+          key: keyIn(signerKeys, s.name),
+          ...(snapshot ? { snapshot } : {}),
+        };
       }),
     });
     sending.set(card.name, { id: built.id, revocation: false });

@@ -50,14 +50,14 @@ export const stateColour = (state: string, s: Style): string =>
 export const plural = (n: number, one: string, many = `${one}s`): string =>
   `${n} ${n === 1 ? one : many}`;
 
-/** Profile settings a terminal never shows: the admin token opens the whole registry. */
-const SECRET_SETTINGS = new Set(['adminToken']);
-
-/** A profile's settings, one a line; a secret's value left out. */
 /** ", 2 Keyknox records" when a dump holds e3kit's backups; nothing otherwise. */
 export const keyknoxNote = ({ keyknox }: { keyknox: number }): string =>
   keyknox === 0 ? '' : `, ${plural(keyknox, 'Keyknox record')}`;
 
+/** Profile settings a terminal never shows: the admin token opens the whole registry. */
+const SECRET_SETTINGS = new Set(['adminToken']);
+
+/** A profile's settings, one a line; a secret's value left out. */
 export const settingLines = (settings: object): string[] =>
   Object.entries(settings).map(
     ([k, v]) =>

@@ -9,8 +9,8 @@
 /** The deepest nesting of objects and arrays an answer may have. */
 export const ANSWER_DEPTH_MAX = 64;
 
-/** The value of `text`, or undefined when it is not JSON or nests past ANSWER_DEPTH_MAX. */
-export function readAnswerJson(text: string): unknown {
+/** Whether `text` opens more than ANSWER_DEPTH_MAX objects and arrays inside each other. */
+export function nestsTooDeep(text: string): boolean {
   let depth = 0;
   let inString = false;
   for (let i = 0; i < text.length; i++) {
@@ -21,9 +21,15 @@ export function readAnswerJson(text: string): unknown {
       else if (c === 0x22) inString = false;
     } else if (c === 0x22) inString = true;
     else if (c === 0x5b || c === 0x7b) {
-      if (++depth > ANSWER_DEPTH_MAX) return undefined;
+      if (++depth > ANSWER_DEPTH_MAX) return true;
     } else if (c === 0x5d || c === 0x7d) depth--;
   }
+  return false;
+}
+
+/** The value of `text`, or undefined when it is not JSON or nests past ANSWER_DEPTH_MAX. */
+export function readAnswerJson(text: string): unknown {
+  if (nestsTooDeep(text)) return undefined;
   try {
     return JSON.parse(text) as unknown;
   } catch {

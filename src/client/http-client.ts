@@ -11,6 +11,7 @@ import { asClause, CardsError } from '../core/errors.js';
 import { LIMITS } from '../core/limits.js';
 import type { WireProfile } from '../core/profile.js';
 import { routePath } from '../core/routes.js';
+import { ANSWER_DEPTH_MAX, nestsTooDeep } from './answer-json.js';
 import { DEFAULT_TIMEOUT_MS } from './defaults.js';
 import { readErrorObject, serviceFailure } from './error-object.js';
 import type { TokenSource } from './token-source.js';
@@ -94,7 +95,13 @@ export class CardsClient {
         const body = readJson(res, this.url);
         if (!Array.isArray(body))
           throw notAService(this.url, res, 'search answered with something other than a list');
-        return body as RawCard[];
+        if (!body.every(isCard))
+          throw notAService(
+            this.url,
+            res,
+            'search answered with a list holding something other than a card',
+          );
+        return body;
       }),
     );
     return results.flat();
@@ -205,7 +212,10 @@ function notAService(url: string, res: Exchange, why: string): CardsError {
   );
 }
 
+/** An answer's JSON, read as every client here reads one (answer-json.ts: no depth past 64). */
 function readJson(res: Exchange, url: string): unknown {
+  if (nestsTooDeep(res.body))
+    throw notAService(url, res, `JSON nested deeper than ${ANSWER_DEPTH_MAX}`);
   try {
     return JSON.parse(res.body) as unknown;
   } catch {
@@ -213,17 +223,20 @@ function readJson(res: Exchange, url: string): unknown {
   }
 }
 
+/** A card as the card routes answer it (spec 4): its snapshot's text and a list of signatures. */
+function isCard(value: unknown): value is RawCard {
+  const card = value as Partial<RawCard> | null;
+  return (
+    typeof card === 'object' &&
+    card !== null &&
+    typeof card.content_snapshot === 'string' &&
+    Array.isArray(card.signatures)
+  );
+}
+
 function readCard(res: Exchange, url: string): RawCard {
-  const body = readJson(res, url);
-  const card = body as Partial<RawCard> | null;
-  if (
-    typeof card !== 'object' ||
-    card === null ||
-    typeof card.content_snapshot !== 'string' ||
-    !Array.isArray(card.signatures)
-  ) {
-    throw notAService(url, res, 'an answer that is not a card');
-  }
+  const card = readJson(res, url);
+  if (!isCard(card)) throw notAService(url, res, 'an answer that is not a card');
   return { content_snapshot: card.content_snapshot, signatures: card.signatures };
 }
 

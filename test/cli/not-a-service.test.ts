@@ -8,6 +8,7 @@ import assert from 'node:assert/strict';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { after, test } from 'node:test';
+import { cardIdOf } from '../../src/core/card-id.js';
 import { WIRE_ERRORS } from '../../src/core/errors.js';
 import { EXIT_STATUS } from '../../src/cli/exit-status.js';
 import { said, sandbox } from './harness.js';
@@ -30,6 +31,13 @@ async function answering(status: number, type: string, body: string): Promise<st
 
 const html = '<!doctype html><html><body>Welcome to nginx!</body></html>';
 const id = 'a'.repeat(64);
+// A real snapshot (so the id asked for is the one answered), its signature holding a deep value.
+const snapshot = Buffer.from('{"identity":"a","created_at":1,"version":"5.0","public_key":""}');
+const deepId = cardIdOf(snapshot);
+const deepCard = JSON.stringify({
+  content_snapshot: snapshot.toString('base64'),
+  signatures: [{ signer: 'self', signature: 'AA==', extra: 'DEEP' }],
+}).replace('"DEEP"', `${'['.repeat(100_000)}${']'.repeat(100_000)}`);
 
 test('an HTML page or foreign JSON is "not a Cards service at URL", exit 6', async (t) => {
   const box = sandbox({ CARDS_TOKEN: 'x.y.z' });
@@ -47,6 +55,11 @@ test('an HTML page or foreign JSON is "not a Cards service at URL", exit 6', asy
     ],
     ['foreign JSON 200', 200, 'application/json', '{"hello":"world"}', ['get', id]],
     ['foreign JSON 200 to search', 200, 'application/json', '{"items":[]}', ['search', 'alice']],
+    ['a list of no cards to search', 200, 'application/json', '[{"id":1}]', ['search', 'alice']],
+    ['a list of lists to search', 200, 'application/json', '[[[]]]', ['search', 'alice']],
+    // Nested past any answer of a service: every reader after it (a view, --json) would recurse
+    // through it and overflow the stack.
+    ['a card nested 100,000 deep', 200, 'application/json', deepCard, ['get', deepId]],
     ['foreign JSON 400', 400, 'application/json', '{"message":"bad"}', ['search', 'alice']],
   ];
   for (const [what, status, type, body, args] of cases) {

@@ -15,6 +15,7 @@ import {
   resetServer,
   type AdminFlags,
   type CardRowResult,
+  type KeyknoxRow,
   type ListedRoute,
   type ListedRow,
   type ListResult,
@@ -48,22 +49,6 @@ async function listed<T extends ListedRow>(
 export async function listCards(ctx: CommandContext, flags: PageFlags): Promise<ListResult> {
   const { rows, next_cursor } = await listed<CardRowResult>(ctx, flags, 'adminCards');
   return { cards: rows, next_cursor };
-}
-
-/** A row of GET /_cards/keyknox (docs/e3kit.md, "Seeing it"), as the CLI reads it. */
-export interface KeyknoxRow {
-  api: 'v1' | 'v2';
-  app: string;
-  owner: string;
-  root: string | null;
-  path: string | null;
-  key: string | null;
-  readers: string[];
-  size: number;
-  version: string | null;
-  hash: string;
-  created: string | null;
-  updated: string | null;
 }
 
 export interface KeyknoxListResult {

@@ -2,7 +2,7 @@
 import { Argument, Option } from 'commander';
 import { declare } from '../../command.js';
 import type { AdminFlags, ListResult } from '../../admin-access.js';
-import { adminFlags } from '../../flags.js';
+import { ADMIN_TOKEN_HELP, adminFlags } from '../../flags.js';
 import { plural, when } from '../../text.js';
 import type { HistoryResult, KeyknoxListResult, PageFlags } from './admin.js';
 
@@ -17,15 +17,13 @@ const pageFlags = (what: string) => [
 /** The line saying how to go on, after a page that is not the last. */
 const more = (next: string | null, s: { dim: (t: string) => string }) =>
   next === null ? '' : s.dim(`more: --cursor ${next} (or --all)`);
-const ADMIN_HELP = `The admin token comes from --admin-token, CARDS_ADMIN_TOKEN, the profile's adminToken, or
-the token file beside --db's store; a server listening on loopback only needs none.`;
 
 export default [
   declare({
     name: 'list',
     summary: 'Every card of a server in insertion order, with its state (admin API).',
     flags: pageFlags('cards'),
-    help: ADMIN_HELP,
+    help: ADMIN_TOKEN_HELP,
     examples: ['cards list', 'cards list --all --json'],
     run: async (ctx, options: PageFlags) => (await admin()).listCards(ctx, options),
     text: (r: ListResult, s) =>
@@ -43,7 +41,7 @@ export default [
     name: 'keyknox',
     summary: "e3kit's Keyknox backups of a server: owner, place, readers, size, dates (admin API).",
     flags: pageFlags('entries'),
-    help: `${ADMIN_HELP}
+    help: `${ADMIN_TOKEN_HELP}
 Lists every v1 blob, then every v2 entry, never their content. Text lines: api, app, owner,
 root / path / key (v2), size, version (v1), last write, readers (v2); --json has every field.`,
     examples: ['cards keyknox', 'cards keyknox --all --json'],
@@ -73,7 +71,7 @@ root / path / key (v2), size, version (v1), last write, readers (v2); --json has
     summary: "An identity's whole history: every chain, every card, states and dates.",
     args: [new Argument('<identity>')],
     flags: [adminFlags()],
-    help: ADMIN_HELP,
+    help: ADMIN_TOKEN_HELP,
     examples: ['cards history alice'],
     run: async (ctx, options: AdminFlags, [identity]) =>
       (await admin()).history(ctx, identity as string, options),
@@ -93,7 +91,7 @@ root / path / key (v2), size, version (v1), last write, readers (v2); --json has
     name: 'reset',
     summary: "Empty a server's registry (admin API).",
     flags: [adminFlags(), new Option('--yes', 'confirm: every card is removed')],
-    help: ADMIN_HELP,
+    help: ADMIN_TOKEN_HELP,
     examples: ['cards reset --yes'],
     run: async (ctx, options: AdminFlags & { yes?: boolean }) =>
       (await admin()).reset(ctx, options),

@@ -13,6 +13,7 @@ import type { CommandContext } from '../../context.js';
 import { parseJson, readInput } from '../../inputs.js';
 import { removeKey } from '../../keystore.js';
 import { shellQuote } from '../../shell-quote.js';
+import { plural } from '../../text.js';
 import { requireIdentity, resolveSettings, type ConnectionFlags } from '../../settings.js';
 import { liveCards } from '../../chain-relations.js';
 import type { CardsClient } from '../../../client/http-client.js';
@@ -57,7 +58,7 @@ async function refuseSecondChain(client: CardsClient, identity: string): Promise
   const name = shellQuote(identity);
   throw new CardsError(
     'IDENTITY_HAS_CARD',
-    `"${identity}" has a live card already: ${live.id}${heads.length > 1 ? ` (and ${heads.length - 1} more live chain${heads.length > 2 ? 's' : ''})` : ''}. A card without --previous would start a second chain beside it.`,
+    `"${identity}" has a live card already: ${live.id}${heads.length > 1 ? ` (and ${plural(heads.length - 1, 'more live chain')})` : ''}. A card without --previous would start a second chain beside it.`,
     {
       hint: `replace it with \`cards rotate --identity ${name}\` (a new key) or \`cards create --identity ${name} --previous ${live.id}\`; pass --new-chain for a second chain (another device)`,
     },

@@ -7,19 +7,17 @@
  * is expected): the check that lets Alice see a key she never published. With --follow --json
  * stdout is NDJSON: each card as it is read, and the result that ends the run, one line each.
  */
-import { join } from 'node:path';
 import { cardIdOf } from '../../../core/card-id.js';
 import { encodeBase64 } from '../../../core/encoding.js';
 import { CardsError } from '../../../core/errors.js';
 import { parseSnapshot } from '../../../core/snapshot.js';
-import { terminalJson } from '../../../core/terminal-text.js';
 import { removeLeftTempsSync } from '../../../io/fs-durable.js';
-import { sha256 } from '../../../log/hash.js';
 import { ed25519Verifier } from '../../../log/note-keys.js';
 import { lockFileOf, type FileLock } from '../../../server/file-lock.js';
 import type { CommandContext } from '../../context.js';
 import { readPublicKey } from '../../inputs.js';
-import { openJsonDocument } from '../../json-document.js';
+import { homeDocumentPath, openJsonDocument } from '../../json-document.js';
+import { emitItem } from '../../output.js';
 import {
   fetchCheckpoint,
   followLog,
@@ -129,7 +127,7 @@ async function watch(
     if (total.from < 0) total.from = from.size;
     total.events.push(...events);
     if (!options.follow || unexpected > 0) return total;
-    for (const e of events) ctx.stdout.write(`${options.json ? terminalJson(e) : line(e)}\n`);
+    for (const e of events) emitItem(ctx, line, e, options);
     total.events = [];
     await new Promise((resolve) => setTimeout(resolve, interval));
   }
@@ -177,12 +175,8 @@ function eventOf(
   };
 }
 
-function statePath(ctx: CommandContext, origin: string, identity: string): string {
-  const name = Buffer.from(
-    sha256(new TextEncoder().encode(`${origin}\n${identity}`)).subarray(0, 8),
-  );
-  return join(ctx.home, 'monitor', `${name.toString('hex')}.json`);
-}
+const statePath = (ctx: CommandContext, origin: string, identity: string): string =>
+  homeDocumentPath(ctx.home, 'monitor', `${origin}\n${identity}`, 16);
 
 /**
  * Where the identity's reading stopped (null: never read), a lowdb document (json-document.ts).

@@ -2,22 +2,22 @@
 import { Option } from 'commander';
 import { declare } from '../../command.js';
 import { EXIT } from '../../exit-status.js';
-import { adminFlags, integer } from '../../flags.js';
-import type { Style } from '../../text.js';
+import { ADMIN_TOKEN_HELP, adminFlags, integer } from '../../flags.js';
+import { plural, type Style } from '../../text.js';
 import type { JournalEntry, RequestsFlags, RequestsResult } from './requests.js';
 
 const requestLine = (q: JournalEntry): string =>
   `${q.time}  ${q.method.padEnd(4)} ${q.path}  ${q.route || '-'}  ${q.status === 0 ? 'dropped' : q.status}${q.code ? ` ${q.code}` : ''}  ${q.identity || '-'}  ${q.ms}ms${q.fault ? `  [${q.fault}]` : ''}`;
-
-const times = (n: number): string => `${n} time${n === 1 ? '' : 's'}`;
 
 function expectation(r: RequestsResult): string {
   const e = r.expect;
   if (!e) return '';
   const what = `${e.route}${e.status === null ? '' : ` ${e.status}`}`;
   const wanted =
-    e.count !== undefined ? `exactly ${times(e.count)}` : `at least ${times(e.atLeast ?? 1)}`;
-  return `expected ${what} ${wanted}; seen ${times(e.seen)}`;
+    e.count !== undefined
+      ? `exactly ${plural(e.count, 'time')}`
+      : `at least ${plural(e.atLeast ?? 1, 'time')}`;
+  return `expected ${what} ${wanted}; seen ${plural(e.seen, 'time')}`;
 }
 
 function requestsText(r: RequestsResult, s: Style): string {
@@ -57,8 +57,7 @@ export default declare({
       integer(0, 1_000_000),
     ),
   ],
-  help: `The admin token comes from --admin-token, CARDS_ADMIN_TOKEN, the profile's adminToken, or
-the token file beside --db's store; a server listening on loopback only needs none.
+  help: `${ADMIN_TOKEN_HELP}
 
 Each line: time, method, path, route, status (dropped: a fault closed the connection), error
 code, identity, ms, and [fault N: …] when a fault rule answered instead of the route. The

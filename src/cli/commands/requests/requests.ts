@@ -6,10 +6,10 @@
  */
 import { CardsError } from '../../../core/errors.js';
 import { lookUpRoute } from '../../../core/route-name.js';
-import { escapeTerminal, terminalJson } from '../../../core/terminal-text.js';
 import type { RouteName } from '../../../core/routes.js';
 import { adminClient, limitOf, type AdminFlags } from '../../admin-access.js';
 import type { CommandContext } from '../../context.js';
+import { emitItem } from '../../output.js';
 
 export interface RequestsFlags extends AdminFlags {
   limit?: string;
@@ -159,10 +159,7 @@ async function follow(
   let page = await get({ limit: limitOf(flags.limit) ?? '10' });
   for (;;) {
     const fresh = [...page.requests].reverse();
-    for (const entry of fresh)
-      ctx.stdout.write(
-        `${flags.json ? terminalJson(entry) : escapeTerminal(requestLine(entry))}\n`,
-      );
+    for (const entry of fresh) emitItem(ctx, requestLine, entry, flags);
     // Every entry up to `total` was looked at by this answer: the next one starts after it.
     const after = String(page.total);
     await new Promise((resolve) => setTimeout(resolve, flags.interval ?? 500));

@@ -10,6 +10,7 @@ import { resolve } from 'node:path';
 import { CardsError } from '../../../core/errors.js';
 import { parseFaultRules, type FaultRule } from '../../../core/fault-rule.js';
 import { PROFILES, type ProfileName } from '../../../core/profile.js';
+import { inFile } from '../../../io/key-files.js';
 import { parseThrottle } from '../../../server/pythia-setup.js';
 import type { ServerOptions } from '../../../server/start.js';
 import type { GlobalFlags } from '../../command.js';
@@ -117,9 +118,7 @@ function readFaultFile(file: string): FaultRule[] {
   try {
     return parseFaultRules(json);
   } catch (err) {
-    if (err instanceof CardsError)
-      throw new CardsError(err.code, `--faults ${file}: ${err.message}`);
-    throw err;
+    throw inFile(`--faults ${file}`, err);
   }
 }
 
