@@ -13,7 +13,7 @@ import { parseNote } from './note.js';
 import type { NoteVerifier } from './note-keys.js';
 import { verifyInclusion } from './proofs.js';
 
-export const TLOG_PROOF_HEADER = 'c2sp.org/tlog-proof@v1';
+const TLOG_PROOF_HEADER = 'c2sp.org/tlog-proof@v1';
 
 export interface TlogProof {
   readonly extra?: Uint8Array;
