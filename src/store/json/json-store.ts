@@ -416,6 +416,3 @@ const mismatch = (entry: IndexedCard, store: string): CardsError =>
     `The store ${store} is damaged: card #${entry.seq + 1} (${entry.id}) holds a content snapshot whose id is ${idOf(entry.card) ?? 'not computable (not base64)'}; it is not served.`,
     { hint: 'Restore the file from a backup; the other cards are served.' },
   );
-
-export const openJsonStore = (options: JsonStoreOptions): Promise<JsonStore> =>
-  JsonStore.open(options);
