@@ -40,8 +40,6 @@ import { TILE_WIDTH, tilePath, tileWidth, type TileRef } from './tile-path.js';
 import type { TileStore, TileTransaction } from './tile-store.js';
 import { formatTlogProof } from './tlog-proof.js';
 
-export type { CheckpointCosigner } from './cosigning.js';
-
 export interface LogWriterOptions {
   readonly tiles: TileStore;
   /** The checkpoint origin and the log key's name. */
