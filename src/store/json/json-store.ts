@@ -304,10 +304,7 @@ export class JsonStore extends IndexedStore {
     try {
       if (!this.#journal) await this.#openJournal();
       const journal = this.#journal as FileHandle;
-      let offset = 0;
-      while (offset < buffer.byteLength) {
-        offset += (await journal.write(buffer, offset)).bytesWritten;
-      }
+      await journal.writeFile(buffer);
       await journal.datasync();
       this.#journalBytes += buffer.byteLength;
     } catch (err) {

@@ -289,9 +289,7 @@ export class KeyknoxFile implements KeyknoxStore {
     const buffer = Buffer.from(text, 'utf8');
     try {
       this.#handle ??= await open(this.#path, 'a', 0o600);
-      let offset = 0;
-      while (offset < buffer.byteLength)
-        offset += (await this.#handle.write(buffer, offset)).bytesWritten;
+      await this.#handle.writeFile(buffer);
       await this.#handle.datasync();
       this.#bytes += buffer.byteLength;
     } catch (err) {
