@@ -18,6 +18,7 @@ import {
 } from '../core/chain.js';
 import { encodeBase64 } from '../core/encoding.js';
 import { CardsError, isCardsError } from '../core/errors.js';
+import { isObject } from '../core/json.js';
 import { CARD_ID_PATTERN, SELF_SIGNER } from '../core/limits.js';
 import { buildSnapshot, type Snapshot } from '../core/snapshot.js';
 import type { PrivateKey } from '../crypto/keys.js';
@@ -236,9 +237,6 @@ export class Registry {
 }
 
 const isEmptyObject = (value: unknown): boolean =>
-  typeof value === 'object' &&
-  value !== null &&
-  !Array.isArray(value) &&
-  Object.keys(value).length === 0;
+  isObject(value) && Object.keys(value).length === 0;
 
 export const createRegistry = (options: RegistryOptions): Registry => new Registry(options);
