@@ -28,8 +28,7 @@ import type { KeyknoxV1, KeyknoxV1Answer } from '../registry/keyknox-v1.js';
 import type { KeyknoxV2, KeyknoxV2Answer } from '../registry/keyknox-v2.js';
 import type { Pythia } from '../registry/pythia.js';
 import type { Authenticator, Caller } from './auth.js';
-import { JSON_TYPE } from './error-reply.js';
-import { addRoutes, type Guard, type Handler, type RouteNameOf } from './route-group.js';
+import { addRoutes, sendJson, type Guard, type Handler, type RouteNameOf } from './route-group.js';
 
 export interface E3kitRoutesDeps {
   readonly profile: WireProfile;
@@ -49,9 +48,6 @@ declare module 'fastify' {
     app: string;
   }
 }
-
-const sendJson = (reply: FastifyReply, value: unknown): FastifyReply =>
-  reply.type(JSON_TYPE).send(JSON.stringify(value));
 
 /** Who asked, from the card token: Pythia's caller, and the address of its Keyknox v1 blob. */
 const callerOf = (request: FastifyRequest): Caller => ({
