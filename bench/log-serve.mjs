@@ -25,7 +25,7 @@ import { blast, hasWrk, median, pinToCpu, wrkGet } from './lib/load.mjs';
 import { CARDS_BIN, cpuMsOf, hermeticEnv, startCards } from './lib/servers.mjs';
 import { appKeyOf, copyStore, makeKeysDir, removeTempDirs } from './lib/stores.mjs';
 import { createPool, storeIdentities } from './lib/cards.mjs';
-import { openJsonStore } from '../dist/src/store/json/json-store.js';
+import { JsonStore } from '../dist/src/store/json/json-store.js';
 import { cardIdOf } from '../dist/src/core/card-id.js';
 import { tilePath } from '../dist/src/log/tile-path.js';
 
@@ -172,7 +172,7 @@ export async function runLogBench(N) {
   // A store of N cards (written through the JSON store, snapshots as the registry stores them).
   say(`building a store of ${fmt(N)} cards`);
   const bigDir = copyStore(keys);
-  const store = await openJsonStore({ path: join(bigDir, 'cards.json') });
+  const store = await JsonStore.open({ path: join(bigDir, 'cards.json') });
   const key = 'MCowBQYDK2VwAyEA' + 'A'.repeat(43) + '=';
   for (let start = 0; start < N; start += 5000) {
     const batch = [];

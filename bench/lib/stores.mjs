@@ -6,7 +6,7 @@
 import { cpSync, linkSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { openJsonStore } from '../../dist/src/store/json/json-store.js';
+import { JsonStore } from '../../dist/src/store/json/json-store.js';
 import { fileHome } from '../../dist/src/server/file-home.js';
 import { loadOrCreatePrivateKey } from '../../dist/src/io/key-files.js';
 import { createRegistry } from '../../dist/src/registry/registry.js';
@@ -59,7 +59,7 @@ export function copyStore(dir) {
 /** Builds a store of `count` cards with the keys of `keysDir`; returns its folder. */
 export async function buildStore(keysDir, count) {
   const dir = copyStore(keysDir);
-  const store = await openJsonStore({ path: join(dir, 'cards.json') });
+  const store = await JsonStore.open({ path: join(dir, 'cards.json') });
   const serviceKey = await loadOrCreatePrivateKey(fileHome(store.location).serviceKey);
   const registry = createRegistry({ store, serviceKey: serviceKey.key, signer: 'service' });
   for (const wave of storeWaves(count)) {

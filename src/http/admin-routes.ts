@@ -5,7 +5,7 @@
  * runs; a refused one is QUERY_INVALID, saying what the parameter must be.
  */
 import { Readable } from 'node:stream';
-import type { FastifyError, FastifyPluginAsync, FastifyReply, FastifySchema } from 'fastify';
+import type { FastifyError, FastifyPluginAsync, FastifySchema } from 'fastify';
 import { CardsError } from '../core/errors.js';
 import { identityOfSegment, JSON_FORM } from '../core/identity-segment.js';
 import { LIMITS } from '../core/limits.js';
@@ -26,7 +26,7 @@ import { buildOpenApi } from './openapi.js';
 import { servePageAsset, servePageFile } from './page.js';
 import type { RequestJournal } from './request-journal.js';
 import { securityHeaders } from './security-headers.js';
-import { addRoutes, type Guard, type Handler, type RouteNameOf } from './route-group.js';
+import { addRoutes, sendJson, type Guard, type Handler, type RouteNameOf } from './route-group.js';
 
 const NDJSON_TYPE = 'application/x-ndjson';
 
@@ -76,9 +76,6 @@ function limitOf(text: string | undefined, max = LIMIT_MAX, fallback = LIMIT_DEF
   throw invalid('limit', limit(max).description, text);
 }
 
-const json = (reply: FastifyReply, body: unknown, status = 200): FastifyReply =>
-  reply.code(status).type(JSON_TYPE).send(JSON.stringify(body));
-
 export const adminRoutes =
   (deps: AdminDeps): FastifyPluginAsync =>
   async (scope) => {
@@ -102,7 +99,7 @@ export const adminRoutes =
     const handlers: Record<RouteNameOf<'admin' | 'page'>, Handler> = {
       adminInfo: async (_request, reply) => {
         const pythia = await deps.pythia;
-        return json(reply, {
+        return sendJson(reply, {
           version: deps.version,
           profile: deps.profile.name,
           signer: deps.profile.signer,
@@ -133,7 +130,7 @@ export const adminRoutes =
         // insertion order and the cursor is the last seq.
         if (prefix !== undefined && prefix !== '') {
           const page = await admin.cardsWithIdPrefix(prefix.toLowerCase(), given, limitOf(limit));
-          return json(reply, { cards: page.items, next_cursor: page.next });
+          return sendJson(reply, { cards: page.items, next_cursor: page.next });
         }
         if (given !== undefined && !/^\d{1,15}$/.test(given))
           throw invalid('cursor', 'the next_cursor of a previous page', given);
@@ -141,7 +138,7 @@ export const adminRoutes =
           given === undefined ? undefined : Number(given),
           limitOf(limit),
         );
-        return json(reply, { cards: page.items, next_cursor: page.next });
+        return sendJson(reply, { cards: page.items, next_cursor: page.next });
       },
       adminIdentities: async (request, reply) => {
         const { prefix, cursor, limit } = request.query as Query;
@@ -150,7 +147,7 @@ export const adminRoutes =
           ...(prefix !== undefined && prefix !== '' && { prefix }),
           ...(cursor !== undefined && cursor !== '' && { after: cursor }),
         });
-        return json(reply, { identities: page.items, next_cursor: page.next });
+        return sendJson(reply, { identities: page.items, next_cursor: page.next });
       },
       adminKeyknox: async (request, reply) => {
         const { cursor, limit } = request.query as Query;
@@ -158,7 +155,7 @@ export const adminRoutes =
           cursor === undefined || cursor === '' ? undefined : cursor,
           limitOf(limit),
         );
-        return json(reply, { keyknox: page.items, next_cursor: page.next });
+        return sendJson(reply, { keyknox: page.items, next_cursor: page.next });
       },
       // A kept history is sent before the handler returns (no promise).
       adminIdentity: (request, reply) => {
@@ -193,7 +190,7 @@ export const adminRoutes =
           append === 'true',
           replace === 'true',
         );
-        return json(reply, {
+        return sendJson(reply, {
           imported: result.imported,
           skipped: result.skipped,
           keyknox: result.keyknox,
@@ -202,13 +199,13 @@ export const adminRoutes =
       },
       adminReset: async (request, reply) => {
         await admin.reset(request.body);
-        return json(reply, { cards: await deps.registry.count() });
+        return sendJson(reply, { cards: await deps.registry.count() });
       },
       adminRequests: async (request, reply) => {
         const query = request.query as Query;
         const { size } = deps.journal;
         const limit = query.all === 'true' ? size : limitOf(query.limit, size);
-        return json(reply, {
+        return sendJson(reply, {
           requests: deps.journal.last(limit, journalFilter(query)),
           total: deps.journal.total,
           size,

@@ -37,7 +37,8 @@ import { logRoutes } from './log-routes.js';
 import { Metrics } from './metrics.js';
 import { recorder, RequestJournal } from './request-journal.js';
 import { silentLogger, type RequestLogger } from './request-log.js';
-import { createStack, logPath, pathOf, type ServerLimits } from './stack.js';
+import { createStack, logPath, pathOf } from './stack.js';
+import type { ServerLimits } from './server-limits.js';
 
 export interface AppOptions {
   readonly registry: Registry;

@@ -28,8 +28,7 @@ import type { KeyknoxV1, KeyknoxV1Answer } from '../registry/keyknox-v1.js';
 import type { KeyknoxV2, KeyknoxV2Answer } from '../registry/keyknox-v2.js';
 import type { Pythia } from '../registry/pythia.js';
 import type { Authenticator, Caller } from './auth.js';
-import { JSON_TYPE } from './error-reply.js';
-import { addRoutes, type Guard, type Handler, type RouteNameOf } from './route-group.js';
+import { addRoutes, sendJson, type Guard, type Handler, type RouteNameOf } from './route-group.js';
 
 export interface E3kitRoutesDeps {
   readonly profile: WireProfile;
@@ -50,8 +49,11 @@ declare module 'fastify' {
   }
 }
 
-const sendJson = (reply: FastifyReply, value: unknown): FastifyReply =>
-  reply.type(JSON_TYPE).send(JSON.stringify(value));
+/** Who asked, from the card token: Pythia's caller, and the address of its Keyknox v1 blob. */
+const callerOf = (request: FastifyRequest): Caller => ({
+  app: request.app,
+  identity: request.identity,
+});
 
 function handlers(deps: E3kitRoutesDeps): Record<RouteNameOf<'e3kit'>, Handler> {
   const { keyknoxV1, keyknoxV2, pythia } = deps;
@@ -76,15 +78,14 @@ function handlers(deps: E3kitRoutesDeps): Record<RouteNameOf<'e3kit'>, Handler> 
       meta: encodeBase64(a.meta),
       value: encodeBase64(a.value),
     });
-  const v1Address = (r: FastifyRequest) => ({ app: r.app, identity: r.identity });
   return {
-    keyknoxV1Pull: async (request, reply) => v1(reply, await keyknoxV1.pull(v1Address(request))),
+    keyknoxV1Pull: async (request, reply) => v1(reply, await keyknoxV1.pull(callerOf(request))),
     keyknoxV1Push: async (request, reply) =>
       v1(
         reply,
-        await keyknoxV1.push(v1Address(request), parseV1Push(request.body), previousOf(request)),
+        await keyknoxV1.push(callerOf(request), parseV1Push(request.body), previousOf(request)),
       ),
-    keyknoxV1Reset: async (request, reply) => v1(reply, await keyknoxV1.reset(v1Address(request))),
+    keyknoxV1Reset: async (request, reply) => v1(reply, await keyknoxV1.reset(callerOf(request))),
     keyknoxV2Push: async (request, reply) =>
       v2(
         reply,
@@ -110,11 +111,6 @@ function handlers(deps: E3kitRoutesDeps): Record<RouteNameOf<'e3kit'>, Handler> 
       sendJson(reply, await (await pythia).password(callerOf(request), request.body)),
   };
 }
-
-const callerOf = (request: FastifyRequest): Caller => ({
-  app: request.app,
-  identity: request.identity,
-});
 
 const LIMIT_TEXT = { [KEYKNOX_BODY_LIMIT]: '1 MiB', [PYTHIA_BODY_LIMIT]: '4 KiB' };
 

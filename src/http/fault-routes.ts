@@ -4,9 +4,8 @@
  * rule of it is added.
  */
 import { parseFaultRules } from '../core/fault-rule.js';
-import { JSON_TYPE } from './error-reply.js';
 import type { ActiveFault, FaultSet } from './faults.js';
-import type { Handler } from './route-group.js';
+import { sendJson, type Handler } from './route-group.js';
 
 /** A rule as the admin API shows it: its fields, id, hits and what is left of its count. */
 const shown = (rule: ActiveFault) => ({ ...rule, delay: rule.delay && delayText(rule.delay) });
@@ -16,12 +15,10 @@ const delayText = ({ min, max }: { min: number; max: number }): string =>
 export function faultHandlers(
   faults: FaultSet,
 ): Record<'adminFaults' | 'adminFaultsAdd' | 'adminFaultsClear', Handler> {
-  const send = (reply: Parameters<Handler>[1], body: unknown, status = 200) =>
-    reply.code(status).type(JSON_TYPE).send(JSON.stringify(body));
   return {
-    adminFaults: async (_request, reply) => send(reply, { faults: faults.list().map(shown) }),
+    adminFaults: async (_request, reply) => sendJson(reply, { faults: faults.list().map(shown) }),
     adminFaultsAdd: async (request, reply) =>
-      send(reply, { faults: faults.add(parseFaultRules(request.body)).map(shown) }, 201),
-    adminFaultsClear: async (_request, reply) => send(reply, { cleared: faults.clear() }),
+      sendJson(reply, { faults: faults.add(parseFaultRules(request.body)).map(shown) }, 201),
+    adminFaultsClear: async (_request, reply) => sendJson(reply, { cleared: faults.clear() }),
   };
 }

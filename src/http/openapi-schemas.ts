@@ -6,7 +6,7 @@
 import { WIRE_ERRORS, type WireCode } from '../core/errors.js';
 import type { RouteName } from '../core/routes.js';
 
-type Schema = Record<string, unknown>;
+export type Schema = Record<string, unknown>;
 
 const str: Schema = { type: 'string' };
 const int: Schema = { type: 'integer', minimum: 0 };
@@ -18,7 +18,7 @@ const object = (properties: Record<string, Schema>, optional: string[] = []): Sc
   properties,
   additionalProperties: false,
 });
-const ref = (name: string): Schema => ({ $ref: `#/components/schemas/${name}` });
+export const ref = (name: string): Schema => ({ $ref: `#/components/schemas/${name}` });
 
 const signature = object({ signer: str, signature: str, snapshot: str }, ['snapshot']);
 const state: Schema = { enum: ['active', 'superseded', 'revoked', 'revocation'] };

@@ -10,10 +10,8 @@ import { LIMITS } from '../core/limits.js';
 import type { WireProfile } from '../core/profile.js';
 import { ROUTES, routePaths, type RouteName, type RouteSpec } from '../core/routes.js';
 import { JOURNAL_FILTERS } from './journal-query.js';
-import { errorsOf, SCHEMAS } from './openapi-schemas.js';
+import { errorsOf, ref, SCHEMAS, type Schema } from './openapi-schemas.js';
 
-type Schema = Record<string, unknown>;
-const ref = (name: string): Schema => ({ $ref: `#/components/schemas/${name}` });
 const jsonContent = (schema: Schema): Schema => ({ 'application/json': { schema } });
 
 interface Success {

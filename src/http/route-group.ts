@@ -14,6 +14,7 @@ import type {
   onRequestHookHandler,
 } from 'fastify';
 import { ROUTES, routePaths, type RouteAuth, type RouteTag } from '../core/routes.js';
+import { JSON_TYPE } from './error-reply.js';
 
 /**
  * Answers a request: a promise of the reply, or nothing when it answered before returning (a
@@ -23,6 +24,9 @@ export type Handler = (
   request: FastifyRequest,
   reply: FastifyReply,
 ) => Promise<FastifyReply> | undefined;
+/** Sends `body` as JSON, with `status`: how a handler answers with anything but a card. */
+export const sendJson = (reply: FastifyReply, body: unknown, status = 200): FastifyReply =>
+  reply.code(status).type(JSON_TYPE).send(JSON.stringify(body));
 /** Admits a request (setting `request.identity`) or fails it with the 401 CardsError. */
 export type Guard = onRequestHookHandler | onRequestAsyncHookHandler;
 

@@ -34,8 +34,6 @@ import { lazyCompilers } from './lazy-compilers.js';
 import type { RequestLogger } from './request-log.js';
 import { DEFAULT_LIMITS, type ServerLimits } from './server-limits.js';
 
-export type { ServerLimits } from './server-limits.js';
-
 declare module 'fastify' {
   interface FastifyRequest {
     /** Who asked: a verified card token's identity, 'admin' or 'loopback'; '' for nobody. */

@@ -91,11 +91,7 @@ export async function replaceFile(
     try {
       for (const chunk of chunks) {
         const buffer = Buffer.from(chunk, 'utf8');
-        let offset = 0;
-        while (offset < buffer.byteLength) {
-          const { bytesWritten } = await handle.write(buffer, offset);
-          offset += bytesWritten;
-        }
+        await handle.writeFile(buffer);
         bytes += buffer.byteLength;
       }
       await handle.sync();

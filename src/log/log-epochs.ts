@@ -6,6 +6,7 @@
  * under one origin is a fork (C2SP tlog-checkpoint: a log's checkpoints are of one append-only
  * tree; tlog-witness refuses any that is not consistent with one it saw). Pure.
  */
+import { encodeBase64 } from '../core/encoding.js';
 import { CardsError } from '../core/errors.js';
 import type { PrivateKey } from '../crypto/keys.js';
 import { openCheckpoint } from './checkpoint.js';
@@ -105,7 +106,7 @@ export interface BehindOptions {
 export function logBehind(options: BehindOptions): CardsError {
   const { base, found, signed } = options;
   const at = (p: TreePoint): string =>
-    `size ${p.size} of ${epochOrigin(base, p.epoch)} (root ${Buffer.from(p.root).toString('base64')})`;
+    `size ${p.size} of ${epochOrigin(base, p.epoch)} (root ${encodeBase64(p.root)})`;
   const what =
     found === undefined
       ? 'holds no log'

@@ -12,6 +12,7 @@
  * to begin a new log (`newLog`); every later checkpoint extends that edge, append-only. The
  * tree is never recomputed: `loadEdge` reads one tile per level.
  */
+import { encodeHex } from '../core/encoding.js';
 import { CardsError } from '../core/errors.js';
 import type { PrivateKey } from '../crypto/keys.js';
 import { EMPTY_EDGE, appendEntries, edgeRoot, loadEdge, type LogEdge } from './append.js';
@@ -40,8 +41,6 @@ import { TILE_WIDTH, tilePath, tileWidth, type TileRef } from './tile-path.js';
 import type { TileStore, TileTransaction } from './tile-store.js';
 import { formatTlogProof } from './tlog-proof.js';
 
-export type { CheckpointCosigner } from './cosigning.js';
-
 export interface LogWriterOptions {
   readonly tiles: TileStore;
   /** The checkpoint origin and the log key's name. */
@@ -62,7 +61,7 @@ export interface LogWriterOptions {
  * and unique to it: `cards.local/` and the first 8 bytes of SHA-256 of the public key, in hex.
  */
 export function defaultLogOrigin(publicKey: Uint8Array): string {
-  return `cards.local/${Buffer.from(sha256(publicKey).subarray(0, 8)).toString('hex')}`;
+  return `cards.local/${encodeHex(sha256(publicKey).subarray(0, 8))}`;
 }
 
 export interface Published {

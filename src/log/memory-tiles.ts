@@ -38,7 +38,7 @@ export const partialPaths = (full: TileRef): string[] =>
   Array.from({ length: TILE_WIDTH - 1 }, (_, i) => tilePath({ ...full, width: i + 1 }));
 
 /** The first `tile.width` hashes or entries of a full tile or bundle. */
-export function prefixOf(tile: TileRef, full: Uint8Array): Uint8Array | undefined {
+function prefixOf(tile: TileRef, full: Uint8Array): Uint8Array | undefined {
   if (tile.level !== 'entries') return full.subarray(0, tile.width * HASH_SIZE);
   const entries = decodeEntryBundle(full);
   return entries && encodeEntryBundle(entries.slice(0, tile.width));

@@ -42,7 +42,7 @@ export function keyId(name: string, type: KeyType, publicKey: Uint8Array): numbe
   return new DataView(digest.buffer, digest.byteOffset).getUint32(0);
 }
 
-export const hex8 = (id: number): string => id.toString(16).padStart(8, '0');
+const hex8 = (id: number): string => id.toString(16).padStart(8, '0');
 
 export function formatVerifierKey(name: string, type: KeyType, publicKey: Uint8Array): string {
   checkName(name);

@@ -11,8 +11,8 @@ import { decodeBase64, decodeUtf8, encodeBase64, utf8 } from '../core/encoding.j
 import { isValidKeyName, type NoteSigner, type NoteVerifier } from './note-keys.js';
 
 /** More than the 16 the spec asks verifiers to accept; bounds the work a hostile note causes. */
-export const MAX_NOTE_SIGNATURES = 100;
-export const MAX_NOTE_SIZE = 1 << 20;
+const MAX_NOTE_SIGNATURES = 100;
+const MAX_NOTE_SIZE = 1 << 20;
 
 export interface NoteSignature {
   readonly name: string;
@@ -62,7 +62,7 @@ export function formatSignatureLine(name: string, keyId: number, signature: Uint
 }
 
 /** Checks that `text` can be a note text: UTF-8, no control characters but newline, ends in one. */
-export function checkNoteText(text: string): void {
+function checkNoteText(text: string): void {
   if (!text.endsWith('\n')) throw malformed('the text must end with a newline');
   if (hasControl(text)) throw malformed('control character in the text');
   if (/\p{Surrogate}/u.test(text)) throw malformed('not UTF-8 (a lone surrogate)');

@@ -9,7 +9,7 @@
 
 export const TILE_HEIGHT = 8;
 export const TILE_WIDTH = 256;
-export const MAX_TILE_LEVEL = 63;
+const MAX_TILE_LEVEL = 63;
 
 /** A Merkle tree tile (`level` ≥ 0) or an entry bundle (`level` 'entries'). */
 export interface TileRef {
@@ -19,7 +19,7 @@ export interface TileRef {
   readonly width: number;
 }
 
-export function formatTileIndex(index: number): string {
+function formatTileIndex(index: number): string {
   if (!Number.isSafeInteger(index) || index < 0) throw new RangeError(`tile index ${index}`);
   const groups: string[] = [];
   let n = index;

@@ -6,14 +6,14 @@
  * log key for the origin, cosignatures by policy, then the inclusion proof.
  */
 import { CardsError } from '../core/errors.js';
-import { decodeBase64, encodeBase64, encodeBase64Each } from '../core/encoding.js';
+import { decodeBase64, encodeBase64, encodeBase64Each, utf8 } from '../core/encoding.js';
 import { openCheckpoint, type Checkpoint } from './checkpoint.js';
 import { HASH_SIZE, leafHash } from './hash.js';
 import { parseNote } from './note.js';
 import type { NoteVerifier } from './note-keys.js';
 import { verifyInclusion } from './proofs.js';
 
-export const TLOG_PROOF_HEADER = 'c2sp.org/tlog-proof@v1';
+const TLOG_PROOF_HEADER = 'c2sp.org/tlog-proof@v1';
 
 export interface TlogProof {
   readonly extra?: Uint8Array;
@@ -75,7 +75,7 @@ export interface VerifyTlogProofOptions {
 /** The names of the `witnessKeys` whose cosignatures of a signed checkpoint verify. */
 export function cosignersOf(signed: string, witnessKeys: readonly NoteVerifier[]): string[] {
   const note = parseNote(signed);
-  const text = new TextEncoder().encode(note.text);
+  const text = utf8(note.text);
   const names: string[] = [];
   for (const w of witnessKeys) {
     const sig = note.signatures.find((s) => s.name === w.name && s.keyId === w.keyId);

@@ -17,7 +17,7 @@ import { parseNote } from './note.js';
 import type { NoteVerifier } from './note-keys.js';
 import { verifyConsistency } from './proofs.js';
 
-export const MAX_PROOF_LINES = 63;
+const MAX_PROOF_LINES = 63;
 
 export interface AddCheckpointRequest {
   readonly oldSize: number;

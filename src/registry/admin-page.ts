@@ -17,7 +17,7 @@ export interface Page<T> {
  * The first rows of `rows` whose UTF-8 JSON list (brackets and commas included, as the answer
  * sends it) holds at most `budget` bytes, and the first row in any case.
  */
-export function rowsWithin<T>(rows: readonly T[], budget: number = LIMITS.adminPageBytes): T[] {
+function rowsWithin<T>(rows: readonly T[], budget: number = LIMITS.adminPageBytes): T[] {
   let bytes = 1; // '[' and, after the last row, ']' in place of its comma
   for (const [i, row] of rows.entries()) {
     bytes += Buffer.byteLength(JSON.stringify(row)) + 1;

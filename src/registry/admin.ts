@@ -48,8 +48,6 @@ export interface IdentityHistory {
   readonly chains: readonly { readonly revoked: boolean; readonly cards: HistoryCard[] }[];
 }
 
-export type { Page } from './admin-page.js';
-
 /**
  * Bytes of history JSON kept (about 9,000 identities of two cards, 1.8 KB each): an identity's
  * history costs, made anew, about as much again as the whole request for it.

@@ -20,6 +20,7 @@ import {
   isKeyknoxLine,
   keyknox1Line,
   keyknox2Line,
+  keyknoxLineText,
   readKeyknoxLine,
 } from '../store/keyknox-record.js';
 import { LIMITS } from '../core/limits.js';
@@ -33,14 +34,11 @@ const CHUNK = 100;
 /** How a line of a dump that is a Keyknox record begins (before any other check). */
 const KEYKNOX_HEAD = /^\s*\{\s*"keyknox/;
 
-const keyknoxText = (r: KeyknoxRecord): string =>
-  r.kind === 'keyknox1' ? keyknox1Line(r.address, r.record) : keyknox2Line(r.entry);
-
 /** Every blob and entry as dump lines, a chunk of lines at a time. */
 export async function* exportKeyknox(store: KeyknoxStore): AsyncGenerator<string> {
   let chunk: string[] = [];
   for await (const record of store.records()) {
-    chunk.push(`${keyknoxText(record)}\n`);
+    chunk.push(`${keyknoxLineText(record)}\n`);
     if (chunk.length >= CHUNK) {
       yield chunk.join('');
       chunk = [];
@@ -163,11 +161,12 @@ export class KeyknoxImport {
   }
 
   async #storedAlready(store: KeyknoxStore, record: KeyknoxRecord): Promise<boolean> {
+    const text = keyknoxLineText(record);
     if (record.kind === 'keyknox1') {
       const stored = await store.v1Get(record.address);
-      return stored !== undefined && keyknox1Line(record.address, stored) === keyknoxText(record);
+      return stored !== undefined && keyknox1Line(record.address, stored) === text;
     }
     const stored = await store.v2Get(record.entry.address);
-    return stored !== undefined && keyknox2Line(stored) === keyknoxText(record);
+    return stored !== undefined && keyknox2Line(stored) === text;
   }
 }

@@ -18,12 +18,13 @@ import {
 } from '../core/chain.js';
 import { encodeBase64 } from '../core/encoding.js';
 import { CardsError, isCardsError } from '../core/errors.js';
+import { isObject } from '../core/json.js';
 import { CARD_ID_PATTERN, SELF_SIGNER } from '../core/limits.js';
-import { buildSnapshot, type Snapshot } from '../core/snapshot.js';
+import { buildSnapshot, decodeSnapshot, type Snapshot } from '../core/snapshot.js';
 import type { PrivateKey } from '../crypto/keys.js';
 import { signEntry } from '../crypto/sign-card.js';
 import type { CardEntry, CardStore, StoredCard } from '../store/store.js';
-import { decodeSnapshotFor, parseSearchQuery } from './requests.js';
+import { parseSearchQuery } from './requests.js';
 import { checkSelfSignature } from './self-signature.js';
 
 export type { CardEntry, CardStore } from '../store/store.js';
@@ -90,7 +91,9 @@ export class Registry {
     caller: string,
   ): Promise<CardEntry> {
     const raw = parseRawCard(body);
-    const snapshot = decodeSnapshotFor(raw.content_snapshot, purpose, caller);
+    // A snapshot of another identity than the token's is 40034, at the deployed service's place
+    // in the order of checks.
+    const snapshot = decodeSnapshot(raw.content_snapshot, purpose, { expectedIdentity: caller });
     // Spec 4.4: a revoking card's signatures are optional and, when present, not verified.
     const signatures = parseSignatures(raw.signatures, {
       reservedSigner: this.#signer,
@@ -236,9 +239,6 @@ export class Registry {
 }
 
 const isEmptyObject = (value: unknown): boolean =>
-  typeof value === 'object' &&
-  value !== null &&
-  !Array.isArray(value) &&
-  Object.keys(value).length === 0;
+  isObject(value) && Object.keys(value).length === 0;
 
 export const createRegistry = (options: RegistryOptions): Registry => new Registry(options);

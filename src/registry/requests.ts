@@ -1,13 +1,11 @@
 /**
  * Reading request bodies the way the deployed service does, where the core parsers leave a gap:
- * the search query (40200, 40300, and 40091 for an identity no card can have) and the snapshot
- * checked against the token's identity (40034). Pure.
+ * the search query (40200, 40300, and 40091 for an identity no card can have). Pure.
  */
 import { isPortableText } from '../core/encoding.js';
 import { CardsError } from '../core/errors.js';
 import { isObject } from '../core/json.js';
 import { LIMITS } from '../core/limits.js';
-import { decodeSnapshot, type Snapshot, type SnapshotPurpose } from '../core/snapshot.js';
 
 /** A request body that must be a JSON object: BODY_PARSE naming `what` when it is not. */
 export function bodyObject(body: unknown, what: string): Record<string, unknown> {
@@ -57,13 +55,3 @@ function searchable(identity: string): string {
     'Text is incorrect. It must be well-formed Unicode without U+0000: a searched identity is not.',
   );
 }
-
-/**
- * Decodes a content snapshot for a caller whose token carries `callerIdentity`: a snapshot of
- * another identity is 40034, at the deployed service's position in the order of checks.
- */
-export const decodeSnapshotFor = (
-  contentSnapshot: string,
-  purpose: SnapshotPurpose,
-  callerIdentity: string,
-): Snapshot => decodeSnapshot(contentSnapshot, purpose, { expectedIdentity: callerIdentity });

@@ -14,7 +14,7 @@ import { dumpLines } from '../io/lines.js';
 import type { PrivateKey } from '../crypto/keys.js';
 import { Admin } from '../registry/admin.js';
 import type { CardLog } from '../registry/card-log.js';
-import { dumpText } from '../registry/transfer.js';
+import { exportCards } from '../registry/transfer.js';
 import type { Engine, SecretName } from '../store/engine.js';
 
 export const DUMP_FORMAT = 'cards-dump';
@@ -102,7 +102,7 @@ export async function importDumpCards(
 
 /**
  * Writes the server's dump (`--export-on-exit`, on SIGINT/SIGTERM): its keys, its Keyknox entries
- * and every card (transfer.ts `dumpText`), whole (temporary file, fsync, rename), mode 0600;
+ * and every card (transfer.ts `exportCards`), whole (temporary file, fsync, rename), mode 0600;
  * resolves with the count of cards.
  */
 export async function exportDump(
@@ -121,9 +121,9 @@ export async function exportDump(
     if (key) header.secrets[name] = key.toPem();
   }
   const parts = [`${JSON.stringify(header)}\n`];
-  let cards = 0;
-  for await (const chunk of dumpText(engine.cards, engine.keyknox, (n) => (cards += n)))
+  const cards = await exportCards(engine, async (chunk) => {
     parts.push(chunk);
+  });
   replaceFileSync(file, parts.join(''), 0o600);
   return cards;
 }

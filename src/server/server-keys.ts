@@ -146,5 +146,3 @@ async function resolveAdminToken(
   const from = shared ? `${where}, made by ${created ? 'this' : 'an earlier'} start` : where;
   return { token: value, created, from };
 }
-
-export { isLoopbackHost } from './defaults.js';

@@ -9,7 +9,7 @@ import { nodeFetch } from '../client/node-fetch.js';
 import { CardsError } from '../core/errors.js';
 import { utf8 } from '../core/encoding.js';
 import { cosignatureVerifier } from '../log/cosignature.js';
-import type { CheckpointCosigner } from '../log/log-writer.js';
+import type { CheckpointCosigner } from '../log/cosigning.js';
 import { parseNote, parseSignatureLine } from '../log/note.js';
 import { formatAddCheckpoint } from '../log/witness.js';
 

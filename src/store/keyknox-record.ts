@@ -70,10 +70,18 @@ export function keyknox2Line(e: KeyknoxV2Entry): string {
   });
 }
 
-export const keyknox2DeleteLine = (a: KeyknoxV2Address): string =>
+const keyknox2DeleteLine = (a: KeyknoxV2Address): string =>
   JSON.stringify({
     keyknox2del: { app: a.app, owner: a.owner, root: a.root, path: a.path, key: a.key },
   });
+
+/** The text of a line of any kind, without its line break. */
+export const keyknoxLineText = (line: KeyknoxLine): string =>
+  line.kind === 'keyknox1'
+    ? keyknox1Line(line.address, line.record)
+    : line.kind === 'keyknox2'
+      ? keyknox2Line(line.entry)
+      : keyknox2DeleteLine(line.address);
 
 /** Whether a parsed JSON line is a Keyknox record (by its one key). */
 export const isKeyknoxLine = (value: unknown): boolean =>

@@ -25,7 +25,7 @@ import { mintToken } from '../../src/crypto/tokens.js';
 import { createApp } from '../../src/http/app.js';
 import { createAuthenticator } from '../../src/http/auth.js';
 import { createRegistry } from '../../src/registry/registry.js';
-import { openJsonStore, type JsonStore } from '../../src/store/json/json-store.js';
+import { JsonStore } from '../../src/store/json/json-store.js';
 import { makeTempDir } from '../helpers/server.js';
 import { startInProcess } from '../helpers/in-process-server.js';
 import { cardFromFields, fieldsFor, makeCard } from '../http/card-kit.js';
@@ -307,7 +307,7 @@ after(async () => {
 
 async function harness(): Promise<Harness> {
   const dir = makeTempDir('cards-fuzz-');
-  const store = await openJsonStore({ path: join(dir, 'cards.json') });
+  const store = await JsonStore.open({ path: join(dir, 'cards.json') });
   const profile = PROFILES.service;
   const registry = createRegistry({ store, serviceKey: generatePrivateKey(), signer: 'service' });
   const auth = createAuthenticator({ keys: [{ key: appKey.publicKey }], scheme: profile.scheme });

@@ -9,7 +9,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, describe, test } from 'node:test';
-import { openJsonStore } from '../../src/store/json/json-store.js';
+import { JsonStore } from '../../src/store/json/json-store.js';
 import { MemoryStore } from '../../src/store/memory/memory-store.js';
 import type { CardStore, StoredCard } from '../../src/store/store.js';
 
@@ -28,7 +28,7 @@ const card = (i: number, identity: string, extra: Partial<StoredCard> = {}): Sto
 
 const engines: Record<string, () => Promise<CardStore>> = {
   memory: async () => new MemoryStore(),
-  json: () => openJsonStore({ path: join(root, `s${n++}`, 'cards.json') }),
+  json: () => JsonStore.open({ path: join(root, `s${n++}`, 'cards.json') }),
 };
 
 for (const [engine, open] of Object.entries(engines))
@@ -150,15 +150,15 @@ for (const [engine, open] of Object.entries(engines))
 
 test('JSON store: a reset is durable across a reopen', async () => {
   const path = join(root, 'durable', 'cards.json');
-  let store = await openJsonStore({ path });
+  let store = await JsonStore.open({ path });
   for (let i = 1; i <= 4; i++) await store.insert(card(i, `u${i}`));
   await store.close();
-  store = await openJsonStore({ path });
+  store = await JsonStore.open({ path });
   await store.insert(card(5, 'u5')); // one card in the journal, four in the file
   await store.reset();
   await store.insert(card(6, 'u6'));
   await store.close();
-  store = await openJsonStore({ path });
+  store = await JsonStore.open({ path });
   try {
     assert.deepEqual(
       (await store.listCards(undefined, 10)).map((e) => e.id),

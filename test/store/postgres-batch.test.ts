@@ -13,7 +13,7 @@ import { after, describe, test } from 'node:test';
 import pg from 'pg';
 import { cardIdOf } from '../../src/core/card-id.js';
 import { CardsError } from '../../src/core/errors.js';
-import { openPostgresStore, type PostgresStore } from '../../src/store/postgres/postgres-store.js';
+import { PostgresStore } from '../../src/store/postgres/postgres-store.js';
 import type { StoredCard } from '../../src/store/store.js';
 import { freshStoreUrl, sql } from '../helpers/postgres.js';
 
@@ -43,7 +43,7 @@ after(async () => {
 
 async function open(): Promise<{ store: PostgresStore; url: string }> {
   const url = await freshStoreUrl();
-  const store = await openPostgresStore({ url, poolSize: 4 });
+  const store = await PostgresStore.open({ url, poolSize: 4 });
   stores.push(store);
   return { store, url };
 }

@@ -11,7 +11,7 @@ import { join } from 'node:path';
 import { after, describe, test } from 'node:test';
 import { generatePrivateKey } from '../../src/crypto/keys.js';
 import { createRegistry } from '../../src/registry/registry.js';
-import { openJsonStore } from '../../src/store/json/json-store.js';
+import { JsonStore } from '../../src/store/json/json-store.js';
 import { sandbox } from '../cli/harness.js';
 import { runServeToExit } from '../helpers/server.js';
 import { freshStoreUrl, sql, testPostgres } from '../helpers/postgres.js';
@@ -25,7 +25,7 @@ after(() => box.cleanup());
 
 /** A JSON store with chains, a replacement and a revocation, made through the registry. */
 async function makeJsonStore(path: string, n: number): Promise<string[]> {
-  const store = await openJsonStore({ path });
+  const store = await JsonStore.open({ path });
   const registry = createRegistry({ store, serviceKey: generatePrivateKey(), signer: 'service' });
   const ids: string[] = [];
   for (let i = 0; i < n; i++) {

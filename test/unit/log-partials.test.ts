@@ -19,7 +19,7 @@ import { tilePath, tilesForSize, type TileRef } from '../../src/log/tile-path.js
 import { MemoryTileStore, type TileStore, type TileTransaction } from '../../src/log/tile-store.js';
 import { generatePrivateKey } from '../../src/crypto/keys.js';
 import { PostgresTiles } from '../../src/store/postgres/tiles.js';
-import { openPostgresStore } from '../../src/store/postgres/postgres-store.js';
+import { PostgresStore } from '../../src/store/postgres/postgres-store.js';
 import { entry } from '../helpers/log-kit.js';
 import { freshStoreUrl, sql } from '../helpers/postgres.js';
 
@@ -101,7 +101,7 @@ describe('a log grown a card at a time keeps only its edge partials', { concurre
 
   test('PostgreSQL: the same, in the transaction that writes the full tile', async () => {
     const url = await freshStoreUrl();
-    const store = await openPostgresStore({ url, poolSize: 2 });
+    const store = await PostgresStore.open({ url, poolSize: 2 });
     try {
       await growOneByOne(new PostgresTiles(store.db), 300);
       const rows = await sql<{ path: string }>(url, 'SELECT path FROM cards_log_tiles');

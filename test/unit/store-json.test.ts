@@ -11,7 +11,7 @@ import {
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, describe, test } from 'node:test';
-import { openJsonStore } from '../../src/store/json/json-store.js';
+import { JsonStore } from '../../src/store/json/json-store.js';
 import { storePaths } from '../../src/store/json/paths.js';
 import type { StoredCard } from '../../src/store/store.js';
 import { serializeCard } from '../../src/store/record.js';
@@ -42,7 +42,7 @@ describe('JSON store: files, durability, replay', () => {
   test('a new store: readable file, journal; close folds everything into the file', async () => {
     const db = newDb();
     const paths = storePaths(db);
-    const store = await openJsonStore({ path: db });
+    const store = await JsonStore.open({ path: db });
     assert.deepEqual(JSON.parse(readFileSync(db, 'utf8')), {
       format: 'cards-store',
       version: 1,
@@ -72,7 +72,7 @@ describe('JSON store: files, durability, replay', () => {
     assert.match(text, /^\{"id":"0+1","identity":"user-1"/m, 'one card per line');
     assert.ok(!existsSync(paths.journal));
 
-    const again = await openJsonStore({ path: db });
+    const again = await JsonStore.open({ path: db });
     assert.deepEqual(
       again.cards().map(serializeCard),
       [card(1), card(2, { identity: 'user-1', previous_card_id: hex(1) })].map(serializeCard),
@@ -91,10 +91,10 @@ describe('JSON store: files, durability, replay', () => {
       card(4, { identity: 'bob', previous_card_id: hex(3), revoking: true, signatures: [] }),
     ];
     const db = newDb();
-    const store = await openJsonStore({ path: db });
+    const store = await JsonStore.open({ path: db });
     for (const c of cards) await store.insert(c);
     await store.close();
-    const fast = await openJsonStore({ path: db });
+    const fast = await JsonStore.open({ path: db });
     const fastCards = fast.cards();
     assert.ok(
       fastCards.every((c) => c instanceof StoredLine),
@@ -103,7 +103,7 @@ describe('JSON store: files, durability, replay', () => {
     await fast.close();
     // The same data as a person might reformat it.
     writeFileSync(db, JSON.stringify({ format: 'cards-store', version: 1, cards }, null, 2));
-    const slow = await openJsonStore({ path: db });
+    const slow = await JsonStore.open({ path: db });
     const slowCards = slow.cards();
     assert.ok(!slowCards.some((c) => c instanceof StoredLine));
     for (const list of [fastCards, slowCards]) {
@@ -140,7 +140,7 @@ describe('JSON store: files, durability, replay', () => {
 
   test('concurrent appends share writes (group commit) and keep their order', async () => {
     const db = newDb();
-    const store = await openJsonStore({ path: db });
+    const store = await JsonStore.open({ path: db });
     await Promise.all(Array.from({ length: 200 }, (_, i) => store.insert(card(i))));
     const stats = store.stats();
     assert.equal(stats.appends, 200);
@@ -154,14 +154,14 @@ describe('JSON store: files, durability, replay', () => {
 
   test('replay after an unclean stop: journal lines added, a torn last line ignored, duplicates skipped', async () => {
     const db = newDb();
-    await (await openJsonStore({ path: db })).close();
+    await (await JsonStore.open({ path: db })).close();
     const paths = storePaths(db);
     writeFileSync(db, storeText([card(1)]));
     writeFileSync(
       paths.journal,
       line(card(1)) + line(card(2)) + line(card(3)) + line(card(4)).slice(0, 30),
     );
-    const store = await openJsonStore({ path: db });
+    const store = await JsonStore.open({ path: db });
     assert.deepEqual(
       store.cards().map((c) => c.id),
       [hex(1), hex(2), hex(3)],
@@ -174,7 +174,7 @@ describe('JSON store: files, durability, replay', () => {
   test('background compaction keeps every card, in order, across a crash at any point', async () => {
     const db = newDb();
     const paths = storePaths(db);
-    const store = await openJsonStore({ path: db, compactBytes: 2000 });
+    const store = await JsonStore.open({ path: db, compactBytes: 2000 });
     for (let i = 0; i < 60; i++) await store.insert(card(i));
     // Insert until one more background compaction has written the main file, then "crash": copy
     // the files as they are on disk. The journal is cut right after, by the flush loop, without
@@ -197,7 +197,7 @@ describe('JSON store: files, durability, replay', () => {
     mkdirSync(copy);
     copyFileSync(db, copied.store);
     copyFileSync(paths.journal, copied.journal);
-    const reopened = await openJsonStore({ path: copied.store });
+    const reopened = await JsonStore.open({ path: copied.store });
     assert.deepEqual(
       reopened.cards().map((c) => c.id),
       store.cards().map((c) => c.id),
@@ -211,7 +211,7 @@ describe('JSON store: files, durability, replay', () => {
     const db = newDb();
     mkdirSync(join(db, '..'), { recursive: true });
     writeFileSync(db, '');
-    const store = await openJsonStore({ path: db });
+    const store = await JsonStore.open({ path: db });
     assert.equal(store.cards().length, 0);
     await store.close();
   });
@@ -260,7 +260,7 @@ describe('JSON store: refusals leave the files untouched', () => {
       let message = '';
       assert.equal(
         await codeOf(() =>
-          openJsonStore({ path: db }).catch((err: Error) => {
+          JsonStore.open({ path: db }).catch((err: Error) => {
             message = err.message;
             throw err;
           }),
@@ -274,11 +274,11 @@ describe('JSON store: refusals leave the files untouched', () => {
 
   test('STORE_CORRUPT: a complete journal line that does not parse', async () => {
     const db = newDb();
-    await (await openJsonStore({ path: db })).close();
+    await (await JsonStore.open({ path: db })).close();
     const journal = storePaths(db).journal;
     const text = `${line(card(1))}{not json}\n${line(card(2))}`;
     writeFileSync(journal, text);
-    assert.equal(await codeOf(() => openJsonStore({ path: db })), 'STORE_CORRUPT');
+    assert.equal(await codeOf(() => JsonStore.open({ path: db })), 'STORE_CORRUPT');
     assert.equal(readFileSync(journal, 'utf8'), text);
   });
 });

@@ -11,7 +11,7 @@ import { closeSync, mkdtempSync, openSync, rmSync, statSync, writeSync } from 'n
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, test } from 'node:test';
-import { openJsonStore } from '../../src/store/json/json-store.js';
+import { JsonStore } from '../../src/store/json/json-store.js';
 
 const root = mkdtempSync(join(tmpdir(), 'cards-large-'));
 after(() => rmSync(root, { recursive: true, force: true }));
@@ -39,7 +39,7 @@ test('a store file over 512 MiB opens, every card in order', { timeout: 120_000 
   closeSync(fd);
   assert.ok(statSync(db).size > STRING_MAX, 'larger than one string can be');
 
-  const store = await openJsonStore({ path: db });
+  const store = await JsonStore.open({ path: db });
   try {
     assert.equal(await store.count(), count);
     const last = (count - 1).toString(16).padStart(64, '0');

@@ -304,10 +304,7 @@ export class JsonStore extends IndexedStore {
     try {
       if (!this.#journal) await this.#openJournal();
       const journal = this.#journal as FileHandle;
-      let offset = 0;
-      while (offset < buffer.byteLength) {
-        offset += (await journal.write(buffer, offset)).bytesWritten;
-      }
+      await journal.writeFile(buffer);
       await journal.datasync();
       this.#journalBytes += buffer.byteLength;
     } catch (err) {
@@ -416,6 +413,3 @@ const mismatch = (entry: IndexedCard, store: string): CardsError =>
     `The store ${store} is damaged: card #${entry.seq + 1} (${entry.id}) holds a content snapshot whose id is ${idOf(entry.card) ?? 'not computable (not base64)'}; it is not served.`,
     { hint: 'Restore the file from a backup; the other cards are served.' },
   );
-
-export const openJsonStore = (options: JsonStoreOptions): Promise<JsonStore> =>
-  JsonStore.open(options);

@@ -33,13 +33,7 @@ import type {
   KeyknoxV2Summary,
   KeyknoxRecord,
 } from '../keyknox.js';
-import {
-  keyknox1Line,
-  keyknox2DeleteLine,
-  keyknox2Line,
-  readKeyknoxLine,
-  type KeyknoxLine,
-} from '../keyknox-record.js';
+import { keyknoxLineText, readKeyknoxLine, type KeyknoxLine } from '../keyknox-record.js';
 import { MemoryKeyknoxStore, v1Key, v2Key } from '../memory/keyknox-store.js';
 import { readLines } from './line-reader.js';
 import { unavailable } from './unavailable.js';
@@ -57,13 +51,6 @@ interface Queued {
   readonly resolve: () => void;
   readonly reject: (err: unknown) => void;
 }
-
-const textOf = (line: KeyknoxLine): string =>
-  line.kind === 'keyknox1'
-    ? keyknox1Line(line.address, line.record)
-    : line.kind === 'keyknox2'
-      ? keyknox2Line(line.entry)
-      : keyknox2DeleteLine(line.address);
 
 export class KeyknoxFile implements KeyknoxStore {
   readonly #path: string;
@@ -256,7 +243,7 @@ export class KeyknoxFile implements KeyknoxStore {
       resolve = res;
       reject = rej;
     });
-    const queued: Queued = { key, line, text: `${textOf(line)}\n`, done, resolve, reject };
+    const queued: Queued = { key, line, text: `${keyknoxLineText(line)}\n`, done, resolve, reject };
     this.#pending.set(key, { queued, revision });
     this.#queue.push(queued);
     this.#startFlush();
@@ -289,9 +276,7 @@ export class KeyknoxFile implements KeyknoxStore {
     const buffer = Buffer.from(text, 'utf8');
     try {
       this.#handle ??= await open(this.#path, 'a', 0o600);
-      let offset = 0;
-      while (offset < buffer.byteLength)
-        offset += (await this.#handle.write(buffer, offset)).bytesWritten;
+      await this.#handle.writeFile(buffer);
       await this.#handle.datasync();
       this.#bytes += buffer.byteLength;
     } catch (err) {
@@ -310,7 +295,7 @@ export class KeyknoxFile implements KeyknoxStore {
   async #snapshot(lines: Iterable<KeyknoxLine> = this.#held.lines()): Promise<void> {
     const chunks = function* () {
       yield `${KEYKNOX_HEADER}\n`;
-      for (const line of lines) yield `${textOf(line)}\n`;
+      for (const line of lines) yield `${keyknoxLineText(line)}\n`;
     };
     try {
       const bytes = await replaceFile(this.#path, chunks(), 0o600);

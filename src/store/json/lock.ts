@@ -195,7 +195,7 @@ async function lockFile(path: string, store: string, flag: string): Promise<Stor
 }
 
 /** The file stale-lock takers hold one at a time (a companion: store paths never equal it). */
-export const takeoverPath = (lock: string): string => `${lock}.takeover`;
+const takeoverPath = (lock: string): string => `${lock}.takeover`;
 
 const ignoreMissing = (err: NodeJS.ErrnoException): void => {
   if (err.code !== 'ENOENT') throw err;

@@ -188,6 +188,3 @@ export class PostgresStore implements CardStore {
     await this.db.end();
   }
 }
-
-export const openPostgresStore = (options: DatabaseOptions): Promise<PostgresStore> =>
-  PostgresStore.open(options);
