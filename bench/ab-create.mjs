@@ -2,27 +2,32 @@
 // (startup.mjs) and create into a store of N cards with the log and the admin API on (as
 // `cards serve` starts), this build (A) and B_ROOT's (B) on copies of one store, one after the
 // other in an order that alternates by round, each round beside the one-core crypto bound (one
-// Ed25519 verify plus one sign, crypto.mjs) measured in that round; medians over rounds, ratios
-// taken within a round.
+// Ed25519 verify with key import plus one sign, crypto.mjs) and the create floor (the least a
+// node HTTP server does for a create, lib/create-floor-server.mjs) measured in that round;
+// medians over rounds, ratios taken within a round.
 // `npm run bench -- --ab` runs it (100,000 cards, 5 rounds of 3 s; --quick: 20,000, 3 of 1 s);
 // without B_ROOT it measures this build alone.
 import { createCursor, measureCreate } from './cards-server.mjs';
 import { measureCrypto } from './crypto.mjs';
 import { createPool } from './lib/cards.mjs';
 import { median } from './lib/load.mjs';
-import { startCards } from './lib/servers.mjs';
+import { startCards, startCreateFloor } from './lib/servers.mjs';
 import { appKeyOf, buildStore, copyStore, makeKeysDir } from './lib/stores.mjs';
 import { BUILDS, startupMedians, startupRound } from './startup.mjs';
 
 const say = (line) => process.stderr.write(`${line}\n`);
 
-/** Creates/s of each build into a fresh copy of `storeDir`, from the same cards. */
+/** Creates/s of each build into a fresh copy of `storeDir`, and of the floor, from the same cards. */
 async function createRound(storeDir, cursor, round, { seconds, warm }) {
-  const names = Object.keys(BUILDS);
+  const names = [...Object.keys(BUILDS), 'floor'];
   if (round % 2 === 1) names.reverse();
   const out = {};
   for (const name of names) {
-    const server = await startCards(copyStore(storeDir), ['--quiet'], [], BUILDS[name]);
+    const dir = copyStore(storeDir);
+    const server =
+      name === 'floor'
+        ? await startCreateFloor(dir)
+        : await startCards(dir, ['--quiet'], [], BUILDS[name]);
     try {
       cursor.reset();
       out[name] = await measureCreate(server, cursor, { seconds, warm });
@@ -79,6 +84,7 @@ function abMedians(runs) {
     bound: m((r) => r.bound),
     create: mapValues(runs[0].create, (_, name) => m((r) => r.create[name])),
     ofBound: mapValues(runs[0].create, (_, name) => m((r) => r.create[name] / r.bound)),
+    ofFloor: m((r) => r.create.A / r.create.floor),
     ...(runs[0].create.B !== undefined && {
       ratio: m((r) => r.create.A / r.create.B),
       startupRatio: m((r) => r.startup.A / r.startup.B),
@@ -107,6 +113,12 @@ export function formatCreateAb({ storeSize, seconds, runs, medians }) {
         `(${int(medians.bound)}/s), ${int(medians.createCpuUs[name])} µs CPU each`,
     );
   }
+  lines.push(
+    `floor (node:http, verify with key import, sign, group fdatasync; nothing else): ` +
+      `${int(medians.create.floor)}/s = ${pct(medians.ofBound.floor)} of the crypto bound, ` +
+      `${int(medians.createCpuUs.floor)} µs CPU each; A reaches ` +
+      `${pct(medians.ofFloor)} of the floor`,
+  );
   if (medians.ratio !== undefined)
     lines.push(
       `A/B: create ${medians.ratio.toFixed(2)}× (target ≥ 0.95), CPU per create ` +

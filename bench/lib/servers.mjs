@@ -88,6 +88,13 @@ export async function startCards(dir, args = [], nodeArgs = [], bin = CARDS_BIN)
     dir,
     'cards-serve',
   );
+  const url = await listeningUrl(run, 'cards serve');
+  const listeningMs = performance.now() - started;
+  return { ...run, url, listeningMs, appKey: fileHome(join(dir, 'cards.json')).appKey };
+}
+
+/** The URL of a spawned server's `listening on URL` line, its stdout drained after. */
+async function listeningUrl(run, name) {
   const url = await new Promise((resolve, reject) => {
     let out = '';
     run.proc.stdout.setEncoding('utf8').on('data', (chunk) => {
@@ -96,14 +103,18 @@ export async function startCards(dir, args = [], nodeArgs = [], bin = CARDS_BIN)
       if (match) resolve(match[1]);
     });
     run.exited.then((r) =>
-      reject(
-        new Error(`cards serve exited (${r.code ?? r.signal}): ${readFileSync(run.log, 'utf8')}`),
-      ),
+      reject(new Error(`${name} exited (${r.code ?? r.signal}): ${readFileSync(run.log, 'utf8')}`)),
     );
   });
-  const listeningMs = performance.now() - started;
   run.proc.stdout.resume();
-  return { ...run, url, listeningMs, appKey: fileHome(join(dir, 'cards.json')).appKey };
+  return url;
+}
+
+/** The create floor (create-floor-server.mjs), its line file in `dir`. */
+export async function startCreateFloor(dir) {
+  const bin = new URL('./create-floor-server.mjs', import.meta.url).pathname;
+  const run = spawnLogged([bin, dir], dir, 'create-floor');
+  return { ...run, url: await listeningUrl(run, 'the create floor') };
 }
 
 async function freePort() {
