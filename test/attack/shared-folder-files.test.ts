@@ -1,0 +1,132 @@
+/**
+ * Files replaced whole (temporary file, fsync, rename) in a folder other users may write: a
+ * shared /tmp, a CI workspace. Another user who makes, ahead of time, the temporary name a
+ * writer of this process would take (`.<name>.<pid>.tmp`: a pid is public) gets nothing: not
+ * the secret written (a key, the admin token of a profile, a dump's private keys) in a file of
+ * theirs that then takes the name with their owner and mode, nor a file of ours overwritten
+ * through a link. Each file written is ours, a regular file of mode 0600, and what was planted
+ * is as it was. The commands run in this process, so the planted names carry its pid.
+ */
+import assert from 'node:assert/strict';
+import {
+  chmodSync,
+  chownSync,
+  lstatSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  symlinkSync,
+  writeFileSync,
+} from 'node:fs';
+import { tmpdir } from 'node:os';
+import { basename, dirname, join } from 'node:path';
+import { after, test } from 'node:test';
+import { sandbox } from '../cli/harness.js';
+import { startInProcess } from '../helpers/in-process-server.js';
+
+const folders: string[] = [];
+after(() => {
+  for (const dir of folders) rmSync(dir, { recursive: true, force: true });
+});
+
+/** A folder every user may write (mode 0777, as a shared workspace), holding a file of ours. */
+function sharedFolder(): { dir: string; victim: string } {
+  const dir = mkdtempSync(join(tmpdir(), 'cards-shared-'));
+  folders.push(dir);
+  chmodSync(dir, 0o777);
+  const victim = join(dir, 'notes.txt');
+  writeFileSync(victim, 'a file of ours\n', { mode: 0o600 });
+  return { dir, victim };
+}
+
+/** The user `nobody`: the other user, when the tests run as root. */
+const OTHER_UID = 65534;
+
+/**
+ * What another user leaves under the temporary name this process would use for `path` if the
+ * name could be guessed: a file of theirs anyone may write, or a link to `victim`.
+ */
+function plant(path: string, kind: 'file' | 'link', victim: string): string {
+  const name = join(dirname(path), `.${basename(path)}.${process.pid}.tmp`);
+  if (kind === 'link') {
+    symlinkSync(victim, name);
+    return name;
+  }
+  writeFileSync(name, '');
+  chmodSync(name, 0o666);
+  if (process.getuid?.() === 0) chownSync(name, OTHER_UID, OTHER_UID);
+  return name;
+}
+
+/** `path` is a regular file of this user, mode 0600, holding `holds`. */
+function assertOurs(path: string, holds: RegExp): void {
+  const stat = lstatSync(path);
+  assert.ok(stat.isFile(), `${path} is a regular file, not a link`);
+  assert.equal(stat.mode & 0o777, 0o600, `${path} mode ${(stat.mode & 0o777).toString(8)}`);
+  assert.equal(stat.uid, process.getuid?.() ?? stat.uid, `${path} is ours`);
+  assert.match(readFileSync(path, 'utf8'), holds);
+}
+
+/** What was planted is as it was: the other user's file empty, our file through the link unchanged. */
+function assertUntouched(planted: string, kind: 'file' | 'link', victim: string): void {
+  const stat = lstatSync(planted);
+  if (kind === 'link') assert.ok(stat.isSymbolicLink(), 'the planted link is still there');
+  else assert.equal(stat.size, 0, 'nothing was written into the planted file');
+  assert.equal(readFileSync(victim, 'utf8'), 'a file of ours\n', 'the file the link names');
+}
+
+for (const kind of ['file', 'link'] as const) {
+  test(`keygen --out --force in a shared folder: a planted ${kind} under the temporary name gets nothing`, async () => {
+    const { dir, victim } = sharedFolder();
+    const box = sandbox();
+    try {
+      const out = join(dir, 'alice.pem');
+      assert.equal((await box.cards(['keygen', '--identity', 'alice', '--out', out])).status, 0);
+      const planted = plant(out, kind, victim);
+      const replaced = await box.cards(['keygen', '--identity', 'alice', '--out', out, '--force']);
+      assert.equal(replaced.status, 0, replaced.stderr);
+      assertOurs(out, /^-----BEGIN PRIVATE KEY-----\n/);
+      assertUntouched(planted, kind, victim);
+    } finally {
+      box.cleanup();
+    }
+  });
+
+  test(`config set in a shared CARDS_HOME: a planted ${kind} under the temporary name gets nothing`, async () => {
+    const { dir, victim } = sharedFolder();
+    const home = join(dir, 'home');
+    mkdirSync(home, { mode: 0o777 });
+    chmodSync(home, 0o777);
+    const box = sandbox({ CARDS_HOME: home });
+    try {
+      const planted = plant(join(home, 'config.json'), kind, victim);
+      const set = await box.cards(['config', 'set', 'adminToken', 'cards_admin_secret']);
+      assert.equal(set.status, 0, set.stderr);
+      assertOurs(join(home, 'config.json'), /cards_admin_secret/);
+      assertUntouched(planted, kind, victim);
+    } finally {
+      box.cleanup();
+    }
+  });
+
+  test(`--export-on-exit in a shared folder: a planted ${kind} under the temporary name gets nothing`, async () => {
+    const { dir, victim } = sharedFolder();
+    const dump = join(dir, 'dump.ndjson');
+    const server = await startInProcess({ args: ['--quiet', '--export-on-exit', dump] });
+    try {
+      const planted = plant(dump, kind, victim);
+      await server.stop();
+      assertOurs(dump, /-----BEGIN PRIVATE KEY-----/);
+      assertUntouched(planted, kind, victim);
+      assert.deepEqual(
+        readdirSync(dir).filter((name) => name.endsWith('.tmp') && name !== basename(planted)),
+        [],
+        'no temporary file left',
+      );
+    } finally {
+      await server.dispose();
+    }
+  });
+}
