@@ -2,7 +2,8 @@
  * The one HTTP stack: `createStack` builds the fastify instance that the Cards app (app.ts) and
  * the witness (src/witness/server.ts) add their plugins to. What every request of either gets:
  * node's timeouts for slow clients, a cap on open connections (a connection over it is answered
- * 503 SERVER_BUSY and closed, so a client learns why), the Host check of RFC 9112 section 3.2,
+ * 503 SERVER_BUSY and closed, so a client learns why; one past the connections held at all is
+ * closed as it is accepted), the Host check of RFC 9112 section 3.2,
  * `Connection: close` while closing (so close() does not wait for keep-alive connections), every
  * failure sent as the app's refusal body (`errorBody`) with a documented code, and one request
  * line per request answered, with its route name for `onServed` (the request journal, metrics).
@@ -140,7 +141,12 @@ export function createStack(options: StackOptions): {
   drop: Drop;
 } {
   const { logger, errorBody, notFound } = options;
-  const limits: ServerLimits = { ...DEFAULT_LIMITS, ...options.limits };
+  const served = options.limits?.maxConnections ?? DEFAULT_LIMITS.maxConnections;
+  const limits: ServerLimits = {
+    ...DEFAULT_LIMITS,
+    heldConnections: 2 * served,
+    ...options.limits,
+  };
 
   const warnOperator = (err: WireCardsError): void => {
     if (err.code === 'INTERNAL') logger.warn(`internal error: ${describe(err.cause ?? err)}`);
@@ -214,6 +220,9 @@ export function createStack(options: StackOptions): {
         handler,
       );
       server.setTimeout(Math.max(limits.requestTimeoutMs * 2, 60_000));
+      // Past this a connection is closed as it is accepted: however many one client opens, the
+      // process keeps the descriptors it needs (server-limits.ts, RESERVED_DESCRIPTORS).
+      server.maxConnections = limits.heldConnections;
       return server;
     },
     ...(options.maxParamLength !== undefined && {

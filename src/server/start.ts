@@ -13,11 +13,13 @@ import type { WireProfile } from '../core/profile.js';
 import type { PrivateKey } from '../crypto/keys.js';
 import { createApp } from '../http/app.js';
 import { createAuthenticator } from '../http/auth.js';
+import { connectionLimits } from '../http/server-limits.js';
 import type { RequestLogger } from '../http/request-log.js';
 import type { CardLog } from '../registry/card-log.js';
 import { createRegistry, type Registry } from '../registry/registry.js';
 import type { CardStore } from '../store/store.js';
 import { readPrivateKeyFile } from '../io/key-files.js';
+import { openFileLimit } from '../io/open-files.js';
 import { KeyknoxV1 } from '../registry/keyknox-v1.js';
 import { KeyknoxV2 } from '../registry/keyknox-v2.js';
 import { openCardLog, type LogSettings } from './log-setup.js';
@@ -183,6 +185,12 @@ export async function startServing(
     pythia = await pythiaStart.finish(engine);
     const serverPythia = pythia;
     const timeoutMs = options.requestTimeoutSeconds * 1000;
+    const openFiles = openFileLimit();
+    const connections = connectionLimits(options.maxConnections, openFiles);
+    if (connections.maxConnections < options.maxConnections)
+      warn(
+        `the open-file limit (${openFiles}) leaves room for ${connections.heldConnections} connections: ${connections.maxConnections} are served at once, not ${options.maxConnections} (raise it with ulimit -n, or lower --max-connections)`,
+      );
     const loopbackOpen = isLoopbackHost(options.host) && options.requireAdminToken !== true;
     app = await createApp({
       registry,
@@ -208,7 +216,7 @@ export async function startServing(
         pythia: serverPythia.ready.map((ready) => ready.pythia),
       },
       // The headers' time is the HTTP layer's default, at most the whole request's.
-      limits: { maxConnections: options.maxConnections, requestTimeoutMs: timeoutMs },
+      limits: { ...connections, requestTimeoutMs: timeoutMs },
     });
     if (dumped) await (await dumps()).importDumpCards(dumped, engine, cardLog);
     if (prepare) await prepare(registry);
