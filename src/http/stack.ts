@@ -21,6 +21,7 @@ import {
   type OutgoingHttpHeaders,
 } from 'node:http';
 import type { Socket } from 'node:net';
+import type { Duplex } from 'node:stream';
 import Fastify, {
   type FastifyContextConfig,
   type FastifyInstance,
@@ -99,6 +100,10 @@ export const logPath = (url: string): string => {
   const path = pathOf(url);
   return path.length > 200 ? `${path.slice(0, 200)}…` : path;
 };
+
+const NOT_A_PROXY = 'CONNECT asks for a tunnel: this server is not a proxy.';
+const EXPECTATION =
+  'The Expect header asks for more than 100-continue, the one expectation this server meets.';
 
 const describe = (err: unknown): string =>
   err instanceof Error ? (err.stack ?? err.message) : String(err);
@@ -180,6 +185,16 @@ export function createStack(options: StackOptions): {
     options.onServed?.(served, headers);
   };
 
+  /** The request line of a request node answered before any route (no journal entry). */
+  const recordRaw = (request: IncomingMessage, error: WireCardsError): void =>
+    logger.request({
+      method: request.method ?? '-',
+      path: logPath(request.url ?? '-'),
+      status: error.status,
+      code: error.code,
+      ms: 0,
+    });
+
   let closing = false;
   /**
    * Every answer of this server, whichever way it is sent (fastify's reply, or a stream's first
@@ -223,6 +238,28 @@ export function createStack(options: StackOptions): {
       // Past this a connection is closed as it is accepted: however many one client opens, the
       // process keeps the descriptors it needs (server-limits.ts, RESERVED_DESCRIPTORS).
       server.maxConnections = limits.heldConnections;
+      // Requests node answers itself, before any route, unless these are listened for: it
+      // closes a CONNECT's connection without a word, and answers an expectation other than
+      // 100-continue with a bare 417. Here each gets the service's refusal and a request line.
+      server.on('connect', (request: IncomingMessage, socket: Duplex) => {
+        const error = wireErrorOf(new CardsError('HTTP_MALFORMED', NOT_A_PROXY));
+        if (socket.writable) socket.end(rawErrorResponse(error, errorBody(error)));
+        else socket.destroy();
+        recordRaw(request, error);
+      });
+      // RFC 9110 section 10.1.1: a server may refuse an expectation it does not meet.
+      server.on('checkExpectation', (request: IncomingMessage, response: ServerResponse) => {
+        const error = wireErrorOf(new CardsError('HTTP_MALFORMED', EXPECTATION));
+        const { type, body } = errorBody(error);
+        response
+          .writeHead(error.status, {
+            'content-type': type,
+            'content-length': Buffer.byteLength(body),
+            connection: 'close',
+          })
+          .end(body);
+        recordRaw(request, error);
+      });
       return server;
     },
     ...(options.maxParamLength !== undefined && {
