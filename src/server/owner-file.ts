@@ -5,8 +5,9 @@
  * only there (src/cli/local-server.ts), and a client in the store's folder finds the server
  * there instead of assuming the default address.
  */
-import { closeSync, fstatSync, openSync, readFileSync, rmSync, type Stats } from 'node:fs';
+import { closeSync, fstatSync, openSync, readFileSync, rmSync } from 'node:fs';
 import { replaceFile } from '../io/fs-durable.js';
+import { isOwnFile } from '../io/private-file.js';
 import { isStoreUrl } from './defaults.js';
 import { lockHolder } from '../store/json/lock.js';
 import { fileHome } from './file-home.js';
@@ -37,18 +38,6 @@ export async function announceOwner(target: string, url: string): Promise<() => 
   };
 }
 
-/**
- * Whether a file is this user's alone to write: its owner is this process's user and neither
- * its group nor others may write it. A store's folder may be one others can write (a shared
- * /tmp, a CI workspace): there an address file they made, or one they may rewrite, could name a
- * server of theirs, and the CLI would send it the store's admin token and tokens minted with
- * its app key (files only this user reads). Such a file names no server.
- */
-function ownFile(stat: Stats): boolean {
-  const uid = process.getuid?.();
-  return (uid === undefined || stat.uid === uid) && (stat.mode & 0o022) === 0;
-}
-
 /** The server that holds the store `db`, when one is running; undefined otherwise. */
 export function storeOwner(db: string, cwd: string): StoreOwner | undefined {
   if (isStoreUrl(db)) return undefined;
@@ -57,7 +46,9 @@ export function storeOwner(db: string, cwd: string): StoreOwner | undefined {
   try {
     const fd = openSync(home.address, 'r');
     try {
-      if (!ownFile(fstatSync(fd))) return undefined;
+      // In a folder others may write, an address file they made or may rewrite could name a
+      // server of theirs, which would be sent the store's admin token and app-key tokens.
+      if (!isOwnFile(fstatSync(fd))) return undefined;
       owner = JSON.parse(readFileSync(fd, 'utf8')) as Partial<StoreOwner>;
     } finally {
       closeSync(fd);

@@ -1,11 +1,17 @@
 /**
- * Files replaced whole (temporary file, fsync, rename) in a folder other users may write: a
- * shared /tmp, a CI workspace. Another user who makes, ahead of time, the temporary name a
+ * Files in a folder other users may write: a shared /tmp, a CI workspace.
+ *
+ * Files replaced whole (temporary file, fsync, rename). Another user who makes, ahead of time, the temporary name a
  * writer of this process would take (`.<name>.<pid>.tmp`: a pid is public) gets nothing: not
  * the secret written (a key, the admin token of a profile, a dump's private keys) in a file of
  * theirs that then takes the name with their owner and mode, nor a file of ours overwritten
  * through a link. Each file written is ours, a regular file of mode 0600, and what was planted
  * is as it was. The commands run in this process, so the planted names carry its pid.
+ *
+ * The secrets `cards serve` keeps beside a store (its service key, app key, admin token), found
+ * there already: one another user made (so knows: an app key of theirs would have the server
+ * trust every token they mint), or one others may write, is refused at start (USAGE, naming
+ * the file), the server never listening.
  */
 import assert from 'node:assert/strict';
 import {
@@ -25,6 +31,8 @@ import { basename, dirname, join } from 'node:path';
 import { after, test } from 'node:test';
 import { sandbox } from '../cli/harness.js';
 import { startInProcess } from '../helpers/in-process-server.js';
+import { runServeToExit } from '../helpers/server.js';
+import { generatePrivateKey } from '../../src/crypto/keys.js';
 
 const folders: string[] = [];
 after(() => {
@@ -130,3 +138,37 @@ for (const kind of ['file', 'link'] as const) {
     }
   });
 }
+
+const SECRETS: readonly (readonly [string, () => string])[] = [
+  ['cards.json.service-key.pem', () => generatePrivateKey().toPem()],
+  ['cards.json.app-key.pem', () => generatePrivateKey().toPem()],
+  ['cards.json.admin-token', () => 'cards_admin_known-to-them\n'],
+];
+
+for (const [name, make] of SECRETS)
+  for (const whose of ['another user’s', 'ours, writable by all'] as const) {
+    const needsRoot = whose === 'another user’s' && process.getuid?.() !== 0;
+    test(
+      `cards serve refuses a ${name} beside the store that is ${whose}`,
+      { skip: needsRoot ? 'making a file of another user needs root' : false },
+      async () => {
+        const { dir } = sharedFolder();
+        const planted = join(dir, name);
+        const text = make();
+        writeFileSync(planted, text);
+        if (whose === 'another user’s') {
+          chmodSync(planted, 0o644);
+          chownSync(planted, OTHER_UID, OTHER_UID);
+        } else chmodSync(planted, 0o666);
+        const started = await runServeToExit(
+          ['--port', '0', '--db', join(dir, 'cards.json'), '--quiet'],
+          { cwd: dir, process: true, timeoutMs: 20_000 },
+        );
+        assert.equal(started.code, 2, `refused, not served: ${started.stdout}${started.stderr}`);
+        assert.match(started.stderr, /USAGE/);
+        assert.ok(started.stderr.includes(planted), started.stderr);
+        assert.doesNotMatch(started.stdout, /listening on/);
+        assert.equal(readFileSync(planted, 'utf8'), text, 'the planted file as it was');
+      },
+    );
+  }
