@@ -250,13 +250,21 @@ export async function startServing(
         await server.close();
         await serverPythia.close().catch((err: Error) => logger.warn(`Pythia: ${err.message}`));
         logger.flush();
+        // A dump that cannot be written (a full disk, a folder gone or read-only) is reported
+        // once the store is closed: the log, the registry and the engine close whatever it met,
+        // so the journal is folded in and the lock released as on every stop.
+        let notExported: { readonly error: unknown } | undefined;
         if (options.exportOnExit) {
           const keys = { 'service-key': serviceKey, 'app-key': secrets.appKey, 'log-key': logKey };
-          const { exportDump } = await dumps();
-          const cards = await exportDump(options.exportOnExit, keys, engine);
-          logger.warn(
-            `exported ${cards} cards and the keys to ${options.exportOnExit} (mode 0600: it holds private keys)`,
-          );
+          try {
+            const { exportDump } = await dumps();
+            const cards = await exportDump(options.exportOnExit, keys, engine);
+            logger.warn(
+              `exported ${cards} cards and the keys to ${options.exportOnExit} (mode 0600: it holds private keys)`,
+            );
+          } catch (error) {
+            notExported = { error };
+          }
         }
         try {
           await cardLog?.close();
@@ -268,6 +276,7 @@ export async function startServing(
         } finally {
           await engine.close();
         }
+        if (notExported) throw notExported.error;
       },
     };
   } catch (err) {
