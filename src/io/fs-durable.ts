@@ -66,6 +66,13 @@ export function removeLeftTempsSync(path: string): void {
 }
 
 /**
+ * The mode of a folder a server makes for its files (a store's, the log's tiles): others may
+ * read it, as they may read the files in it, and never write in it, whatever the umask (under
+ * umask 000 a folder made without a mode is 0777, where any user could plant or replace files).
+ */
+export const FOLDER_MODE = 0o755;
+
+/**
  * A temporary file beside `path`, unique to one call (so racing writers never share one), and
  * named by no one else in advance: in a folder other users may write (a shared /tmp, a CI
  * workspace) a name they can guess could be made first, as their own file (which would then

@@ -11,7 +11,8 @@
  * The secrets `cards serve` keeps beside a store (its service key, app key, admin token), found
  * there already: one another user made (so knows: an app key of theirs would have the server
  * trust every token they mint), or one others may write, is refused at start (USAGE, naming
- * the file), the server never listening.
+ * the file), the server never listening. And what `cards serve` makes (its store's folders, the
+ * log's) is writable by no other user whatever the umask.
  */
 import assert from 'node:assert/strict';
 import {
@@ -22,6 +23,7 @@ import {
   mkdtempSync,
   readdirSync,
   readFileSync,
+  statSync,
   rmSync,
   symlinkSync,
   writeFileSync,
@@ -31,7 +33,9 @@ import { basename, dirname, join } from 'node:path';
 import { after, test } from 'node:test';
 import { sandbox } from '../cli/harness.js';
 import { startInProcess } from '../helpers/in-process-server.js';
-import { runServeToExit } from '../helpers/server.js';
+import { makeTempDir, runServeToExit, startServer } from '../helpers/server.js';
+import { makeCard } from '../http/card-kit.js';
+import { postCard } from '../helpers/post-card.js';
 import { generatePrivateKey } from '../../src/crypto/keys.js';
 
 const folders: string[] = [];
@@ -172,3 +176,32 @@ for (const [name, make] of SECRETS)
       },
     );
   }
+
+/** Every folder and file under `dir`, with its mode. */
+function tree(dir: string): [string, number][] {
+  return readdirSync(dir, { recursive: true, encoding: 'utf8' }).map((name) => [
+    name,
+    statSync(join(dir, name)).mode & 0o777,
+  ]);
+}
+
+test('under umask 000, nothing cards serve makes is writable by other users', async (t) => {
+  const dir = makeTempDir();
+  const db = join(dir, 'made', 'by', 'serve', 'cards.json');
+  // The server process inherits this process's umask as it is spawned.
+  const umask = process.umask(0);
+  let server: Awaited<ReturnType<typeof startServer>>;
+  try {
+    server = await startServer({ dir, args: ['--quiet', '--db', db, '--log-interval', '50'] });
+  } finally {
+    process.umask(umask);
+  }
+  t.after(() => server.dispose());
+  await postCard(server, 'alice', makeCard('alice').raw);
+  // Wait for the log to write its first tile (its folders are made then).
+  while (!readdirSync(join(dir, 'made'), { recursive: true }).some((n) => /tile/.test(String(n))))
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  const made: [string, number][] = [['.', statSync(join(dir, 'made')).mode & 0o777]];
+  const writable = [...made, ...tree(join(dir, 'made'))].filter(([, mode]) => (mode & 0o022) !== 0);
+  assert.deepEqual(writable, [], 'folders and files others may write');
+});
