@@ -135,6 +135,17 @@ function validateUrl(url: UrlSetting): void {
       `The service URL "${url.value}" (${url.source}) is not an http(s) URL.`,
       { hint: 'pass --url http://HOST:PORT' },
     );
+  // A user or password in the URL is sent nowhere (the token authenticates, spec section 5),
+  // and every line that shows the URL (--debug, an error) would show the password.
+  if (parsed.username !== '' || parsed.password !== '') {
+    parsed.username = '';
+    parsed.password = '';
+    throw new CardsError(
+      'USAGE',
+      `The service URL ${parsed.href} (${url.source}) is written with a user or password, which cards never sends: a Cards service takes a token.`,
+      { hint: 'remove the user and password from the URL' },
+    );
+  }
 }
 
 function pickCredential(

@@ -2,7 +2,8 @@
  * The one HTTP stack: `createStack` builds the fastify instance that the Cards app (app.ts) and
  * the witness (src/witness/server.ts) add their plugins to. What every request of either gets:
  * node's timeouts for slow clients, a cap on open connections (a connection over it is answered
- * 503 SERVER_BUSY and closed, so a client learns why), the Host check of RFC 9112 section 3.2,
+ * 503 SERVER_BUSY and closed, so a client learns why; one past the connections held at all is
+ * closed as it is accepted), the Host check of RFC 9112 section 3.2,
  * `Connection: close` while closing (so close() does not wait for keep-alive connections), every
  * failure sent as the app's refusal body (`errorBody`) with a documented code, and one request
  * line per request answered, with its route name for `onServed` (the request journal, metrics).
@@ -20,6 +21,7 @@ import {
   type OutgoingHttpHeaders,
 } from 'node:http';
 import type { Socket } from 'node:net';
+import type { Duplex } from 'node:stream';
 import Fastify, {
   type FastifyContextConfig,
   type FastifyInstance,
@@ -97,6 +99,10 @@ export const logPath = (url: string): string => {
   return path.length > 200 ? `${path.slice(0, 200)}…` : path;
 };
 
+const NOT_A_PROXY = 'CONNECT asks for a tunnel: this server is not a proxy.';
+const EXPECTATION =
+  'The Expect header asks for more than 100-continue, the one expectation this server meets.';
+
 const describe = (err: unknown): string =>
   err instanceof Error ? (err.stack ?? err.message) : String(err);
 
@@ -138,7 +144,12 @@ export function createStack(options: StackOptions): {
   drop: Drop;
 } {
   const { logger, errorBody, notFound } = options;
-  const limits: ServerLimits = { ...DEFAULT_LIMITS, ...options.limits };
+  const served = options.limits?.maxConnections ?? DEFAULT_LIMITS.maxConnections;
+  const limits: ServerLimits = {
+    ...DEFAULT_LIMITS,
+    heldConnections: 2 * served,
+    ...options.limits,
+  };
 
   const warnOperator = (err: WireCardsError): void => {
     if (err.code === 'INTERNAL') logger.warn(`internal error: ${describe(err.cause ?? err)}`);
@@ -171,6 +182,16 @@ export function createStack(options: StackOptions): {
     logger.request(served);
     options.onServed?.(served, headers);
   };
+
+  /** The request line of a request node answered before any route (no journal entry). */
+  const recordRaw = (request: IncomingMessage, error: WireCardsError): void =>
+    logger.request({
+      method: request.method ?? '-',
+      path: logPath(request.url ?? '-'),
+      status: error.status,
+      code: error.code,
+      ms: 0,
+    });
 
   let closing = false;
   /**
@@ -212,6 +233,31 @@ export function createStack(options: StackOptions): {
         handler,
       );
       server.setTimeout(Math.max(limits.requestTimeoutMs * 2, 60_000));
+      // Past this a connection is closed as it is accepted: however many one client opens, the
+      // process keeps the descriptors it needs (server-limits.ts, RESERVED_DESCRIPTORS).
+      server.maxConnections = limits.heldConnections;
+      // Requests node answers itself, before any route, unless these are listened for: it
+      // closes a CONNECT's connection without a word, and answers an expectation other than
+      // 100-continue with a bare 417. Here each gets the service's refusal and a request line.
+      server.on('connect', (request: IncomingMessage, socket: Duplex) => {
+        const error = wireErrorOf(new CardsError('HTTP_MALFORMED', NOT_A_PROXY));
+        if (socket.writable) socket.end(rawErrorResponse(error, errorBody(error)));
+        else socket.destroy();
+        recordRaw(request, error);
+      });
+      // RFC 9110 section 10.1.1: a server may refuse an expectation it does not meet.
+      server.on('checkExpectation', (request: IncomingMessage, response: ServerResponse) => {
+        const error = wireErrorOf(new CardsError('HTTP_MALFORMED', EXPECTATION));
+        const { type, body } = errorBody(error);
+        response
+          .writeHead(error.status, {
+            'content-type': type,
+            'content-length': Buffer.byteLength(body),
+            connection: 'close',
+          })
+          .end(body);
+        recordRaw(request, error);
+      });
       return server;
     },
     ...(options.maxParamLength !== undefined && {

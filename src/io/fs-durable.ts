@@ -27,11 +27,10 @@ import { open, rename, rm } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
 import { isAlive } from './process-alive.js';
 
-/** The temporary file beside `path` (hidden, one per process, so writers never share one). */
-const tempPath = (path: string): string =>
-  join(dirname(path), `.${basename(path)}.${process.pid}.tmp`);
-
-/** The pid in the name of a temporary file of `path` (tempPath's or uniqueTempPath's form). */
+/**
+ * The pid in the name of a temporary file of `path`: `.<name>.<pid>.<hex>.tmp` (uniqueTempPath),
+ * or `.<name>.<pid>.tmp`, a name without the random part, which a writer's leftover may have.
+ */
 function writerOf(path: string, name: string): number | undefined {
   const prefix = `.${basename(path)}.`;
   if (!name.startsWith(prefix)) return undefined;
@@ -66,6 +65,28 @@ export function removeLeftTempsSync(path: string): void {
   }
 }
 
+/**
+ * The mode of a folder a server makes for its files (a store's, the log's tiles): others may
+ * read it, as they may read the files in it, and never write in it, whatever the umask (under
+ * umask 000 a folder made without a mode is 0777, where any user could plant or replace files).
+ */
+export const FOLDER_MODE = 0o755;
+
+/**
+ * A temporary file beside `path`, unique to one call (so racing writers never share one), and
+ * named by no one else in advance: in a folder other users may write (a shared /tmp, a CI
+ * workspace) a name they can guess could be made first, as their own file (which would then
+ * receive a key and become `path`) or as a link to one of ours (which would be overwritten).
+ */
+const uniqueTempPath = (path: string): string =>
+  join(dirname(path), `.${basename(path)}.${process.pid}.${randomBytes(4).toString('hex')}.tmp`);
+
+/**
+ * How every temporary file is opened: made by this call or not at all (O_CREAT | O_EXCL, which
+ * never follows a link, POSIX open(2)), so whatever is there under its name is never written.
+ */
+const NEW_FILE = 'wx';
+
 export async function fsyncDir(dir: string): Promise<void> {
   const handle = await open(dir, 'r');
   try {
@@ -84,10 +105,11 @@ export async function replaceFile(
   chunks: Iterable<string>,
   mode = 0o644,
 ): Promise<number> {
-  const tmp = tempPath(path);
+  const tmp = uniqueTempPath(path);
   let bytes = 0;
+  // Outside the try: a name this call did not make is not this call's to remove.
+  const handle = await open(tmp, NEW_FILE, mode);
   try {
-    const handle = await open(tmp, 'w', mode);
     try {
       for (const chunk of chunks) {
         const buffer = Buffer.from(chunk, 'utf8');
@@ -127,9 +149,9 @@ function writeAndSync(fd: number, data: string): void {
  * rename over `path`, fsync the directory. The temporary file is removed when anything fails.
  */
 export function replaceFileSync(path: string, data: string, mode: number): void {
-  const tmp = tempPath(path);
+  const tmp = uniqueTempPath(path);
+  const fd = openSync(tmp, NEW_FILE, mode);
   try {
-    const fd = openSync(tmp, 'w', mode);
     try {
       writeAndSync(fd, data);
     } finally {
@@ -154,8 +176,8 @@ export function replaceFileSync(path: string, data: string, mode: number): void 
  */
 export function createFileSync(path: string, data: string, mode: number): void {
   const tmp = uniqueTempPath(path);
+  const fd = openSync(tmp, NEW_FILE, mode);
   try {
-    const fd = openSync(tmp, 'wx', mode);
     try {
       writeAndSync(fd, data);
     } finally {
@@ -167,10 +189,6 @@ export function createFileSync(path: string, data: string, mode: number): void {
   }
   fsyncDirSync(dirname(path));
 }
-
-/** A temporary file beside `path`, unique to one call (so racing creators never share one). */
-const uniqueTempPath = (path: string): string =>
-  join(dirname(path), `.${basename(path)}.${process.pid}.${randomBytes(4).toString('hex')}.tmp`);
 
 /** A file being created as it streams: see `createFileStream`. */
 export interface NewFile {
@@ -191,7 +209,7 @@ export interface NewFile {
 export function createFileStream(path: string, mode = 0o644): NewFile {
   const tmp = uniqueTempPath(path);
   // Opened here, not by the stream, so the temporary name exists from now until keep or discard.
-  const stream = createWriteStream('', { fd: openSync(tmp, 'wx', mode) });
+  const stream = createWriteStream('', { fd: openSync(tmp, NEW_FILE, mode) });
   const closed = new Promise<void>((done) => stream.once('close', done));
   return {
     stream,

@@ -1,10 +1,11 @@
 /**
  * Small private files a program keeps (keys, tokens): read with a warning when other users can
- * read them, and made whole or not at all (createFileSync: temporary file, fsync, link, fsync of
+ * read them, refused when kept ones are another user's or others may write them, and made whole
+ * or not at all (createFileSync: temporary file, fsync, link, fsync of
  * the folder), mode 0600, never replacing one that exists. Synchronous: they are read once, at
  * start-up or by a command before any work.
  */
-import { readFileSync, statSync } from 'node:fs';
+import { readFileSync, statSync, type Stats } from 'node:fs';
 import { CardsError } from '../core/errors.js';
 import { createFileSync } from './fs-durable.js';
 
@@ -34,20 +35,50 @@ export function readPrivateFile(path: string): PrivateText | undefined {
   };
 }
 
-/** The text at `path`, or `make()`'s, written there when there is none; a racing maker's wins. */
+/**
+ * Whether a file is this user's alone to write: its owner is this process's user and neither
+ * its group nor others may write it. In a folder others may write (a shared /tmp, a CI
+ * workspace), a file they made, or one they may rewrite, holds what they chose.
+ */
+export function isOwnFile(stat: Pick<Stats, 'uid' | 'mode'>): boolean {
+  const uid = process.getuid?.();
+  return (uid === undefined || stat.uid === uid) && (stat.mode & 0o022) === 0;
+}
+
+/**
+ * A kept file found at `path`, refused unless it is this user's alone: a secret kept is one this
+ * program made, and one another user made (a key of theirs beside a store in a shared folder) or
+ * may rewrite is one they know.
+ */
+function ownKept(path: string, found: PrivateText): PrivateText {
+  const stat = statSync(path);
+  if (isOwnFile(stat)) return found;
+  const whose =
+    stat.uid === process.getuid?.()
+      ? `other users may write it (mode ${(stat.mode & 0o777).toString(8)})`
+      : `it belongs to another user (uid ${stat.uid})`;
+  throw new CardsError('USAGE', `${path} is not a secret of this user's: ${whose}.`, {
+    hint: `whoever made or may write it knows it: if it is yours, run chmod 600 ${path}; otherwise remove it, and keep the store in a folder only you can write`,
+  });
+}
+
+/**
+ * The text at `path`, or `make()`'s, written there when there is none; a racing maker's wins.
+ * One found must be this user's alone (USAGE otherwise).
+ */
 export function keepPrivateFile(
   path: string,
   make: () => string,
 ): PrivateText & { readonly created: boolean } {
   const found = readPrivateFile(path);
-  if (found) return { ...found, created: false };
+  if (found) return { ...ownKept(path, found), created: false };
   const text = make();
   try {
     createFileSync(path, text, 0o600);
   } catch (err) {
     // Another process made it between our read and our create: theirs is the one.
     const theirs = (err as NodeJS.ErrnoException).code === 'EEXIST' && readPrivateFile(path);
-    if (theirs) return { ...theirs, created: false };
+    if (theirs) return { ...ownKept(path, theirs), created: false };
     throw err;
   }
   return { text, created: true };

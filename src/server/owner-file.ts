@@ -5,8 +5,9 @@
  * only there (src/cli/local-server.ts), and a client in the store's folder finds the server
  * there instead of assuming the default address.
  */
-import { readFileSync, rmSync } from 'node:fs';
+import { closeSync, fstatSync, openSync, readFileSync, rmSync } from 'node:fs';
 import { replaceFile } from '../io/fs-durable.js';
+import { isOwnFile } from '../io/private-file.js';
 import { isStoreUrl } from './defaults.js';
 import { lockHolder } from '../store/json/lock.js';
 import { fileHome } from './file-home.js';
@@ -43,7 +44,15 @@ export function storeOwner(db: string, cwd: string): StoreOwner | undefined {
   const home = fileHome(db, cwd);
   let owner: Partial<StoreOwner>;
   try {
-    owner = JSON.parse(readFileSync(home.address, 'utf8')) as Partial<StoreOwner>;
+    const fd = openSync(home.address, 'r');
+    try {
+      // In a folder others may write, an address file they made or may rewrite could name a
+      // server of theirs, which would be sent the store's admin token and app-key tokens.
+      if (!isOwnFile(fstatSync(fd))) return undefined;
+      owner = JSON.parse(readFileSync(fd, 'utf8')) as Partial<StoreOwner>;
+    } finally {
+      closeSync(fd);
+    }
   } catch {
     return undefined;
   }

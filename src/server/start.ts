@@ -13,11 +13,13 @@ import type { WireProfile } from '../core/profile.js';
 import type { PrivateKey } from '../crypto/keys.js';
 import { createApp } from '../http/app.js';
 import { createAuthenticator } from '../http/auth.js';
+import { connectionLimits } from '../http/server-limits.js';
 import type { RequestLogger } from '../http/request-log.js';
 import type { CardLog } from '../registry/card-log.js';
 import { createRegistry, type Registry } from '../registry/registry.js';
 import type { CardStore } from '../store/store.js';
 import { readPrivateKeyFile } from '../io/key-files.js';
+import { openFileLimit } from '../io/open-files.js';
 import { KeyknoxV1 } from '../registry/keyknox-v1.js';
 import { KeyknoxV2 } from '../registry/keyknox-v2.js';
 import { openCardLog, type LogSettings } from './log-setup.js';
@@ -184,6 +186,12 @@ export async function startServing(
     pythia = await pythiaStart.finish(engine);
     const serverPythia = pythia;
     const timeoutMs = options.requestTimeoutSeconds * 1000;
+    const openFiles = openFileLimit();
+    const connections = connectionLimits(options.maxConnections, openFiles);
+    if (connections.maxConnections < options.maxConnections)
+      warn(
+        `the open-file limit (${openFiles}) leaves room for ${connections.heldConnections} connections: ${connections.maxConnections} are served at once, not ${options.maxConnections} (raise it with ulimit -n, or lower --max-connections)`,
+      );
     const loopbackOpen = isLoopbackHost(options.host) && options.requireAdminToken !== true;
     app = await createApp({
       registry,
@@ -209,7 +217,7 @@ export async function startServing(
         pythia: serverPythia.ready.map((ready) => ready.pythia),
       },
       // The headers' time is the HTTP layer's default, at most the whole request's.
-      limits: { maxConnections: options.maxConnections, requestTimeoutMs: timeoutMs },
+      limits: { ...connections, requestTimeoutMs: timeoutMs },
     });
     if (dumped) await (await dumps()).importDumpCards(dumped, engine, cardLog);
     if (prepare) await prepare(registry);
@@ -243,13 +251,21 @@ export async function startServing(
         await server.close();
         await serverPythia.close().catch((err: Error) => logger.warn(`Pythia: ${err.message}`));
         logger.flush();
+        // A dump that cannot be written (a full disk, a folder gone or read-only) is reported
+        // once the store is closed: the log, the registry and the engine close whatever it met,
+        // so the journal is folded in and the lock released as on every stop.
+        let notExported: { readonly error: unknown } | undefined;
         if (options.exportOnExit) {
           const keys = { 'service-key': serviceKey, 'app-key': secrets.appKey, 'log-key': logKey };
-          const { exportDump } = await dumps();
-          const cards = await exportDump(options.exportOnExit, keys, engine);
-          logger.warn(
-            `exported ${cards} cards and the keys to ${options.exportOnExit} (mode 0600: it holds private keys)`,
-          );
+          try {
+            const { exportDump } = await dumps();
+            const cards = await exportDump(options.exportOnExit, keys, engine);
+            logger.warn(
+              `exported ${cards} cards and the keys to ${options.exportOnExit} (mode 0600: it holds private keys)`,
+            );
+          } catch (error) {
+            notExported = { error };
+          }
         }
         try {
           await cardLog?.close();
@@ -261,6 +277,7 @@ export async function startServing(
         } finally {
           await engine.close();
         }
+        if (notExported) throw notExported.error;
       },
     };
   } catch (err) {

@@ -301,6 +301,21 @@ describe('offline commands', { concurrency: true }, () => {
     }
   });
 
+  test('a service URL with a user or password is a usage error that shows neither', async () => {
+    for (const [args, env] of [
+      [
+        ['search', 'alice', '--url', 'http://user:s3cret@127.0.0.1:1', '--token', 't', '--debug'],
+        {},
+      ],
+      [['get', 'a'.repeat(64), '--token', 't'], { CARDS_URL: 'https://:s3cret@cards.example' }],
+    ] as const) {
+      const refused = await box.cards(args, { env });
+      assert.equal(refused.status, 2, said(refused));
+      assert.match(refused.stderr, /USAGE.*with a user or password/);
+      assert.doesNotMatch(refused.stdout + refused.stderr, /s3cret/);
+    }
+  });
+
   test("admin commands' --help lists the flags they use, none of a card connection's", async () => {
     for (const command of [
       ['list'],

@@ -7,7 +7,7 @@
  * holding cards, or a file that is not a dump, is refused before listening.
  */
 import assert from 'node:assert/strict';
-import { readFileSync, statSync, writeFileSync } from 'node:fs';
+import { existsSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, describe, test } from 'node:test';
 import { makeCard } from '../http/card-kit.js';
@@ -106,5 +106,20 @@ describe('cards serve --export-on-exit, then --import', () => {
     const bad = await runServeToExit(['--import', notADump, '--memory', '--port', '0']);
     assert.equal(bad.code, 2, bad.stderr);
     assert.match(bad.stderr, /not a dump header/);
+  });
+
+  test('a dump that cannot be written at stop still leaves the store closed: journal folded, lock released', async () => {
+    // The dump's folder is there at start (checked) and gone at stop.
+    const gone = makeTempDir();
+    const server = await startInProcess({ args: ['--export-on-exit', join(gone, 'dump.ndjson')] });
+    const erin = makeCard('erin');
+    await postCard(server, 'erin', erin.raw);
+    rmSync(gone, { recursive: true });
+    await assert.rejects(server.stop(), { code: 'ENOENT' });
+    const { store, journal, lock } = server.paths;
+    assert.equal(existsSync(lock), false, 'the lock released');
+    assert.equal(existsSync(journal), false, 'the journal folded into the store file');
+    assert.match(readFileSync(store, 'utf8'), new RegExp(erin.id));
+    rmSync(server.dir, { recursive: true, force: true });
   });
 });

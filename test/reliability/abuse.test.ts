@@ -293,6 +293,12 @@ describe('abuse limits', () => {
         'unknown transfer coding',
         `POST /card/v5 HTTP/1.1\r\nHost: x\r\n${auth}Content-Type: application/json\r\nTransfer-Encoding: gzip\r\n\r\n{}`,
       ],
+      ['CONNECT, as to a proxy', 'CONNECT 127.0.0.1:443 HTTP/1.1\r\nHost: 127.0.0.1:443\r\n\r\n'],
+      ['CONNECT to a path', 'CONNECT /health HTTP/1.1\r\nHost: x\r\n\r\n'],
+      [
+        'an expectation other than 100-continue',
+        `POST /card/v5/actions/search HTTP/1.1\r\nHost: x\r\n${auth}Content-Type: application/json\r\nExpect: 200-ok\r\nContent-Length: 2\r\n\r\n{}`,
+      ],
       ['a 20 KB URL', get(`/card/v5/${'a'.repeat(20_000)}`)],
       ['a 300-character id', get(`/card/v5/${'a'.repeat(300)}`)],
     ];

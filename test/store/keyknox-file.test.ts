@@ -11,12 +11,13 @@ import {
   mkdirSync,
   mkdtempSync,
   readFileSync,
+  renameSync,
   rmSync,
   statSync,
   writeFileSync,
 } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { basename, join } from 'node:path';
+import { join } from 'node:path';
 import { after, test } from 'node:test';
 import { utf8 } from '../../src/core/encoding.js';
 import { KeyknoxFile, KEYKNOX_HEADER } from '../../src/store/json/keyknox-file.js';
@@ -125,15 +126,17 @@ test('a reset the file refuses leaves the records held as the file keeps them', 
   const path = fileName();
   await withTwoWrites(path);
   const file = await KeyknoxFile.open(path, () => undefined);
-  // The snapshot's temporary file cannot be made: a folder holds its name (as a full disk
-  // refuses the write, without needing one).
-  const blocker = join(dir, `.${basename(path)}.${process.pid}.tmp`);
-  mkdirSync(blocker);
+  // The snapshot cannot take the file's name: a folder holds it, the file set aside meanwhile
+  // (as a full disk refuses the write, without needing one).
+  const aside = `${path}.aside`;
+  renameSync(path, aside);
+  mkdirSync(join(path, 'blocker'), { recursive: true });
   try {
     assert.equal(await codeOf(() => file.reset()), 'STORE_UNAVAILABLE');
     assert.equal((await file.v1Get(a))?.hash, 'h2', 'still answered, as the file keeps it');
   } finally {
-    rmSync(blocker, { recursive: true });
+    rmSync(path, { recursive: true });
+    renameSync(aside, path);
   }
   await file.reset();
   assert.equal(await file.v1Get(a), undefined);

@@ -12,7 +12,7 @@
  */
 import { mkdir, open, readFile, rename, rm } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
-import { fsyncDir, replaceFile } from '../../io/fs-durable.js';
+import { FOLDER_MODE, fsyncDir, replaceFile } from '../../io/fs-durable.js';
 import type { TileData } from '../../log/append.js';
 import { readTileAt } from '../../log/memory-tiles.js';
 import type { TileStore, TileTransaction } from '../../log/tile-store.js';
@@ -105,7 +105,7 @@ export class FileTiles implements TileStore {
 
   async #mkdir(dir: string): Promise<void> {
     if (this.#made.has(dir)) return;
-    await mkdir(dir, { recursive: true });
+    await mkdir(dir, { recursive: true, mode: FOLDER_MODE });
     this.#made.add(dir);
   }
 

@@ -8,6 +8,7 @@ import { existsSync } from 'node:fs';
 import { mkdir, rm, rmdir } from 'node:fs/promises';
 import { dirname } from 'node:path';
 import { isStoreUrl } from '../defaults.js';
+import { FOLDER_MODE } from '../../io/fs-durable.js';
 import { keepPrivateFile } from '../../io/private-file.js';
 import type { Engine, EngineKind, EngineOptions, SecretKeeper, SecretName } from '../engine.js';
 import { importInOrder } from '../import-cards.js';
@@ -34,7 +35,7 @@ async function openJsonEngine(path: string, options: EngineOptions = {}): Promis
   // A store that is, or links to, one of its companions is refused before anything is made.
   checkCompanions(files);
   const folder = dirname(files.store);
-  const madeFolder = await mkdir(folder, { recursive: true });
+  const madeFolder = await mkdir(folder, { recursive: true, mode: FOLDER_MODE });
   const created = !existsSync(files.store);
   const lock = await acquireLock(files.lock, files.store);
   const warn = options.onWarning ?? (() => undefined);

@@ -19,7 +19,7 @@ import { performance } from 'node:perf_hooks';
 import { CardsError } from '../../core/errors.js';
 import { cardIdOf } from '../../core/card-id.js';
 import { decodeStoredBase64 } from '../../core/encoding.js';
-import { fsyncDir, replaceFile } from '../../io/fs-durable.js';
+import { FOLDER_MODE, fsyncDir, replaceFile } from '../../io/fs-durable.js';
 import { CardIndex, type IndexedCard, type Reservation } from '../card-index.js';
 import { batchText, journalText, JOURNAL_HEADER, replayJournal } from './journal.js';
 import { storePaths, type StorePaths } from './paths.js';
@@ -101,7 +101,7 @@ export class JsonStore extends IndexedStore {
 
   /** Reads the store, replays and folds the journal, opens the journal for appends. */
   static async open(options: JsonStoreOptions): Promise<JsonStore> {
-    await mkdir(dirname(resolve(options.path)), { recursive: true });
+    await mkdir(dirname(resolve(options.path)), { recursive: true, mode: FOLDER_MODE });
     const paths = storePaths(options.path);
     const file = new StoreFile(paths.store);
     // STORE_CORRUPT for a file it cannot read; none: a new store. Relations no registry could
