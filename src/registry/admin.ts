@@ -8,7 +8,7 @@
 import { LRUCache } from 'lru-cache';
 import type { CardState } from '../core/chain.js';
 import { isPortableText } from '../core/encoding.js';
-import { CardsError, isCardsError } from '../core/errors.js';
+import { CardsError, isCardsError, reworded } from '../core/errors.js';
 import type { KeyknoxStore } from '../store/keyknox.js';
 import { pageOf, type Page } from './admin-page.js';
 import { listKeyknox, type KeyknoxRow } from './keyknox-listing.js';
@@ -254,7 +254,7 @@ export class Admin {
           (again: unknown) => `putting the previous registry back failed too: ${String(again)}`,
         );
       if (!isCardsError(err)) throw err;
-      throw new CardsError(err.code, `The restore failed: ${err.message} (${undone}).`);
+      throw reworded(err, `The restore failed: ${err.message} (${undone}).`, { hint: undefined });
     }
   }
 

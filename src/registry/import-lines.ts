@@ -4,7 +4,7 @@
  * identity, previous card, self signature) and inserted in order, and a whole dump checked
  * before a restore touches anything. Knows nothing of HTTP.
  */
-import { asClause, CardsError, isCardsError } from '../core/errors.js';
+import { asClause, CardsError, isCardsError, reworded } from '../core/errors.js';
 import { MemoryStore } from '../store/memory/memory-store.js';
 import type { KeyknoxStore } from '../store/keyknox.js';
 import { serializeCard, readStoredCard } from '../store/record.js';
@@ -40,9 +40,7 @@ export async function checkedDump(
     } catch (err) {
       if (!isCardsError(err)) throw err;
       const what = err.code === 'IMPORT_INVALID' ? err.message : `Line ${number}: ${err.message}`;
-      throw new CardsError(err.code, `${what} The registry is unchanged.`, {
-        ...(err.hint !== undefined && { hint: err.hint }),
-      });
+      throw reworded(err, `${what} The registry is unchanged.`);
     }
   }
   return kept;
@@ -132,9 +130,7 @@ export async function insertLines(
     const done = `${imported} cards stored${append ? `, ${skipped} already there` : ''}`;
     const next = 'they stay; fix the line and import the whole dump again with append=true';
     if (!isCardsError(err)) return new CardsError('STORE_UNAVAILABLE', undefined, { cause: err });
-    return new CardsError(err.code, `${err.message} (${done}: ${next}).`, {
-      ...(err.hint !== undefined && { hint: err.hint }),
-    });
+    return reworded(err, `${err.message} (${done}: ${next}).`);
   };
   try {
     for await (const line of source) {
@@ -160,7 +156,9 @@ export async function insertLines(
       const insert = store.insert(card).then(
         () => imported++,
         (err: unknown) => {
-          throw isCardsError(err) ? new CardsError(err.code, `line ${at}: ${err.message}`) : err;
+          throw isCardsError(err)
+            ? reworded(err, `line ${at}: ${err.message}`, { hint: undefined })
+            : err;
         },
       );
       // Keep an unhandled rejection from escaping before drain() awaits it.

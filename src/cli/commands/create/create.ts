@@ -4,7 +4,7 @@
  * "Received invalid card" check) and show the stored card with its id.
  */
 import type { RawCard } from '../../../core/card.js';
-import { CardsError } from '../../../core/errors.js';
+import { CardsError, reworded } from '../../../core/errors.js';
 import { EXIT, EXIT_STATUS } from '../../exit-status.js';
 import { cardFromJson, viewCard, type CardView } from '../../card-builder.js';
 import { prepareCard, type BuildOptions } from '../../card-prepare.js';
@@ -82,10 +82,7 @@ function forgetNewKey(ctx: CommandContext, identity: string, file: string, err: 
   const note = surelyNotStored
     ? `The new key made for "${identity}" was removed again: nothing was written.`
     : `The new key made for "${identity}" is kept in ${file}: the service may have stored the card (\`cards search ${shellQuote(identity)}\` tells).`;
-  return new CardsError(err.code, `${err.message} ${note}`, {
-    ...(err.hint ? { hint: err.hint } : {}),
-    cause: err.cause,
-  });
+  return reworded(err, `${err.message} ${note}`, { cause: err.cause });
 }
 
 export interface PublishOptions extends ConnectionFlags {

@@ -7,7 +7,7 @@
  */
 import type { RawCard } from '../../../core/card.js';
 import { encodeBase64 } from '../../../core/encoding.js';
-import { CardsError } from '../../../core/errors.js';
+import { CardsError, reworded } from '../../../core/errors.js';
 import { EXIT, EXIT_STATUS } from '../../exit-status.js';
 import { generateCardKey, keyTypeOf, type KeyTypeName } from '../../../crypto/signing-key.js';
 import { buildCard, viewCard, type CardView } from '../../card-builder.js';
@@ -83,10 +83,7 @@ export async function rotate(ctx: CommandContext, options: RotateOptions): Promi
     const note = maybeStored
       ? ` The keystore was not changed; the new key is kept in ${pending} in case the service stored the card (\`cards search ${shellQuote(identity)}\` tells).`
       : ' The keystore was not changed.';
-    throw new CardsError(err.code, `${err.message}${note}`, {
-      ...(err.hint ? { hint: err.hint } : {}),
-      cause: err.cause,
-    });
+    throw reworded(err, `${err.message}${note}`, { cause: err.cause });
   }
   if (stored.content_snapshot !== built.card.content_snapshot)
     throw new CardsError('SERVICE_REFUSED', 'The service returned another card than the one sent.');
