@@ -8,6 +8,8 @@ import { asClause, CardsError, isCardsError, reworded } from '../core/errors.js'
 import { MemoryStore } from '../store/memory/memory-store.js';
 import type { KeyknoxStore } from '../store/keyknox.js';
 import { serializeCard, readStoredCard } from '../store/record.js';
+import { ImportError } from '../store/engine.js';
+import { importInOrder } from '../store/import-cards.js';
 import type { CardStore, StoredCard } from '../store/store.js';
 import { cardDefect } from './card-defect.js';
 import { badLine, KeyknoxImport } from './keyknox-transfer.js';
@@ -111,16 +113,35 @@ export async function insertLines(
   let skipped = 0;
   let number = 0;
   const keyknox = new KeyknoxImport(keyknoxStore);
-  let cardsBegun = false;
-  let window: Promise<unknown>[] = [];
-  let pending = new Set<string>();
-  /** Waits for every insert in flight; the first refusal, if any, with what was stored. */
-  const drain = async (): Promise<void> => {
-    const settled = await Promise.allSettled(window);
-    window = [];
-    pending = new Set();
-    const refused = settled.find((r) => r.status === 'rejected');
-    if (refused) throw refused.reason;
+  /** The line of each card read, for the message of a refusal. */
+  const lineOf = new WeakMap<StoredCard, number>();
+  async function* cards(): AsyncGenerator<StoredCard> {
+    let cardsBegun = false;
+    for await (const line of source) {
+      number++;
+      if (line.trim() === '') continue;
+      if (keyknox.take(line, number)) continue;
+      const card = parseImportLine(line, number);
+      if (!cardsBegun) {
+        cardsBegun = true;
+        await keyknox.store(append);
+      }
+      lineOf.set(card, number);
+      yield card;
+    }
+  }
+  const skipStored = async (card: StoredCard): Promise<boolean> => {
+    const already = await storedAlready(store, card);
+    if (already) skipped++;
+    return already;
+  };
+  /** A refused insert as its line; anything else as it is. */
+  const refusal = (err: unknown): unknown => {
+    if (!(err instanceof ImportError)) return err;
+    const { cause } = err;
+    return isCardsError(cause)
+      ? reworded(cause, `line ${lineOf.get(err.card)}: ${cause.message}`, { hint: undefined })
+      : cause;
   };
   const counted = (err: unknown): CardsError => {
     if (undone)
@@ -133,44 +154,15 @@ export async function insertLines(
     return reworded(err, `${err.message} (${done}: ${next}).`);
   };
   try {
-    for await (const line of source) {
-      number++;
-      if (line.trim() === '') continue;
-      if (keyknox.take(line, number)) continue;
-      const card = parseImportLine(line, number);
-      if (!cardsBegun) {
-        cardsBegun = true;
-        await keyknox.store(append);
-      }
-      // A card naming a card still being written waits for it (the store links committed cards).
-      if (
-        window.length >= IMPORT_WINDOW ||
-        (card.previous_card_id !== undefined && pending.has(card.previous_card_id))
-      )
-        await drain();
-      if (append && (await storedAlready(store, card))) {
-        skipped++;
-        continue;
-      }
-      const at = number;
-      const insert = store.insert(card).then(
-        () => imported++,
-        (err: unknown) => {
-          throw isCardsError(err)
-            ? reworded(err, `line ${at}: ${err.message}`, { hint: undefined })
-            : err;
-        },
-      );
-      // Keep an unhandled rejection from escaping before drain() awaits it.
-      insert.catch(() => undefined);
-      window.push(insert);
-      pending.add(card.id);
-    }
-    await drain();
+    // A card naming a card still being written waits for it (the store links committed cards).
+    await importInOrder(store, cards(), {
+      window: IMPORT_WINDOW,
+      stored: () => imported++,
+      ...(append && { skip: skipStored }),
+    });
     await keyknox.store(append);
   } catch (err) {
-    await drain().catch(() => undefined);
-    throw counted(err);
+    throw counted(refusal(err));
   }
   return {
     imported,
