@@ -6,6 +6,7 @@
  */
 import { readFileSync } from 'node:fs';
 import { AdminClient } from '../client/admin-client.js';
+import type { CardRow, KeyknoxRow } from '../core/admin-rows.js';
 import { CardsError } from '../core/errors.js';
 import { answersAsDocumented, answerTypesOf } from '../server/answer-check.js';
 import { adminTokenPath } from '../server/file-home.js';
@@ -70,43 +71,13 @@ export const limitOf = (value: string | undefined, max?: number): string | undef
   );
 };
 
-export interface CardRowResult {
-  seq: number;
-  id: string;
-  identity: string;
-  state: string;
-  previous_card_id: string | null;
-  successor: string | null;
-}
-
-export interface ListResult {
-  cards: CardRowResult[];
-  next_cursor: string | null;
-}
-
 /** The field of each listing's page that holds its rows (docs/http.md). */
 export const LISTED_FIELD = { adminCards: 'cards', adminKeyknox: 'keyknox' } as const;
 
 export type ListedRoute = keyof typeof LISTED_FIELD;
 
-/** A row of GET /_cards/keyknox (docs/e3kit.md, "Seeing it"), as the CLI reads it. */
-export interface KeyknoxRow {
-  api: 'v1' | 'v2';
-  app: string;
-  owner: string;
-  root: string | null;
-  path: string | null;
-  key: string | null;
-  readers: string[];
-  size: number;
-  version: string | null;
-  hash: string;
-  created: string | null;
-  updated: string | null;
-}
-
 /** A row of an admin listing: a card, or a Keyknox entry. */
-export type ListedRow = CardRowResult | KeyknoxRow;
+export type ListedRow = CardRow | KeyknoxRow;
 
 /** A page of an admin listing: its rows under its route's field, and where the next starts. */
 type ListedPage = { readonly next_cursor: string | null } & {

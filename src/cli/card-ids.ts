@@ -9,9 +9,10 @@
 import { existsSync } from 'node:fs';
 import { resolve } from 'node:path';
 import type { Command } from 'commander';
+import type { CardsPage } from '../core/admin-rows.js';
 import { CardsError } from '../core/errors.js';
 import { CARD_ID_PATTERN } from '../core/limits.js';
-import { adminClient, type AdminFlags, type ListResult } from './admin-access.js';
+import { adminClient, type AdminFlags } from './admin-access.js';
 import type { CommandContext } from './context.js';
 import { resolveServer } from './settings.js';
 import { cardIdKindOf, type CardIdKind } from './flags.js';
@@ -84,9 +85,9 @@ async function lookUp(
   const admin = adminClient(ctx, options);
   // The server asked: --url, or the one serving ./cards.json where no URL is set.
   const url = resolveServer(ctx, options).url.value;
-  let page: ListResult;
+  let page: CardsPage;
   try {
-    page = await admin.json<ListResult>('GET', 'adminCards', {
+    page = await admin.json<CardsPage>('GET', 'adminCards', {
       query: { prefix, limit: String(LISTED) },
     });
   } catch (err) {

@@ -10,7 +10,7 @@
  */
 import { appendFileSync, mkdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import type { RawCard } from '../core/card.js';
+import { isRawCard, type RawCard } from '../core/card.js';
 import { isObject } from '../core/json.js';
 
 const notesFile = (home: string): string => join(home, 'revoked-chains.jsonl');
@@ -20,9 +20,6 @@ interface Note {
   readonly identity: string;
   readonly cards: RawCard[];
 }
-
-const isRawCard = (value: unknown): value is RawCard =>
-  isObject(value) && typeof value.content_snapshot === 'string' && Array.isArray(value.signatures);
 
 /** Appends a revoked chain (its cards oldest first, then the revoking card when known). */
 export function noteRevokedChain(

@@ -6,7 +6,7 @@
  * when a command runs, so `cards --help` and `--version` stay fast.
  */
 import { CommanderError, type Command } from 'commander';
-import { CardsError, numberOf, type ErrorCode } from '../core/errors.js';
+import { CardsError, numberOf, reworded, type ErrorCode } from '../core/errors.js';
 import { escapeTerminal } from '../core/terminal-text.js';
 import { EXIT } from './exit-status.js';
 import type { AnyDeclaration, GlobalFlags } from './command.js';
@@ -146,7 +146,7 @@ function withHint(err: unknown, own: string | undefined, urlSource?: Source): un
     `is the service running? Start a local one with \`cards serve\`, or ${URL_SETTING[urlSource ?? 'default']}`;
   const hint = own ?? (err.code === 'UNREACHABLE' ? unreachable() : HINTS[err.code]);
   if (!hint) return err;
-  return new CardsError(err.code, err.message, { hint, cause: err.cause, partial: err.partial });
+  return reworded(err, err.message, { hint, cause: err.cause, partial: err.partial });
 }
 
 /**

@@ -6,7 +6,7 @@
  * object's code is mapped back through `codeForWire`; a 5xx or a network failure is
  * UNREACHABLE. Never prints, never reads files or the environment.
  */
-import type { RawCard } from '../core/card.js';
+import { isRawCard, type RawCard } from '../core/card.js';
 import { asClause, CardsError } from '../core/errors.js';
 import { LIMITS } from '../core/limits.js';
 import type { WireProfile } from '../core/profile.js';
@@ -95,7 +95,7 @@ export class CardsClient {
         const body = readJson(res, this.url);
         if (!Array.isArray(body))
           throw notAService(this.url, res, 'search answered with something other than a list');
-        if (!body.every(isCard))
+        if (!body.every(isRawCard))
           throw notAService(
             this.url,
             res,
@@ -223,20 +223,9 @@ function readJson(res: Exchange, url: string): unknown {
   }
 }
 
-/** A card as the card routes answer it (spec 4): its snapshot's text and a list of signatures. */
-function isCard(value: unknown): value is RawCard {
-  const card = value as Partial<RawCard> | null;
-  return (
-    typeof card === 'object' &&
-    card !== null &&
-    typeof card.content_snapshot === 'string' &&
-    Array.isArray(card.signatures)
-  );
-}
-
 function readCard(res: Exchange, url: string): RawCard {
   const card = readJson(res, url);
-  if (!isCard(card)) throw notAService(url, res, 'an answer that is not a card');
+  if (!isRawCard(card)) throw notAService(url, res, 'an answer that is not a card');
   return { content_snapshot: card.content_snapshot, signatures: card.signatures };
 }
 

@@ -21,6 +21,13 @@ export interface RawCard {
   signatures: RawSignature[];
 }
 
+/**
+ * Whether `value` has a wire card's shape (spec 2.1): a `content_snapshot` string and a
+ * `signatures` array. Checks the shape only; parseRawCard and parseSignatures check the rest.
+ */
+export const isRawCard = (value: unknown): value is RawCard =>
+  isObject(value) && typeof value.content_snapshot === 'string' && Array.isArray(value.signatures);
+
 /** A signature entry with its base64 decoded. */
 export interface CardSignature {
   readonly signer: string;

@@ -80,6 +80,18 @@ export interface WireCardsError extends CardsError {
 
 export const isCardsError = (err: unknown): err is CardsError => err instanceof CardsError;
 
+/**
+ * `err` told again with `message`, for a caller that adds what it knows (where the error
+ * arose, what became of the work): the same code, and its hint unless `options` give another
+ * (`hint: undefined` drops it). A cause and `partial` are passed on only where `options` name
+ * them.
+ */
+export const reworded = (
+  err: CardsError,
+  message: string,
+  options: CardsErrorOptions = {},
+): CardsError => new CardsError(err.code, message, { hint: err.hint, ...options });
+
 /** A message, a sentence, as a clause of another: without its full stop, which the other ends with. */
 export const asClause = (message: string): string => message.replace(/[.]$/, '');
 

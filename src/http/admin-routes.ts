@@ -6,6 +6,7 @@
  */
 import { Readable } from 'node:stream';
 import type { FastifyError, FastifyPluginAsync, FastifySchema } from 'fastify';
+import type { CardsPage, KeyknoxPage } from '../core/admin-rows.js';
 import { CardsError } from '../core/errors.js';
 import { identityOfSegment, JSON_FORM } from '../core/identity-segment.js';
 import { LIMITS } from '../core/limits.js';
@@ -130,7 +131,7 @@ export const adminRoutes =
         // insertion order and the cursor is the last seq.
         if (prefix !== undefined && prefix !== '') {
           const page = await admin.cardsWithIdPrefix(prefix.toLowerCase(), given, limitOf(limit));
-          return sendJson(reply, { cards: page.items, next_cursor: page.next });
+          return sendJson(reply, { cards: page.items, next_cursor: page.next } satisfies CardsPage);
         }
         if (given !== undefined && !/^\d{1,15}$/.test(given))
           throw invalid('cursor', 'the next_cursor of a previous page', given);
@@ -138,7 +139,7 @@ export const adminRoutes =
           given === undefined ? undefined : Number(given),
           limitOf(limit),
         );
-        return sendJson(reply, { cards: page.items, next_cursor: page.next });
+        return sendJson(reply, { cards: page.items, next_cursor: page.next } satisfies CardsPage);
       },
       adminIdentities: async (request, reply) => {
         const { prefix, cursor, limit } = request.query as Query;
@@ -155,7 +156,10 @@ export const adminRoutes =
           cursor === undefined || cursor === '' ? undefined : cursor,
           limitOf(limit),
         );
-        return sendJson(reply, { keyknox: page.items, next_cursor: page.next });
+        return sendJson(reply, {
+          keyknox: page.items,
+          next_cursor: page.next,
+        } satisfies KeyknoxPage);
       },
       // A kept history is sent before the handler returns (no promise).
       adminIdentity: (request, reply) => {

@@ -3,7 +3,7 @@
  * keystore, the server's --service-key), a key kept in a file made on first use (the witness),
  * and the one message for a kept key that does not parse, wherever it is kept.
  */
-import { CardsError } from '../core/errors.js';
+import { CardsError, reworded } from '../core/errors.js';
 import { generatePrivateKey, parsePrivateKey, type PrivateKey } from '../crypto/keys.js';
 import { keepPrivateFile, readPrivateFile } from './private-file.js';
 
@@ -17,12 +17,7 @@ export interface KeyFile {
 
 /** A CardsError about a file's content, with the file's path in front of the message. */
 export const inFile = (path: string, err: unknown): unknown =>
-  err instanceof CardsError
-    ? new CardsError(err.code, `${path}: ${err.message}`, {
-        ...(err.hint ? { hint: err.hint } : {}),
-        cause: err,
-      })
-    : err;
+  err instanceof CardsError ? reworded(err, `${path}: ${err.message}`, { cause: err }) : err;
 
 /**
  * Reads a private key file (PEM or base64 DER PKCS#8): FILE_NOT_FOUND when it is missing,

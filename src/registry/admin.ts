@@ -6,47 +6,16 @@
  * Every query costs its page, never the store.
  */
 import { LRUCache } from 'lru-cache';
-import type { CardState } from '../core/chain.js';
+import type { CardRow, IdentityHistory, IdentityRow, KeyknoxRow } from '../core/admin-rows.js';
 import { isPortableText } from '../core/encoding.js';
-import { CardsError, isCardsError } from '../core/errors.js';
+import { CardsError, isCardsError, reworded } from '../core/errors.js';
 import type { KeyknoxStore } from '../store/keyknox.js';
 import { pageOf, type Page } from './admin-page.js';
-import { listKeyknox, type KeyknoxRow } from './keyknox-listing.js';
+import { listKeyknox } from './keyknox-listing.js';
 import { checkedDump, insertLines, toLines, type ImportResult } from './import-lines.js';
-import type { CardEntry, CardStore, StoredCard } from '../store/store.js';
+import type { CardEntry, CardStore } from '../store/store.js';
 import type { CardLog } from './card-log.js';
 import { dumpText } from './transfer.js';
-
-/** A card as the admin API lists it (snake_case, like the wire). */
-export interface CardRow {
-  readonly seq: number;
-  readonly id: string;
-  readonly identity: string;
-  readonly state: CardState;
-  readonly previous_card_id: string | null;
-  readonly successor: string | null;
-  readonly revoked_by: string | null;
-}
-
-/** An identity as the admin API lists it (snake_case, like the wire). */
-export interface IdentityRow {
-  readonly identity: string;
-  readonly cards: number;
-  readonly live_chains: number;
-  readonly revoked_chains: number;
-}
-
-interface HistoryCard extends CardRow {
-  /** UNIX seconds, from the decoded snapshot; null when it cannot be read. */
-  readonly created_at: number | null;
-  readonly content_snapshot: string;
-  readonly signatures: StoredCard['signatures'];
-}
-
-export interface IdentityHistory {
-  readonly identity: string;
-  readonly chains: readonly { readonly revoked: boolean; readonly cards: HistoryCard[] }[];
-}
 
 /**
  * Bytes of history JSON kept (about 9,000 identities of two cards, 1.8 KB each): an identity's
@@ -254,7 +223,7 @@ export class Admin {
           (again: unknown) => `putting the previous registry back failed too: ${String(again)}`,
         );
       if (!isCardsError(err)) throw err;
-      throw new CardsError(err.code, `The restore failed: ${err.message} (${undone}).`);
+      throw reworded(err, `The restore failed: ${err.message} (${undone}).`, { hint: undefined });
     }
   }
 

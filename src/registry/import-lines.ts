@@ -4,10 +4,12 @@
  * identity, previous card, self signature) and inserted in order, and a whole dump checked
  * before a restore touches anything. Knows nothing of HTTP.
  */
-import { asClause, CardsError, isCardsError } from '../core/errors.js';
+import { asClause, CardsError, isCardsError, reworded } from '../core/errors.js';
 import { MemoryStore } from '../store/memory/memory-store.js';
 import type { KeyknoxStore } from '../store/keyknox.js';
 import { serializeCard, readStoredCard } from '../store/record.js';
+import { ImportError } from '../store/engine.js';
+import { importInOrder } from '../store/import-cards.js';
 import type { CardStore, StoredCard } from '../store/store.js';
 import { cardDefect } from './card-defect.js';
 import { badLine, KeyknoxImport } from './keyknox-transfer.js';
@@ -40,9 +42,7 @@ export async function checkedDump(
     } catch (err) {
       if (!isCardsError(err)) throw err;
       const what = err.code === 'IMPORT_INVALID' ? err.message : `Line ${number}: ${err.message}`;
-      throw new CardsError(err.code, `${what} The registry is unchanged.`, {
-        ...(err.hint !== undefined && { hint: err.hint }),
-      });
+      throw reworded(err, `${what} The registry is unchanged.`);
     }
   }
   return kept;
@@ -113,30 +113,10 @@ export async function insertLines(
   let skipped = 0;
   let number = 0;
   const keyknox = new KeyknoxImport(keyknoxStore);
-  let cardsBegun = false;
-  let window: Promise<unknown>[] = [];
-  let pending = new Set<string>();
-  /** Waits for every insert in flight; the first refusal, if any, with what was stored. */
-  const drain = async (): Promise<void> => {
-    const settled = await Promise.allSettled(window);
-    window = [];
-    pending = new Set();
-    const refused = settled.find((r) => r.status === 'rejected');
-    if (refused) throw refused.reason;
-  };
-  const counted = (err: unknown): CardsError => {
-    if (undone)
-      return isCardsError(err)
-        ? err
-        : new CardsError('STORE_UNAVAILABLE', undefined, { cause: err });
-    const done = `${imported} cards stored${append ? `, ${skipped} already there` : ''}`;
-    const next = 'they stay; fix the line and import the whole dump again with append=true';
-    if (!isCardsError(err)) return new CardsError('STORE_UNAVAILABLE', undefined, { cause: err });
-    return new CardsError(err.code, `${err.message} (${done}: ${next}).`, {
-      ...(err.hint !== undefined && { hint: err.hint }),
-    });
-  };
-  try {
+  /** The line of each card read, for the message of a refusal. */
+  const lineOf = new WeakMap<StoredCard, number>();
+  async function* cards(): AsyncGenerator<StoredCard> {
+    let cardsBegun = false;
     for await (const line of source) {
       number++;
       if (line.trim() === '') continue;
@@ -146,33 +126,43 @@ export async function insertLines(
         cardsBegun = true;
         await keyknox.store(append);
       }
-      // A card naming a card still being written waits for it (the store links committed cards).
-      if (
-        window.length >= IMPORT_WINDOW ||
-        (card.previous_card_id !== undefined && pending.has(card.previous_card_id))
-      )
-        await drain();
-      if (append && (await storedAlready(store, card))) {
-        skipped++;
-        continue;
-      }
-      const at = number;
-      const insert = store.insert(card).then(
-        () => imported++,
-        (err: unknown) => {
-          throw isCardsError(err) ? new CardsError(err.code, `line ${at}: ${err.message}`) : err;
-        },
-      );
-      // Keep an unhandled rejection from escaping before drain() awaits it.
-      insert.catch(() => undefined);
-      window.push(insert);
-      pending.add(card.id);
+      lineOf.set(card, number);
+      yield card;
     }
-    await drain();
+  }
+  const skipStored = async (card: StoredCard): Promise<boolean> => {
+    const already = await storedAlready(store, card);
+    if (already) skipped++;
+    return already;
+  };
+  /** A refused insert as its line; anything else as it is. */
+  const refusal = (err: unknown): unknown => {
+    if (!(err instanceof ImportError)) return err;
+    const { cause } = err;
+    return isCardsError(cause)
+      ? reworded(cause, `line ${lineOf.get(err.card)}: ${cause.message}`, { hint: undefined })
+      : cause;
+  };
+  const counted = (err: unknown): CardsError => {
+    if (undone)
+      return isCardsError(err)
+        ? err
+        : new CardsError('STORE_UNAVAILABLE', undefined, { cause: err });
+    const done = `${imported} cards stored${append ? `, ${skipped} already there` : ''}`;
+    const next = 'they stay; fix the line and import the whole dump again with append=true';
+    if (!isCardsError(err)) return new CardsError('STORE_UNAVAILABLE', undefined, { cause: err });
+    return reworded(err, `${err.message} (${done}: ${next}).`);
+  };
+  try {
+    // A card naming a card still being written waits for it (the store links committed cards).
+    await importInOrder(store, cards(), {
+      window: IMPORT_WINDOW,
+      stored: () => imported++,
+      ...(append && { skip: skipStored }),
+    });
     await keyknox.store(append);
   } catch (err) {
-    await drain().catch(() => undefined);
-    throw counted(err);
+    throw counted(refusal(err));
   }
   return {
     imported,

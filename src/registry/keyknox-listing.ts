@@ -13,6 +13,7 @@ import {
   utf8,
 } from '../core/encoding.js';
 import { CardsError } from '../core/errors.js';
+import type { KeyknoxRow } from '../core/admin-rows.js';
 import { LIMITS } from '../core/limits.js';
 import { pageOf, type Page } from './admin-page.js';
 import type {
@@ -25,30 +26,6 @@ import { versionString } from './keyknox-common.js';
 
 /** How many v2 entries one read of the store asks for. */
 const V2_CHUNK = 32;
-
-/** One blob or entry as the admin API lists it (snake_case, like the wire). */
-export interface KeyknoxRow {
-  /** Which Keyknox API keeps it. */
-  readonly api: 'v1' | 'v2';
-  readonly app: string;
-  /** The blob's identity (v1), the entry's owner (v2). */
-  readonly owner: string;
-  /** null for a v1 blob. */
-  readonly root: string | null;
-  readonly path: string | null;
-  readonly key: string | null;
-  /** The identities an entry names as readers (none for a v1 blob). */
-  readonly readers: readonly string[];
-  /** Bytes of `meta` and `value` (v2: of the owner's copy). */
-  readonly size: number;
-  /** The wire version "n.0" of a v1 blob; null for a v2 entry, which has none. */
-  readonly version: string | null;
-  /** The wire hash a client holds (`Virgil-Keyknox-Hash`). */
-  readonly hash: string;
-  /** ISO 8601; null where the record has no such date (imported from a dump without them). */
-  readonly created: string | null;
-  readonly updated: string | null;
-}
 
 type Position =
   | { readonly api: 'v1'; readonly address: KeyknoxV1Address }

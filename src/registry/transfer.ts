@@ -11,7 +11,7 @@
  * (src/store/engine.ts). The service signature is kept as it is: it was made by the service the
  * cards come from.
  */
-import { CardsError } from '../core/errors.js';
+import { CardsError, reworded } from '../core/errors.js';
 import { serializeCard } from '../store/record.js';
 import { ImportError, type Engine } from '../store/engine.js';
 import type { KeyknoxStore } from '../store/keyknox.js';
@@ -106,7 +106,9 @@ export async function importCards(
   }
   const named = (err: unknown, line: number, card: StoredCard): never => {
     if (err instanceof CardsError)
-      throw new CardsError(err.code, `line ${line} of the dump (card ${card.id}): ${err.message}`);
+      throw reworded(err, `line ${line} of the dump (card ${card.id}): ${err.message}`, {
+        hint: undefined,
+      });
     throw err;
   };
   if (options.append) {

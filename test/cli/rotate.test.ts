@@ -6,6 +6,8 @@
  */
 import assert from 'node:assert/strict';
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { createServer, type IncomingMessage } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { after, before, describe, test } from 'node:test';
 import { keyFile, keysDir } from '../../src/cli/keystore.js';
 import { parsePrivateKey } from '../../src/crypto/keys.js';
@@ -89,6 +91,50 @@ describe('cards rotate', { concurrency: true }, () => {
     const none = await box.cards(['rotate', '--identity', 'nobody-here']);
     assert.equal(none.status, 3, said(none));
     assert.match(none.stderr, /CARD_NOT_FOUND.*no live card to rotate/);
+  });
+
+  test('a create request that could not connect stored nothing: the pending key goes, as on a refusal', async () => {
+    const made = await box.cards(['create', '--identity', 'cy', '--new-key', '--json']);
+    assert.equal(made.status, 0, said(made));
+    const before = readFileSync(keyFile(box.home, 'cy'), 'utf8');
+    const token = (await box.cards(['jwt', '--identity', 'cy'])).stdout.trim();
+    // A service that answers the search for the live card and closes its port while it does:
+    // the create request that follows meets a closed port (ECONNREFUSED).
+    const body = async (req: IncomingMessage): Promise<Buffer> => {
+      const chunks: Buffer[] = [];
+      for await (const chunk of req) chunks.push(chunk as Buffer);
+      return Buffer.concat(chunks);
+    };
+    const closing = createServer((req, res) => {
+      if (req.url?.endsWith('/actions/search')) closing.close();
+      void body(req).then(async (sent) => {
+        const answer = await fetch(new URL(req.url ?? '/', server.url), {
+          method: req.method ?? 'GET',
+          headers: req.headers as Record<string, string>,
+          ...(sent.length > 0 && { body: sent }),
+        });
+        res.writeHead(answer.status, {
+          'content-type': answer.headers.get('content-type') ?? 'application/json',
+          connection: 'close',
+        });
+        res.end(Buffer.from(await answer.arrayBuffer()));
+      });
+    });
+    await new Promise<void>((listening) => closing.listen(0, '127.0.0.1', listening));
+    const url = `http://127.0.0.1:${(closing.address() as AddressInfo).port}`;
+    const failed = await box.cards(['rotate', '--identity', 'cy', '--token', token], {
+      env: { CARDS_URL: url },
+    });
+    assert.equal(failed.status, 6, said(failed));
+    assert.match(
+      failed.stderr,
+      /UNREACHABLE.*Nothing reached the service; the keystore was not changed\./,
+    );
+    assert.equal(readFileSync(keyFile(box.home, 'cy'), 'utf8'), before);
+    assert.deepEqual(
+      readdirSync(keysDir(box.home)).filter((f) => f.startsWith('cy.pem.')),
+      [],
+    );
   });
 
   test("the new key is of the replaced key's type unless --type says otherwise", async () => {

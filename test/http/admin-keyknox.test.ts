@@ -14,7 +14,7 @@ import { generatePrivateKey } from '../../src/crypto/keys.js';
 import { mintToken } from '../../src/crypto/tokens.js';
 import { createApp } from '../../src/http/app.js';
 import { createAuthenticator } from '../../src/http/auth.js';
-import type { KeyknoxRow } from '../../src/registry/keyknox-listing.js';
+import type { KeyknoxRow } from '../../src/core/admin-rows.js';
 import { createRegistry } from '../../src/registry/registry.js';
 import { MemoryStore } from '../../src/store/memory/memory-store.js';
 import { checkContract } from '../helpers/contract.js';

@@ -41,7 +41,7 @@ export async function openPostgresEngine(url: string, options: EngineOptions): P
     tiles: new PostgresTiles(cards.db),
     rateBuckets: new PostgresRateBuckets(cards.db),
     migration: cards.migration,
-    importCards: (source) => importInOrder(cards, source, cards.importWindow),
+    importCards: (source) => importInOrder(cards, source, { window: cards.importWindow }),
     close,
     // What a failed start made stays: another server may be using it already.
     discard: close,

@@ -5,6 +5,13 @@
  * `adminToken`, or the token file beside a local store (--db), in that order; none is sent
  * when none is found (a loopback-only server needs none).
  */
+import type {
+  CardRow,
+  CardsPage,
+  IdentityHistory,
+  KeyknoxPage,
+  KeyknoxRow,
+} from '../../../core/admin-rows.js';
 import { CardsError } from '../../../core/errors.js';
 import { LIMITS } from '../../../core/limits.js';
 import {
@@ -14,11 +21,8 @@ import {
   LISTED_FIELD,
   resetServer,
   type AdminFlags,
-  type CardRowResult,
-  type KeyknoxRow,
   type ListedRoute,
   type ListedRow,
-  type ListResult,
 } from '../../admin-access.js';
 import type { CommandContext } from '../../context.js';
 import { resolveServer } from '../../settings.js';
@@ -46,32 +50,19 @@ async function listed<T extends ListedRow>(
   return { rows, next_cursor };
 }
 
-export async function listCards(ctx: CommandContext, flags: PageFlags): Promise<ListResult> {
-  const { rows, next_cursor } = await listed<CardRowResult>(ctx, flags, 'adminCards');
+export async function listCards(ctx: CommandContext, flags: PageFlags): Promise<CardsPage> {
+  const { rows, next_cursor } = await listed<CardRow>(ctx, flags, 'adminCards');
   return { cards: rows, next_cursor };
 }
 
-export interface KeyknoxListResult {
-  keyknox: KeyknoxRow[];
-  next_cursor: string | null;
-}
-
 /** e3kit's Keyknox blobs, then entries, of a server: metadata only (GET /_cards/keyknox). */
-export async function listKeyknox(
-  ctx: CommandContext,
-  flags: PageFlags,
-): Promise<KeyknoxListResult> {
+export async function listKeyknox(ctx: CommandContext, flags: PageFlags): Promise<KeyknoxPage> {
   const { rows, next_cursor } = await listed<KeyknoxRow>(ctx, flags, 'adminKeyknox');
   return { keyknox: rows, next_cursor };
 }
 
-export interface HistoryResult {
-  identity: string;
-  chains: { revoked: boolean; cards: (CardRowResult & { created_at: number | null })[] }[];
-}
-
 export const history = (ctx: CommandContext, identity: string, flags: AdminFlags) =>
-  client(ctx, flags).json<HistoryResult>('GET', 'adminIdentity', { param: identity });
+  client(ctx, flags).json<IdentityHistory>('GET', 'adminIdentity', { param: identity });
 
 /** The log a server keeps (its /_cards/info `log`), null for a server without one. */
 export interface ServedLog {

@@ -1,10 +1,11 @@
 /** The admin commands: `cards list`, `keyknox`, `history`, `reset`, against a server's admin API. */
 import { Argument, Option } from 'commander';
 import { declare } from '../../command.js';
-import type { AdminFlags, ListResult } from '../../admin-access.js';
+import type { CardsPage, IdentityHistory, KeyknoxPage } from '../../../core/admin-rows.js';
+import type { AdminFlags } from '../../admin-access.js';
 import { ADMIN_TOKEN_HELP, adminFlags } from '../../flags.js';
 import { plural, when } from '../../text.js';
-import type { HistoryResult, KeyknoxListResult, PageFlags } from './admin.js';
+import type { PageFlags } from './admin.js';
 
 const admin = () => import('./admin.js');
 /** --limit, --cursor and --all of a listing of `what`. */
@@ -26,7 +27,7 @@ export default [
     help: ADMIN_TOKEN_HELP,
     examples: ['cards list', 'cards list --all --json'],
     run: async (ctx, options: PageFlags) => (await admin()).listCards(ctx, options),
-    text: (r: ListResult, s) =>
+    text: (r: CardsPage, s) =>
       [
         ...r.cards.map(
           (c) => `${String(c.seq).padStart(6)}  ${c.id}  ${c.state.padEnd(10)}  ${c.identity}`,
@@ -46,7 +47,7 @@ Lists every v1 blob, then every v2 entry, never their content. Text lines: api, 
 root / path / key (v2), size, version (v1), last write, readers (v2); --json has every field.`,
     examples: ['cards keyknox', 'cards keyknox --all --json'],
     run: async (ctx, options: PageFlags) => (await admin()).listKeyknox(ctx, options),
-    text: (r: KeyknoxListResult, s) =>
+    text: (r: KeyknoxPage, s) =>
       [
         ...r.keyknox.map((k) =>
           [
@@ -75,7 +76,7 @@ root / path / key (v2), size, version (v1), last write, readers (v2); --json has
     examples: ['cards history alice'],
     run: async (ctx, options: AdminFlags, [identity]) =>
       (await admin()).history(ctx, identity as string, options),
-    text: (r: HistoryResult, s) =>
+    text: (r: IdentityHistory, s) =>
       [
         `${s.bold(r.identity)}: ${plural(r.chains.length, 'chain')}`,
         ...r.chains.flatMap((chain, i) => [

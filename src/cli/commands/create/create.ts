@@ -4,14 +4,14 @@
  * "Received invalid card" check) and show the stored card with its id.
  */
 import type { RawCard } from '../../../core/card.js';
-import { CardsError } from '../../../core/errors.js';
-import { EXIT, EXIT_STATUS } from '../../exit-status.js';
+import { CardsError, reworded } from '../../../core/errors.js';
 import { cardFromJson, viewCard, type CardView } from '../../card-builder.js';
 import { prepareCard, type BuildOptions } from '../../card-prepare.js';
 import { connect } from '../../connection.js';
 import type { CommandContext } from '../../context.js';
 import { parseJson, readInput } from '../../inputs.js';
 import { removeKey } from '../../keystore.js';
+import { surelyNotStored } from '../../not-stored.js';
 import { shellQuote } from '../../shell-quote.js';
 import { plural } from '../../text.js';
 import { requireIdentity, resolveSettings, type ConnectionFlags } from '../../settings.js';
@@ -65,9 +65,6 @@ async function refuseSecondChain(client: CardsClient, identity: string): Promise
   );
 }
 
-/** Network failures that happen before a request reaches the service. */
-const NOT_SENT = new Set(['ECONNREFUSED', 'ENOTFOUND', 'EAI_AGAIN', 'EHOSTUNREACH']);
-
 /**
  * The card made with a new key was not accepted: when the service surely did not
  * store it (a refusal, or no connection at all) the key is removed again; when it may have
@@ -75,17 +72,12 @@ const NOT_SENT = new Set(['ECONNREFUSED', 'ENOTFOUND', 'EAI_AGAIN', 'EHOSTUNREAC
  */
 function forgetNewKey(ctx: CommandContext, identity: string, file: string, err: unknown): unknown {
   if (!(err instanceof CardsError)) return err;
-  const cause = (err.cause as NodeJS.ErrnoException | undefined)?.code;
-  const surelyNotStored =
-    EXIT_STATUS[err.code] !== EXIT.unreachable || (cause !== undefined && NOT_SENT.has(cause));
-  if (surelyNotStored) removeKey(ctx.home, identity);
-  const note = surelyNotStored
+  const notStored = surelyNotStored(err);
+  if (notStored) removeKey(ctx.home, identity);
+  const note = notStored
     ? `The new key made for "${identity}" was removed again: nothing was written.`
     : `The new key made for "${identity}" is kept in ${file}: the service may have stored the card (\`cards search ${shellQuote(identity)}\` tells).`;
-  return new CardsError(err.code, `${err.message} ${note}`, {
-    ...(err.hint ? { hint: err.hint } : {}),
-    cause: err.cause,
-  });
+  return reworded(err, `${err.message} ${note}`, { cause: err.cause });
 }
 
 export interface PublishOptions extends ConnectionFlags {

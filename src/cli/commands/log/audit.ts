@@ -7,12 +7,13 @@
  * not hash to the signed root exit 8 (log-follow.ts).
  */
 import type { AdminClient } from '../../../client/admin-client.js';
+import type { CardsPage } from '../../../core/admin-rows.js';
 import { cardIdOf } from '../../../core/card-id.js';
 import { CardsError } from '../../../core/errors.js';
 import { EMPTY_EDGE } from '../../../log/append.js';
 import { ed25519Verifier } from '../../../log/note-keys.js';
 import { tilePath, tilesForSize, TILE_WIDTH, type TileRef } from '../../../log/tile-path.js';
-import { adminClient, adminPages, type AdminFlags, type ListResult } from '../../admin-access.js';
+import { adminClient, adminPages, type AdminFlags } from '../../admin-access.js';
 import { connect } from '../../connection.js';
 import type { CommandContext } from '../../context.js';
 import { fetchCheckpoint, followLog } from '../../log-follow.js';
@@ -133,7 +134,7 @@ async function compareAdminList(
   problems: string[],
 ): Promise<LogAuditResult['adminList']> {
   try {
-    for await (const page of adminPages<ListResult>(admin, 'adminCards', '1000'))
+    for await (const page of adminPages<CardsPage>(admin, 'adminCards', '1000'))
       for (const card of page.cards) {
         if (card.seq >= ids.length) return 'checked';
         if (ids[card.seq] !== card.id)

@@ -7,8 +7,7 @@
  */
 import type { RawCard } from '../../../core/card.js';
 import { encodeBase64 } from '../../../core/encoding.js';
-import { CardsError } from '../../../core/errors.js';
-import { EXIT, EXIT_STATUS } from '../../exit-status.js';
+import { CardsError, reworded } from '../../../core/errors.js';
 import { generateCardKey, keyTypeOf, type KeyTypeName } from '../../../crypto/signing-key.js';
 import { buildCard, viewCard, type CardView } from '../../card-builder.js';
 import { previousCardId } from '../../card-prepare.js';
@@ -22,6 +21,7 @@ import {
   writePendingKey,
 } from '../../key-backups.js';
 import { keyFile, loadKey } from '../../keystore.js';
+import { notSent, surelyNotStored } from '../../not-stored.js';
 import { shellQuote } from '../../shell-quote.js';
 import { requireIdentity, resolveSettings, type ConnectionFlags } from '../../settings.js';
 
@@ -78,15 +78,15 @@ export async function rotate(ctx: CommandContext, options: RotateOptions): Promi
     stored = await client.createCard(built.card, identity);
   } catch (err) {
     if (!(err instanceof CardsError)) throw err;
-    const maybeStored = EXIT_STATUS[err.code] === EXIT.unreachable;
-    if (!maybeStored) dropPendingKey(ctx.home, identity);
-    const note = maybeStored
-      ? ` The keystore was not changed; the new key is kept in ${pending} in case the service stored the card (\`cards search ${shellQuote(identity)}\` tells).`
+    const notStored = surelyNotStored(err);
+    if (notStored) dropPendingKey(ctx.home, identity);
+    const unchanged = notSent(err)
+      ? ' Nothing reached the service; the keystore was not changed.'
       : ' The keystore was not changed.';
-    throw new CardsError(err.code, `${err.message}${note}`, {
-      ...(err.hint ? { hint: err.hint } : {}),
-      cause: err.cause,
-    });
+    const note = notStored
+      ? unchanged
+      : ` The keystore was not changed; the new key is kept in ${pending} in case the service stored the card (\`cards search ${shellQuote(identity)}\` tells).`;
+    throw reworded(err, `${err.message}${note}`, { cause: err.cause });
   }
   if (stored.content_snapshot !== built.card.content_snapshot)
     throw new CardsError('SERVICE_REFUSED', 'The service returned another card than the one sent.');

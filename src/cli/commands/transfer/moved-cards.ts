@@ -12,7 +12,7 @@ import { StringDecoder } from 'node:string_decoder';
 import { decodeBase64 } from '../../../core/encoding.js';
 import { LIMITS } from '../../../core/limits.js';
 import { parseSnapshot } from '../../../core/snapshot.js';
-import { parseSignatures } from '../../../core/card.js';
+import { isRawCard, parseSignatures } from '../../../core/card.js';
 import { parsePublicKey } from '../../../crypto/keys.js';
 import { verifyCardSignatures } from '../../../crypto/verify-card.js';
 
@@ -64,12 +64,10 @@ export async function signedElsewhere(
   serviceKey: string,
 ): Promise<boolean> {
   try {
-    const record = JSON.parse(line) as { content_snapshot?: unknown; signatures?: unknown };
-    const bytes =
-      typeof record.content_snapshot === 'string'
-        ? decodeBase64(record.content_snapshot)
-        : undefined;
-    if (!bytes || !Array.isArray(record.signatures)) return false;
+    const record: unknown = JSON.parse(line);
+    if (!isRawCard(record)) return false;
+    const bytes = decodeBase64(record.content_snapshot);
+    if (!bytes) return false;
     const signatures = parseSignatures(record.signatures, {
       reservedSigner: '',
       requireSelf: false,

@@ -11,7 +11,7 @@ import { resolve } from 'node:path';
 import { Readable, Writable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { StringDecoder } from 'node:string_decoder';
-import { CardsError } from '../../../core/errors.js';
+import { CardsError, reworded } from '../../../core/errors.js';
 import { escapeTerminal } from '../../../core/terminal-text.js';
 import { createFileStream } from '../../../io/fs-durable.js';
 import { dumpLines } from '../../../io/lines.js';
@@ -141,7 +141,7 @@ const summaryLine = (r: Omit<ExportResult, 'out'>): string =>
 function inUse(err: unknown, ctx: CommandContext, store: string): unknown {
   if (!(err instanceof CardsError) || err.code !== 'STORE_LOCKED') return err;
   const url = isStoreUrl(store) ? undefined : ownerUrl(store, ctx.cwd);
-  return new CardsError(err.code, err.message, {
+  return reworded(err, err.message, {
     hint: `go through that server instead: --url ${url ?? 'http://HOST:PORT'} (its admin API reads and writes the store it holds)`,
   });
 }
