@@ -36,12 +36,14 @@ export function readPrivateFile(path: string): PrivateText | undefined {
 }
 
 /**
- * Whether a file is this user's alone to write: its owner is this process's user and neither
- * its group nor others may write it. In a folder others may write (a shared /tmp, a CI
- * workspace), a file they made, or one they may rewrite, holds what they chose.
+ * Whether a file is one user's alone to write (by default this process's user): its owner is
+ * that user and neither its group nor others may write it. In a folder others may write (a
+ * shared /tmp, a CI workspace), a file they made, or one they may rewrite, holds what they chose.
  */
-export function isOwnFile(stat: Pick<Stats, 'uid' | 'mode'>): boolean {
-  const uid = process.getuid?.();
+export function isOwnFile(
+  stat: Pick<Stats, 'uid' | 'mode'>,
+  uid: number | undefined = process.getuid?.(),
+): boolean {
   return (uid === undefined || stat.uid === uid) && (stat.mode & 0o022) === 0;
 }
 
