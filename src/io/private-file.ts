@@ -55,12 +55,17 @@ export function isOwnFile(
 function ownKept(path: string, found: PrivateText): PrivateText {
   const stat = statSync(path);
   if (isOwnFile(stat)) return found;
-  const whose =
-    stat.uid === process.getuid?.()
-      ? `other users may write it (mode ${(stat.mode & 0o777).toString(8)})`
-      : `it belongs to another user (uid ${stat.uid})`;
+  const uid = process.getuid?.();
+  // chmod(2) makes a file of ours private; only chown(2), by root, makes another user's ours.
+  const [whose, mine] =
+    stat.uid === uid
+      ? [`other users may write it (mode ${(stat.mode & 0o777).toString(8)})`, `chmod 600 ${path}`]
+      : [
+          `it belongs to another user (uid ${stat.uid})`,
+          `chown ${uid} ${path} (as root) and chmod 600 ${path}`,
+        ];
   throw new CardsError('USAGE', `${path} is not a secret of this user's: ${whose}.`, {
-    hint: `whoever made or may write it knows it: if it is yours, run chmod 600 ${path}; otherwise remove it, and keep the store in a folder only you can write`,
+    hint: `whoever made or may write it knows it: if it is yours, run ${mine}; otherwise remove it, and keep the store in a folder only you can write`,
   });
 }
 
