@@ -63,6 +63,23 @@ export const withScheme = (url: string): string =>
   /^(\[[0-9a-fA-F:.]+\]|[\w.-]+):\d+(\/.*)?$/.test(url) ? `http://${url}` : url;
 
 /**
+ * A service URL written with a user or password is refused (USAGE, the URL shown without them,
+ * `where` it was given): they are sent nowhere (the token authenticates, spec section 5), and
+ * every line that shows the URL (--debug, an error) would show the password.
+ */
+export function refuseUrlCredentials(url: URL, where: string): void {
+  if (url.username === '' && url.password === '') return;
+  const shown = new URL(url.href);
+  shown.username = '';
+  shown.password = '';
+  throw new CardsError(
+    'USAGE',
+    `The service URL ${shown.href} (${where}) is written with a user or password, which cards never sends: a Cards service takes a token.`,
+    { hint: 'remove the user and password from the URL' },
+  );
+}
+
+/**
  * A value as `cards init` and `cards config set` keep it in a profile: `compat` one of the wire
  * profiles, `url` an http(s) URL, and a file's name absolute against `cwd` (`~/…` as a shell
  * reads it), so the profile works from any folder.
@@ -75,6 +92,8 @@ export function profileValue(ctx: CommandContext, key: ProfileKey, given: string
     throw new CardsError('USAGE', `"${value}" is not an http(s) URL.`, {
       hint: `for example ${DEFAULT_URL}`,
     });
+  if (key === 'url' && URL.canParse(value))
+    refuseUrlCredentials(new URL(value), 'to keep in the profile');
   if (!namesFile(key, value)) return value;
   const home = ctx.env.HOME;
   return resolve(ctx.cwd, home && /^~(\/|$)/.test(value) ? home + value.slice(1) : value);

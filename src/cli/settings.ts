@@ -12,7 +12,7 @@ import { PROFILES, type ProfileName, type WireProfile } from '../core/profile.js
 import { isStoreUrl } from '../server/defaults.js';
 import { fileHome } from '../server/file-home.js';
 import { resolveStoreTarget } from '../server/open-engine.js';
-import { withScheme } from './config-file.js';
+import { refuseUrlCredentials, withScheme } from './config-file.js';
 import type { CommandContext } from './context.js';
 import { ownsStore, storeAddress } from './local-server.js';
 import type { Source, Sourced } from './value-sources.js';
@@ -135,17 +135,7 @@ function validateUrl(url: UrlSetting): void {
       `The service URL "${url.value}" (${url.source}) is not an http(s) URL.`,
       { hint: 'pass --url http://HOST:PORT' },
     );
-  // A user or password in the URL is sent nowhere (the token authenticates, spec section 5),
-  // and every line that shows the URL (--debug, an error) would show the password.
-  if (parsed.username !== '' || parsed.password !== '') {
-    parsed.username = '';
-    parsed.password = '';
-    throw new CardsError(
-      'USAGE',
-      `The service URL ${parsed.href} (${url.source}) is written with a user or password, which cards never sends: a Cards service takes a token.`,
-      { hint: 'remove the user and password from the URL' },
-    );
-  }
+  refuseUrlCredentials(parsed, url.source);
 }
 
 function pickCredential(

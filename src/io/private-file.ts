@@ -36,12 +36,14 @@ export function readPrivateFile(path: string): PrivateText | undefined {
 }
 
 /**
- * Whether a file is this user's alone to write: its owner is this process's user and neither
- * its group nor others may write it. In a folder others may write (a shared /tmp, a CI
- * workspace), a file they made, or one they may rewrite, holds what they chose.
+ * Whether a file is one user's alone to write (by default this process's user): its owner is
+ * that user and neither its group nor others may write it. In a folder others may write (a
+ * shared /tmp, a CI workspace), a file they made, or one they may rewrite, holds what they chose.
  */
-export function isOwnFile(stat: Pick<Stats, 'uid' | 'mode'>): boolean {
-  const uid = process.getuid?.();
+export function isOwnFile(
+  stat: Pick<Stats, 'uid' | 'mode'>,
+  uid: number | undefined = process.getuid?.(),
+): boolean {
   return (uid === undefined || stat.uid === uid) && (stat.mode & 0o022) === 0;
 }
 
@@ -53,12 +55,17 @@ export function isOwnFile(stat: Pick<Stats, 'uid' | 'mode'>): boolean {
 function ownKept(path: string, found: PrivateText): PrivateText {
   const stat = statSync(path);
   if (isOwnFile(stat)) return found;
-  const whose =
-    stat.uid === process.getuid?.()
-      ? `other users may write it (mode ${(stat.mode & 0o777).toString(8)})`
-      : `it belongs to another user (uid ${stat.uid})`;
+  const uid = process.getuid?.();
+  // chmod(2) makes a file of ours private; only chown(2), by root, makes another user's ours.
+  const [whose, mine] =
+    stat.uid === uid
+      ? [`other users may write it (mode ${(stat.mode & 0o777).toString(8)})`, `chmod 600 ${path}`]
+      : [
+          `it belongs to another user (uid ${stat.uid})`,
+          `chown ${uid} ${path} (as root) and chmod 600 ${path}`,
+        ];
   throw new CardsError('USAGE', `${path} is not a secret of this user's: ${whose}.`, {
-    hint: `whoever made or may write it knows it: if it is yours, run chmod 600 ${path}; otherwise remove it, and keep the store in a folder only you can write`,
+    hint: `whoever made or may write it knows it: if it is yours, run ${mine}; otherwise remove it, and keep the store in a folder only you can write`,
   });
 }
 

@@ -5,7 +5,7 @@
  * only there (src/cli/local-server.ts), and a client in the store's folder finds the server
  * there instead of assuming the default address.
  */
-import { closeSync, fstatSync, openSync, readFileSync, rmSync } from 'node:fs';
+import { closeSync, fstatSync, openSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { replaceFile } from '../io/fs-durable.js';
 import { isOwnFile } from '../io/private-file.js';
 import { isStoreUrl } from './defaults.js';
@@ -47,8 +47,10 @@ export function storeOwner(db: string, cwd: string): StoreOwner | undefined {
     const fd = openSync(home.address, 'r');
     try {
       // In a folder others may write, an address file they made or may rewrite could name a
-      // server of theirs, which would be sent the store's admin token and app-key tokens.
-      if (!isOwnFile(fstatSync(fd))) return undefined;
+      // server of theirs, which would be sent the store's admin token and app-key tokens. One
+      // of the store's owner is its server's, for every user (one with a token of their own).
+      const stat = fstatSync(fd);
+      if (!isOwnFile(stat) && !isOwnFile(stat, statSync(home.store).uid)) return undefined;
       owner = JSON.parse(readFileSync(fd, 'utf8')) as Partial<StoreOwner>;
     } finally {
       closeSync(fd);

@@ -7,14 +7,17 @@
  * `cards search`, given no URL, send nothing to the server it names.
  */
 import assert from 'node:assert/strict';
+import { execFile } from 'node:child_process';
 import { once } from 'node:events';
-import { chmodSync, chownSync, renameSync, writeFileSync } from 'node:fs';
+import { chmodSync, chownSync, mkdtempSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { promisify } from 'node:util';
 import { after, before, test } from 'node:test';
 import { serverInSandbox, type SandboxServer } from '../cli/server-sandbox.js';
-import type { Sandbox } from '../cli/harness.js';
+import { BIN, type Sandbox } from '../cli/harness.js';
 
 let server: SandboxServer;
 let box: Sandbox;
@@ -83,3 +86,45 @@ test('the address file the server wrote still leads the CLI to it', async () => 
     again.box.cleanup();
   }
 });
+
+test(
+  "the address file of the store's owner leads another user's CLI to the server",
+  { skip: process.getuid?.() !== 0 ? 'running the CLI as another user needs root' : false },
+  async () => {
+    // A server run by the store's owner, and a user who may not read the store's secrets
+    // running the CLI in its folder with a token of their own: the file is the server's.
+    const again = await serverInSandbox({ dir: server.dir, env: () => ({ CARDS_DB: db }) });
+    const home = mkdtempSync(join(tmpdir(), 'cards-other-'));
+    chmodSync(home, 0o777);
+    try {
+      const minted = await again.box.cards(['jwt', '--identity', 'bob']);
+      assert.equal(minted.status, 0, minted.stderr);
+      // Spawned without blocking: the server answers from this process.
+      const other = await promisify(execFile)(
+        process.execPath,
+        [BIN, 'search', 'alice', '--json'],
+        {
+          cwd: server.dir,
+          uid: 65534,
+          gid: 65534,
+          env: {
+            PATH: process.env.PATH ?? '',
+            HOME: home,
+            NO_COLOR: '1',
+            CARDS_DB: db,
+            CARDS_TOKEN: minted.stdout.trim(),
+          },
+        },
+      );
+      const found = JSON.parse(other.stdout) as { results: { identity: string }[] };
+      assert.deepEqual(
+        found.results.map((r) => r.identity),
+        ['alice'],
+      );
+    } finally {
+      await again.server.stop();
+      again.box.cleanup();
+      rmSync(home, { recursive: true, force: true });
+    }
+  },
+);

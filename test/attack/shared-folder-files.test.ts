@@ -171,6 +171,15 @@ for (const [name, make] of SECRETS)
         assert.equal(started.code, 2, `refused, not served: ${started.stdout}${started.stderr}`);
         assert.match(started.stderr, /USAGE/);
         assert.ok(started.stderr.includes(planted), started.stderr);
+        // The next step fits the case: only a change of owner makes another user's file ours.
+        assert.ok(
+          started.stderr.includes(
+            whose === 'another user’s'
+              ? `chown ${process.getuid?.()} ${planted}`
+              : `chmod 600 ${planted}`,
+          ),
+          started.stderr,
+        );
         assert.doesNotMatch(started.stdout, /listening on/);
         assert.equal(readFileSync(planted, 'utf8'), text, 'the planted file as it was');
       },

@@ -3,7 +3,7 @@
  * init (flags), and the usage, not-found, refused, verification and file-system exit statuses.
  */
 import assert from 'node:assert/strict';
-import { statSync, writeFileSync, readFileSync, mkdirSync } from 'node:fs';
+import { existsSync, statSync, writeFileSync, readFileSync, mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { cardIdOf } from '../../src/core/card-id.js';
@@ -302,18 +302,22 @@ describe('offline commands', { concurrency: true }, () => {
   });
 
   test('a service URL with a user or password is a usage error that shows neither', async () => {
+    const kept = join(box.dir, 'userinfo-config.json');
     for (const [args, env] of [
       [
         ['search', 'alice', '--url', 'http://user:s3cret@127.0.0.1:1', '--token', 't', '--debug'],
         {},
       ],
       [['get', 'a'.repeat(64), '--token', 't'], { CARDS_URL: 'https://:s3cret@cards.example' }],
+      // Kept in a profile, it would be refused by every command after.
+      [['config', 'set', 'url', 'http://user:s3cret@127.0.0.1:1'], { CARDS_CONFIG: kept }],
     ] as const) {
       const refused = await box.cards(args, { env });
       assert.equal(refused.status, 2, said(refused));
       assert.match(refused.stderr, /USAGE.*with a user or password/);
       assert.doesNotMatch(refused.stdout + refused.stderr, /s3cret/);
     }
+    assert.equal(existsSync(kept), false, 'no profile keeps such a URL');
   });
 
   test("admin commands' --help lists the flags they use, none of a card connection's", async () => {
