@@ -7,9 +7,10 @@
  * Characters a terminal acts on rather than shows: C0 (newlines too: a view prints its own line
  * breaks, never the data's), DEL, C1 (U+009B is a CSI on its own) and the bidi controls that
  * reorder what follows (U+061C, U+200E/F, U+202A–202E, U+2066–2069). Card data is anyone's.
+ * Written once without C0, which JSON.stringify escapes itself (terminalJson).
  */
-// eslint-disable-next-line no-control-regex
-const TERMINAL_UNSAFE = /[\u0000-\u001f\u007f-\u009f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]/g;
+const BEYOND_C0 = '\\u007f-\\u009f\\u061c\\u200e\\u200f\\u202a-\\u202e\\u2066-\\u2069';
+const TERMINAL_UNSAFE = new RegExp(`[\\u0000-\\u001f${BEYOND_C0}]`, 'g');
 
 const NAMED: Record<string, string> = { '\n': '\\n', '\r': '\\r', '\t': '\\t' };
 
@@ -27,7 +28,7 @@ export function escapeTerminal(text: string): string {
 }
 
 /** The terminal controls JSON.stringify leaves as they are (it escapes C0 itself). */
-const JSON_UNSAFE = /[\u007f-\u009f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]/g;
+const JSON_UNSAFE = new RegExp(`[${BEYOND_C0}]`, 'g');
 
 /**
  * `value` as JSON that a terminal shows as it is: JSON.stringify escapes C0, and the other
