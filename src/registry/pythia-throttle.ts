@@ -51,7 +51,8 @@ class ProcessRateBuckets implements RateBuckets {
     const now = this.clock();
     const buckets = (this.#made ??= new LRUCache<string, Bucket>({ max: 100_000 }));
     const bucket = buckets.get(key) ?? { tokens: burst, at: now };
-    const tokens = Math.min(burst, bucket.tokens + (now - bucket.at) / refillMs);
+    // A clock set back is no time at all, never negative time (store/postgres/sql.ts RATE_TAKE).
+    const tokens = Math.min(burst, bucket.tokens + Math.max(0, now - bucket.at) / refillMs);
     const granted = tokens >= 1;
     buckets.set(key, { tokens: granted ? tokens - 1 : tokens, at: now });
     return Promise.resolve(granted);
