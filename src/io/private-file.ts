@@ -5,7 +5,7 @@
  * the folder), mode 0600, never replacing one that exists. Synchronous: they are read once, at
  * start-up or by a command before any work.
  */
-import { readFileSync, statSync, type Stats } from 'node:fs';
+import { closeSync, fstatSync, openSync, readFileSync, type Stats } from 'node:fs';
 import { CardsError } from '../core/errors.js';
 import { createFileSync } from './fs-durable.js';
 
@@ -17,22 +17,32 @@ export interface PrivateText {
 
 /** The file's text; undefined when it does not exist. A folder: USAGE. */
 export function readPrivateFile(path: string): PrivateText | undefined {
+  return readWithStat(path)?.found;
+}
+
+/** The file's text and what fstat(2) says of that same file (no second lookup of its name). */
+function readWithStat(path: string): { found: PrivateText; stat: Stats } | undefined {
   let text: string;
+  let stat: Stats;
   try {
-    text = readFileSync(path, 'utf8');
+    const fd = openSync(path, 'r');
+    try {
+      stat = fstatSync(fd);
+      if (stat.isDirectory()) throw new CardsError('USAGE', `${path} is a folder, not a file.`);
+      text = readFileSync(fd, 'utf8');
+    } finally {
+      closeSync(fd);
+    }
   } catch (err) {
     const code = (err as NodeJS.ErrnoException).code;
     if (code === 'ENOENT' || code === 'ENOTDIR') return undefined;
     if (code === 'EISDIR') throw new CardsError('USAGE', `${path} is a folder, not a file.`);
     throw err;
   }
-  const { mode } = statSync(path);
-  if ((mode & 0o077) === 0) return { text };
-  const octal = (mode & 0o777).toString(8);
-  return {
-    text,
-    warning: `${path} can be read by other users (mode ${octal}); run chmod 600 ${path}`,
-  };
+  if ((stat.mode & 0o077) === 0) return { found: { text }, stat };
+  const octal = (stat.mode & 0o777).toString(8);
+  const warning = `${path} can be read by other users (mode ${octal}); run chmod 600 ${path}`;
+  return { found: { text, warning }, stat };
 }
 
 /**
@@ -52,8 +62,7 @@ export function isOwnFile(
  * program made, and one another user made (a key of theirs beside a store in a shared folder) or
  * may rewrite is one they know.
  */
-function ownKept(path: string, found: PrivateText): PrivateText {
-  const stat = statSync(path);
+function ownKept(path: string, { found, stat }: { found: PrivateText; stat: Stats }): PrivateText {
   if (isOwnFile(stat)) return found;
   const uid = process.getuid?.();
   // chmod(2) makes a file of ours private; only chown(2), by root, makes another user's ours.
@@ -77,14 +86,14 @@ export function keepPrivateFile(
   path: string,
   make: () => string,
 ): PrivateText & { readonly created: boolean } {
-  const found = readPrivateFile(path);
+  const found = readWithStat(path);
   if (found) return { ...ownKept(path, found), created: false };
   const text = make();
   try {
     createFileSync(path, text, 0o600);
   } catch (err) {
     // Another process made it between our read and our create: theirs is the one.
-    const theirs = (err as NodeJS.ErrnoException).code === 'EEXIST' && readPrivateFile(path);
+    const theirs = (err as NodeJS.ErrnoException).code === 'EEXIST' && readWithStat(path);
     if (theirs) return { ...ownKept(path, theirs), created: false };
     throw err;
   }
