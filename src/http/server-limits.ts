@@ -20,9 +20,9 @@ export interface ServerLimits {
   readonly keepAliveTimeoutMs: number;
 }
 
-export const DEFAULT_LIMITS: ServerLimits = {
+/** The defaults; the connections held follow from those served (connectionLimits). */
+export const DEFAULT_LIMITS: Omit<ServerLimits, 'heldConnections'> = {
   maxConnections: 1024,
-  heldConnections: 2048,
   requestTimeoutMs: 30_000,
   headersTimeoutMs: 20_000,
   keepAliveTimeoutMs: 5_000,
@@ -38,7 +38,7 @@ export const DEFAULT_JOURNAL_SIZE = 1000;
  * and a module whose load failed so stays failed for the process's life (node caches the
  * failed resolution): every request needing it would be a 500 until a restart.
  */
-export const RESERVED_DESCRIPTORS = 128;
+const RESERVED_DESCRIPTORS = 128;
 
 /**
  * The connection limits a process may keep: `maxConnections` served and twice that held, both

@@ -34,7 +34,7 @@ import type { RouteName } from '../core/routes.js';
 import { rawErrorResponse, toCardsError } from './error-reply.js';
 import { lazyCompilers } from './lazy-compilers.js';
 import type { RequestLogger } from './request-log.js';
-import { DEFAULT_LIMITS, type ServerLimits } from './server-limits.js';
+import { DEFAULT_LIMITS, connectionLimits, type ServerLimits } from './server-limits.js';
 
 declare module 'fastify' {
   interface FastifyRequest {
@@ -144,10 +144,10 @@ export function createStack(options: StackOptions): {
   drop: Drop;
 } {
   const { logger, errorBody, notFound } = options;
-  const served = options.limits?.maxConnections ?? DEFAULT_LIMITS.maxConnections;
+  const maxConnections = options.limits?.maxConnections ?? DEFAULT_LIMITS.maxConnections;
   const limits: ServerLimits = {
     ...DEFAULT_LIMITS,
-    heldConnections: 2 * served,
+    ...connectionLimits(maxConnections, undefined),
     ...options.limits,
   };
 
