@@ -183,11 +183,28 @@ export function createStack(options: StackOptions): {
     options.onServed?.(served, headers);
   };
 
-  /** The request line of a request node answered before any route (no journal entry). */
-  const recordRaw = (request: IncomingMessage, error: WireCardsError): void =>
+  /**
+   * Refuses on the socket itself, where no request reached a route (no journal entry): the
+   * refusal written when the socket still takes it, and its request line (`-` for no request).
+   */
+  const refuseRaw = (
+    socket: Duplex,
+    error: WireCardsError,
+    request?: Pick<IncomingMessage, 'method' | 'url'>,
+  ): void => {
+    if (socket.writable) socket.end(rawErrorResponse(error, errorBody(error)));
+    else socket.destroy();
+    recordRaw(error, request);
+  };
+
+  /** The request line of a request node answered before any route. */
+  const recordRaw = (
+    error: WireCardsError,
+    request?: Pick<IncomingMessage, 'method' | 'url'>,
+  ): void =>
     logger.request({
-      method: request.method ?? '-',
-      path: logPath(request.url ?? '-'),
+      method: request?.method ?? '-',
+      path: request === undefined ? '-' : logPath(request.url ?? '-'),
       status: error.status,
       code: error.code,
       ms: 0,
@@ -240,10 +257,7 @@ export function createStack(options: StackOptions): {
       // closes a CONNECT's connection without a word, and answers an expectation other than
       // 100-continue with a bare 417. Here each gets the service's refusal and a request line.
       server.on('connect', (request: IncomingMessage, socket: Duplex) => {
-        const error = wireErrorOf(new CardsError('HTTP_MALFORMED', NOT_A_PROXY));
-        if (socket.writable) socket.end(rawErrorResponse(error, errorBody(error)));
-        else socket.destroy();
-        recordRaw(request, error);
+        refuseRaw(socket, wireErrorOf(new CardsError('HTTP_MALFORMED', NOT_A_PROXY)), request);
       });
       // RFC 9110 section 10.1.1: a server may refuse an expectation it does not meet.
       server.on('checkExpectation', (request: IncomingMessage, response: ServerResponse) => {
@@ -256,7 +270,7 @@ export function createStack(options: StackOptions): {
             connection: 'close',
           })
           .end(body);
-        recordRaw(request, error);
+        recordRaw(error, request);
       });
       return server;
     },
@@ -282,9 +296,7 @@ export function createStack(options: StackOptions): {
               : 'HTTP_MALFORMED',
         ),
       );
-      if (socket.writable) socket.end(rawErrorResponse(error, errorBody(error)));
-      else socket.destroy();
-      logger.request({ method: '-', path: '-', status: error.status, code: error.code, ms: 0 });
+      refuseRaw(socket, error);
     },
   });
 
