@@ -55,9 +55,10 @@ export function storePathHint(
     case 'EPERM': {
       // A file that is there refuses by its own mode (opening it asks nothing of its folder's
       // write bit, POSIX open(2)); a file to make, by its folder's.
-      if (err.syscall !== 'mkdir' && kind(path) === 'file')
+      const found = err.syscall === 'mkdir' ? undefined : kind(path);
+      if (found === 'file')
         return `user ${user()} may not open ${path}: a file of the store beside ${flag}, it must be this user's to read and write; change its owner or mode, or give another ${flag}`;
-      const where = err.syscall === 'mkdir' || kind(path) !== 'folder' ? dirname(path) : path;
+      const where = found === 'folder' ? path : dirname(path);
       return `user ${user()} may not write in ${where}: the store's file, journal, lock, keys and log are made beside ${flag}; give a ${flag} in a folder this user can write, or let it write in that one`;
     }
     case 'EROFS':
