@@ -6,8 +6,7 @@
  */
 import { mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
-import { CardsError } from '../core/errors.js';
-import { acquireLock, lockHolder, type StoreLock } from '../store/json/lock.js';
+import { acquireLock, type StoreLock } from '../store/json/lock.js';
 
 export type FileLock = StoreLock;
 
@@ -22,12 +21,5 @@ export async function lockFileOf(
 ): Promise<StoreLock> {
   const path = `${file}.lock`;
   mkdirSync(dirname(path), { recursive: true, mode: 0o700 });
-  try {
-    return await acquireLock(path, file);
-  } catch (err) {
-    if (!(err instanceof CardsError) || err.code !== 'STORE_LOCKED') throw err;
-    throw new CardsError('STORE_LOCKED', `${refusal(lockHolder(path))} (its lock: ${path}).`, {
-      hint,
-    });
-  }
+  return acquireLock(path, file, undefined, { message: refusal, hint });
 }

@@ -124,11 +124,32 @@ export function lockHolder(path: string): number | undefined {
 }
 
 /**
+ * What a lock other than a store's says when it is held: `message` of the process holding it
+ * (its pid when it runs), ended with the lock's path, and `hint`.
+ */
+export interface LockRefusal {
+  readonly message: (pid: number | undefined) => string;
+  readonly hint: string;
+}
+
+/**
  * The refusal of a held lock. A lock that records its owner's start time and boot is a server's
  * (nothing else writes one); a pid alone (the older format) is only proven a server's when that
  * process's command line says `serve`: otherwise the message names the file to remove.
  */
-function locked(store: string, owner: Owner | undefined, path: string, flag: string): CardsError {
+function locked(
+  store: string,
+  owner: Owner | undefined,
+  path: string,
+  flag: string,
+  refusal?: LockRefusal,
+): CardsError {
+  if (refusal) {
+    const pid = owner && (owner.pid === process.pid || holds(owner)) ? owner.pid : undefined;
+    return new CardsError('STORE_LOCKED', `${refusal.message(pid)} (its lock: ${path}).`, {
+      hint: refusal.hint,
+    });
+  }
   const pid = owner?.pid ?? 0;
   const args = readProc(`/proc/${pid}/cmdline`)?.split('\0') ?? [];
   const proven =
@@ -148,19 +169,32 @@ function locked(store: string, owner: Owner | undefined, path: string, flag: str
   );
 }
 
-/** Locks `path` for `store`; `flag` is the option that chooses another store (for the hint). */
-export async function acquireLock(path: string, store: string, flag = '--db'): Promise<StoreLock> {
-  if (held.has(path)) throw locked(store, { pid: process.pid }, path, flag);
+/**
+ * Locks `path` for `store`; `flag` is the option that chooses another store (for the hint), and
+ * `refusal` what a lock of something other than a store says when held.
+ */
+export async function acquireLock(
+  path: string,
+  store: string,
+  flag = '--db',
+  refusal?: LockRefusal,
+): Promise<StoreLock> {
+  if (held.has(path)) throw locked(store, { pid: process.pid }, path, flag, refusal);
   held.add(path);
   try {
-    return await lockFile(path, store, flag);
+    return await lockFile(path, store, flag, refusal);
   } catch (err) {
     held.delete(path);
     throw err;
   }
 }
 
-async function lockFile(path: string, store: string, flag: string): Promise<StoreLock> {
+async function lockFile(
+  path: string,
+  store: string,
+  flag: string,
+  refusal: LockRefusal | undefined,
+): Promise<StoreLock> {
   const unique = `${process.pid}.${randomBytes(4).toString('hex')}`;
   const tmp = join(dirname(path), `.${basename(path)}.${unique}.tmp`);
   const takeover = takeoverPath(path);
@@ -172,7 +206,7 @@ async function lockFile(path: string, store: string, flag: string): Promise<Stor
       const text = await readText(path);
       if (text === undefined) continue; // released meanwhile: try again
       const owner = parseOwner(text);
-      if (owner !== undefined && holds(owner)) throw locked(store, owner, path, flag);
+      if (owner !== undefined && holds(owner)) throw locked(store, owner, path, flag, refusal);
       // Stale. Takers go one at a time (a takeover file, made like the lock), and each removes
       // the stale lock only if it is still the one it judged: never a lock another just made.
       if (!(await enter(tmp, takeover))) {
@@ -188,7 +222,7 @@ async function lockFile(path: string, store: string, flag: string): Promise<Stor
         await unlink(takeover).catch(ignoreMissing);
       }
     }
-    throw locked(store, await readOwner(path), path, flag);
+    throw locked(store, await readOwner(path), path, flag, refusal);
   } finally {
     await rm(tmp, { force: true });
   }
