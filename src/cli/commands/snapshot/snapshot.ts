@@ -43,10 +43,10 @@ function fileOf(ctx: CommandContext, name: string): string {
   return join(ctx.home, 'snapshots', `${name}.ndjson`);
 }
 
-/** The cards and the Keyknox records a dump's text holds. */
-function countsIn(text: string): DumpCounts {
+/** The cards and the Keyknox records a dump holds. */
+function countsIn(dump: Uint8Array | string): DumpCounts {
   const counter = dumpCounter();
-  counter.add(text);
+  counter.add(dump);
   return counter.counts();
 }
 
@@ -123,7 +123,7 @@ export function listSnapshots(ctx: CommandContext): { snapshots: SnapshotInfo[] 
       return {
         name: entry.slice(0, -'.ndjson'.length),
         file,
-        ...countsIn(readFileSync(file, 'utf8')),
+        ...countsIn(readFileSync(file)),
         saved: statSync(file).mtime.toISOString(),
       };
     }),
