@@ -78,11 +78,11 @@ export function missingCredentials(ctx: CommandContext, settings: Settings): Car
     const owner = ownerUrl(settings.db.value, ctx.cwd);
     return new CardsError(
       'CREDENTIALS_MISSING',
-      `No token to send to ${settings.url.value}: the app key beside ${settings.db.value} mints tokens only for ${owner ? `the server holding that store, ${owner}` : 'a server on this machine'}.`,
+      `No token to send to ${settings.url.value}: the app key beside ${settings.db.value} mints tokens only for the server holding that store, ${owner ?? 'and none holds it now (its address file names no running server)'}.`,
       {
         hint: owner
           ? `to reach that server, pass --url ${owner} (or no --url); for this one, pass --token JWT or --app-key FILE`
-          : 'pass --token JWT or --app-key FILE for that server',
+          : `start it (\`cards serve --db ${shellQuote(settings.db.value)}\`) and leave out --url; for another server, pass --token JWT or --app-key FILE`,
       },
     );
   }
