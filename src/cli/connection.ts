@@ -95,15 +95,47 @@ export function missingCredentials(ctx: CommandContext, settings: Settings): Car
   );
 }
 
+/** Where a layer's credential was set, by the flag, variable or profile setting that set it. */
+const SET_BY = {
+  token: { flag: '--token', env: 'CARDS_TOKEN', config: "the profile's token", default: '--token' },
+  'app-key': {
+    flag: '--app-key',
+    env: 'CARDS_APP_KEY',
+    config: "the profile's appKey",
+    default: '--app-key',
+  },
+  'app-config': {
+    flag: '--app-config',
+    env: 'CARDS_APP_CONFIG',
+    config: "the profile's appConfig",
+    default: '--app-config',
+  },
+} as const;
+
+/** The credential as "the token sent …" goes on, for a refusal to name what to fix. */
+function describeCredential(credential: NonNullable<Settings['credential']>): string {
+  switch (credential.kind) {
+    case 'token':
+      return `came from ${SET_BY.token[credential.source]}`;
+    case 'app-key':
+    case 'app-config':
+      return `was minted with the ${credential.kind === 'app-key' ? 'app key' : 'app config'} ${credential.file} (${SET_BY[credential.kind][credential.source]})`;
+    case 'local-app-key':
+      return `was minted with the local app key ${credential.file}, beside the store`;
+  }
+}
+
 function tokenSource(ctx: CommandContext, settings: Settings): TokenSource {
   const credential = settings.credential;
-  if (credential?.kind === 'token') return fixedToken(credential.token);
+  if (credential?.kind === 'token')
+    return fixedToken(credential.token, describeCredential(credential));
   const app = appCredentials(ctx, settings) as AppCredentials;
   return mintingTokens({
     key: app.key,
     format: app.format,
     ttlSeconds: REQUEST_TOKEN_TTL_SECONDS,
     now: ctx.now,
+    ...(settings.credential && { from: describeCredential(settings.credential) }),
     ...(app.kid === undefined ? {} : { kid: app.kid }),
     ...(app.appId === undefined ? {} : { appId: app.appId }),
   });

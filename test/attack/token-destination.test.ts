@@ -3,15 +3,17 @@
  * beside the store and tokens minted with its app key. In a folder holding a store no server
  * holds now (its server stopped), every command given another server's URL, one on this
  * machine (loopback) too, sends that server neither; with the store's server running, the
- * commands reach it with them.
+ * commands reach it with them. And a refused token names where it came from: the flag, the
+ * variable, the app key file, the local app key beside the store.
  */
 import assert from 'node:assert/strict';
 import { once } from 'node:events';
-import { readFileSync } from 'node:fs';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
+import { generatePrivateKey } from '../../src/crypto/keys.js';
 import { said, sandbox, type Sandbox } from '../cli/harness.js';
 import { startInProcess } from '../helpers/in-process-server.js';
 
@@ -118,6 +120,39 @@ describe('credentials of a store whose server runs', () => {
       );
     } finally {
       await server.stop();
+    }
+  });
+
+  test('a refused token names its source', async () => {
+    const server = await startInProcess({ dir: box.dir, args: ['--quiet'] });
+    const appKey = join(box.dir, 'cards.json.app-key.pem');
+    const kept = readFileSync(appKey);
+    try {
+      // The server trusts the key it read at start; the file beside the store now holds another.
+      writeFileSync(appKey, generatePrivateKey().toPem());
+      const local = await box.cards(['search', 'alice']);
+      assert.equal(local.status, 7, said(local));
+      assert.ok(
+        local.stderr.includes(
+          `(the token sent was minted with the local app key ${appKey}, beside the store)`,
+        ),
+        said(local),
+      );
+    } finally {
+      writeFileSync(appKey, kept);
+      await server.stop();
+    }
+    const other = join(box.dir, 'other.pem');
+    writeFileSync(other, generatePrivateKey().toPem(), { mode: 0o600 });
+    for (const [args, env, from] of [
+      [['--token', 'x.y.z'], {}, 'came from --token'],
+      [[], { CARDS_TOKEN: 'x.y.z' }, 'came from CARDS_TOKEN'],
+      [['--app-key', other], {}, `was minted with the app key ${other} (--app-key)`],
+      [[], { CARDS_APP_KEY: other }, `was minted with the app key ${other} (CARDS_APP_KEY)`],
+    ] as const) {
+      const refused = await box.cards(['search', 'alice', '--url', theirUrl, ...args], { env });
+      assert.equal(refused.status, 7, said(refused));
+      assert.ok(refused.stderr.includes(`(the token sent ${from})`), said(refused));
     }
   });
 });
