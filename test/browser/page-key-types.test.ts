@@ -2,7 +2,8 @@
  * The page's verdicts on cards of every key type the stock clients make
  * (fixtures/stock-client-key-types.json), in headless Chromium: the page checks Ed25519
  * signatures itself (verdict.js); a self signature made with another type of key (P-256, RSA,
- * the compound keys), which the service checked on create, is "unchecked", never "invalid".
+ * the compound keys), which the service checked on create, is "unchecked", never "invalid". And
+ * a link no URL could carry (`%ZZ`) names no identity, rather than a script's URIError.
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
@@ -54,5 +55,16 @@ describe('the page on cards of every stock key type', { skip }, () => {
         key_type,
       );
     }
+  });
+
+  test('a link no URL could carry names no identity', async () => {
+    for (const hash of ['#/identity/%ZZ', '#/identity/%C0%AF', `#/card/%ZZ/${cards[0]?.card_id}`]) {
+      await page.goto(`${server.url}/${hash}`);
+      await page.waitForSelector('#view .error');
+      assert.equal(await page.textContent('#view .error'), 'This link names no identity.', hash);
+    }
+    await page.goto(`${server.url}/#/card/${cards[0]?.identity}/%ZZ`);
+    await page.waitForSelector('#view .error');
+    assert.doesNotMatch((await page.textContent('#view .error')) ?? '', /URI/);
   });
 });
