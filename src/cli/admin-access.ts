@@ -12,7 +12,7 @@ import { answersAsDocumented, answerTypesOf } from '../server/answer-check.js';
 import { adminTokenPath } from '../server/file-home.js';
 import type { CommandContext } from './context.js';
 import { ownerUrl, ownsStore } from './local-server.js';
-import { required, resolveServer, type ConnectionFlags } from './settings.js';
+import { required, resolveServer, sendableToken, type ConnectionFlags } from './settings.js';
 
 export interface AdminFlags extends ConnectionFlags {
   adminToken?: string;
@@ -58,7 +58,8 @@ export function adminClient(ctx: CommandContext, flags: AdminFlags): AdminClient
   const found = adminToken(ctx, flags, settings);
   return new AdminClient({
     url: settings.url.value,
-    ...(found && 'token' in found && { token: found.token, tokenFrom: found.from }),
+    ...(found &&
+      'token' in found && { token: sendableToken(found.token, found.from), tokenFrom: found.from }),
     ...(found && 'withheld' in found && { withheld: found.withheld }),
     timeoutMs: required(flags, 'timeout').value * 1000,
     answers: answersAsDocumented,

@@ -13,7 +13,7 @@ import type { TokenFormat } from '../crypto/tokens.js';
 import type { CommandContext } from './context.js';
 import { parseJson, readFileBytes, readPrivateKey } from './inputs.js';
 import { escapeTerminal } from '../core/terminal-text.js';
-import type { Settings } from './settings.js';
+import { sendableToken, type Settings } from './settings.js';
 import { ownerUrl } from './local-server.js';
 import { shellQuote } from './shell-quote.js';
 import { fileHome } from '../server/file-home.js';
@@ -128,7 +128,10 @@ function describeCredential(credential: NonNullable<Settings['credential']>): st
 function tokenSource(ctx: CommandContext, settings: Settings): TokenSource {
   const credential = settings.credential;
   if (credential?.kind === 'token')
-    return fixedToken(credential.token, describeCredential(credential));
+    return fixedToken(
+      sendableToken(credential.token, SET_BY.token[credential.source]),
+      describeCredential(credential),
+    );
   const app = appCredentials(ctx, settings) as AppCredentials;
   return mintingTokens({
     key: app.key,

@@ -155,4 +155,29 @@ describe('credentials of a store whose server runs', () => {
       assert.ok(refused.stderr.includes(`(the token sent ${from})`), said(refused));
     }
   });
+
+  test('a token no header can carry is refused naming its source, never printed', async () => {
+    const secret = 'cards_admin_0123456789abcdefghij';
+    for (const [args, env, from] of [
+      [['search', 'alice', '--token', 'x.y\n.z'], {}, '--token'],
+      [['search', 'alice'], { CARDS_TOKEN: 'x.y\r\nz' }, 'CARDS_TOKEN'],
+      [['list'], { CARDS_ADMIN_TOKEN: `${secret}\nx` }, 'CARDS_ADMIN_TOKEN'],
+      [['list', '--admin-token', `${secret}\u0000`], {}, '--admin-token'],
+    ] as const) {
+      received.length = 0;
+      const refused = await box.cards([...args, '--url', theirUrl], { env });
+      assert.equal(refused.status, 2, said(refused));
+      assert.match(refused.stderr, /USAGE/);
+      assert.ok(
+        refused.stderr.includes(`The token from ${from} holds a line break`),
+        said(refused),
+      );
+      assert.ok(!refused.stderr.includes(secret), 'the token printed');
+      assert.deepEqual(received, [], 'a request sent');
+    }
+    // Spaces and line breaks around a token are no part of it.
+    received.length = 0;
+    await box.cards(['list', '--url', theirUrl], { env: { CARDS_ADMIN_TOKEN: `${secret}\n` } });
+    assert.deepEqual(received, [`GET /_cards/cards?limit=100 Bearer ${secret}`]);
+  });
 });
