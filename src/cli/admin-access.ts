@@ -4,26 +4,29 @@
  * (--admin-token, CARDS_ADMIN_TOKEN, the profile's adminToken, else the token file beside --db's
  * store), a client with it, the listings (cards, Keyknox entries) page after page, and a reset.
  */
-import { readFileSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { AdminClient } from '../client/admin-client.js';
 import type { CardRow, KeyknoxRow } from '../core/admin-rows.js';
 import { CardsError } from '../core/errors.js';
 import { answersAsDocumented, answerTypesOf } from '../server/answer-check.js';
 import { adminTokenPath } from '../server/file-home.js';
 import type { CommandContext } from './context.js';
-import { ownsStore } from './local-server.js';
-import { required, resolveServer, type ConnectionFlags } from './settings.js';
+import { ownerUrl, ownsStore } from './local-server.js';
+import { required, resolveServer, sendableToken, type ConnectionFlags } from './settings.js';
 
 export interface AdminFlags extends ConnectionFlags {
   adminToken?: string;
 }
 
-/** The admin token in force and where it came from, said when the server refuses it. */
+/**
+ * The admin token in force and where it came from, said when the server refuses it; or, when
+ * none is sent, why the token file beside --db's store was not (it is another server's).
+ */
 function adminToken(
   ctx: CommandContext,
   flags: AdminFlags,
   settings: ReturnType<typeof resolveServer>,
-): { token: string; from: string } | undefined {
+): { token: string; from: string } | { withheld: string } | undefined {
   if (flags.adminToken) {
     const from = {
       flag: '--admin-token',
@@ -34,8 +37,14 @@ function adminToken(
     return { token: flags.adminToken, from };
   }
   // The local store's admin token is for the server that holds that store, no other.
-  if (!ownsStore(settings.url.value, settings.db.value, ctx.cwd)) return undefined;
   const file = adminTokenPath(settings.db.value, ctx.cwd);
+  if (!ownsStore(settings.url.value, settings.db.value, ctx.cwd)) {
+    if (!existsSync(file)) return undefined;
+    const owner = ownerUrl(settings.db.value, ctx.cwd);
+    return {
+      withheld: `the token file ${file} goes only to the server holding its store, ${owner ?? 'and none holds it now'}`,
+    };
+  }
   try {
     const token = readFileSync(file, 'utf8').trim();
     return token ? { token, from: `the token file ${file}` } : undefined;
@@ -49,7 +58,9 @@ export function adminClient(ctx: CommandContext, flags: AdminFlags): AdminClient
   const found = adminToken(ctx, flags, settings);
   return new AdminClient({
     url: settings.url.value,
-    ...(found && { token: found.token, tokenFrom: found.from }),
+    ...(found &&
+      'token' in found && { token: sendableToken(found.token, found.from), tokenFrom: found.from }),
+    ...(found && 'withheld' in found && { withheld: found.withheld }),
     timeoutMs: required(flags, 'timeout').value * 1000,
     answers: answersAsDocumented,
     answerTypes: answerTypesOf,

@@ -13,7 +13,7 @@ import type { TokenFormat } from '../crypto/tokens.js';
 import type { CommandContext } from './context.js';
 import { parseJson, readFileBytes, readPrivateKey } from './inputs.js';
 import { escapeTerminal } from '../core/terminal-text.js';
-import type { Settings } from './settings.js';
+import { sendableToken, type Settings } from './settings.js';
 import { ownerUrl } from './local-server.js';
 import { shellQuote } from './shell-quote.js';
 import { fileHome } from '../server/file-home.js';
@@ -78,11 +78,11 @@ export function missingCredentials(ctx: CommandContext, settings: Settings): Car
     const owner = ownerUrl(settings.db.value, ctx.cwd);
     return new CardsError(
       'CREDENTIALS_MISSING',
-      `No token to send to ${settings.url.value}: the app key beside ${settings.db.value} mints tokens only for ${owner ? `the server holding that store, ${owner}` : 'a server on this machine'}.`,
+      `No token to send to ${settings.url.value}: the app key beside ${settings.db.value} mints tokens only for the server holding that store, ${owner ?? 'and none holds it now (its address file names no running server)'}.`,
       {
         hint: owner
           ? `to reach that server, pass --url ${owner} (or no --url); for this one, pass --token JWT or --app-key FILE`
-          : 'pass --token JWT or --app-key FILE for that server',
+          : `start it (\`cards serve --db ${shellQuote(settings.db.value)}\`) and leave out --url; for another server, pass --token JWT or --app-key FILE`,
       },
     );
   }
@@ -95,15 +95,50 @@ export function missingCredentials(ctx: CommandContext, settings: Settings): Car
   );
 }
 
+/** Where a layer's credential was set, by the flag, variable or profile setting that set it. */
+const SET_BY = {
+  token: { flag: '--token', env: 'CARDS_TOKEN', config: "the profile's token", default: '--token' },
+  'app-key': {
+    flag: '--app-key',
+    env: 'CARDS_APP_KEY',
+    config: "the profile's appKey",
+    default: '--app-key',
+  },
+  'app-config': {
+    flag: '--app-config',
+    env: 'CARDS_APP_CONFIG',
+    config: "the profile's appConfig",
+    default: '--app-config',
+  },
+} as const;
+
+/** The credential as "the token sent …" goes on, for a refusal to name what to fix. */
+function describeCredential(credential: NonNullable<Settings['credential']>): string {
+  switch (credential.kind) {
+    case 'token':
+      return `came from ${SET_BY.token[credential.source]}`;
+    case 'app-key':
+    case 'app-config':
+      return `was minted with the ${credential.kind === 'app-key' ? 'app key' : 'app config'} ${credential.file} (${SET_BY[credential.kind][credential.source]})`;
+    case 'local-app-key':
+      return `was minted with the local app key ${credential.file}, beside the store`;
+  }
+}
+
 function tokenSource(ctx: CommandContext, settings: Settings): TokenSource {
   const credential = settings.credential;
-  if (credential?.kind === 'token') return fixedToken(credential.token);
+  if (credential?.kind === 'token')
+    return fixedToken(
+      sendableToken(credential.token, SET_BY.token[credential.source]),
+      describeCredential(credential),
+    );
   const app = appCredentials(ctx, settings) as AppCredentials;
   return mintingTokens({
     key: app.key,
     format: app.format,
     ttlSeconds: REQUEST_TOKEN_TTL_SECONDS,
     now: ctx.now,
+    ...(settings.credential && { from: describeCredential(settings.credential) }),
     ...(app.kid === undefined ? {} : { kid: app.kid }),
     ...(app.appId === undefined ? {} : { appId: app.appId }),
   });

@@ -1,8 +1,9 @@
 /**
  * The server a local store belongs to, as the CLI sees it: the one named in the store's owner
  * file (src/server/owner-file.ts) while it runs. A store's own credentials (its admin token file,
- * tokens minted with its app key) go only to that server; with none running, only to a
- * loopback address, never to another machine.
+ * tokens minted with its app key) go only to that server; with none running, to no server at
+ * all: another server on this machine (a loopback address) is another server, and would learn
+ * the store's admin token, or a token it could replay to the store's server.
  */
 import { networkInterfaces } from 'node:os';
 import { fileHome } from '../server/file-home.js';
@@ -20,7 +21,7 @@ const localAddresses = (): Set<string> =>
       .map((info) => info?.address ?? ''),
   );
 
-/** Whether `url` reaches the server that holds the store `db` (or a loopback one, when none does). */
+/** Whether `url` reaches the server that holds the store `db` (none does while none runs). */
 export function ownsStore(url: string, db: string, cwd: string): boolean {
   let target: URL;
   try {
@@ -29,7 +30,7 @@ export function ownsStore(url: string, db: string, cwd: string): boolean {
     return false;
   }
   const owner = storeOwner(db, cwd);
-  if (owner === undefined) return isLoopbackHost(hostOf(target));
+  if (owner === undefined) return false;
   const held = new URL(owner.url);
   if (target.port !== held.port) return false;
   const [want, have] = [hostOf(target), hostOf(held)];

@@ -182,6 +182,26 @@ export function storeTargetOf(
   return isStoreUrl(target) ? target : resolve(ctx.cwd, target);
 }
 
+/** C0 controls (line breaks, NUL) and DEL: no HTTP field value carries them (RFC 9110 section 5.5). */
+// eslint-disable-next-line no-control-regex
+const UNSENDABLE = /[\x00-\x1f\x7f]/;
+
+/**
+ * `token` to go in an Authorization header, without the spaces and line breaks around it (as
+ * fetch's Headers strip them); USAGE naming where it came from (`from`) when a header cannot
+ * carry what is left, rather than a failure of the request that would print the header, the
+ * secret in it.
+ */
+export function sendableToken(token: string, from: string): string {
+  const trimmed = token.replace(/^[ \t\r\n]+|[ \t\r\n]+$/g, '');
+  if (!UNSENDABLE.test(trimmed)) return trimmed;
+  throw new CardsError(
+    'USAGE',
+    `The token from ${from} holds a line break or another control character, which no HTTP header carries (the token is not shown).`,
+    { hint: `set ${from} to the token alone, on one line` },
+  );
+}
+
 /** The identity a command acts for: --identity, CARDS_IDENTITY or the profile's. */
 export function requireIdentity(identity: string | undefined, what: string): string {
   if (identity !== undefined && identity !== '') return identity;

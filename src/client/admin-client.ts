@@ -25,6 +25,8 @@ interface AdminClientOptions {
   readonly token?: string;
   /** Where the token came from (a flag, a variable, a file), named when the server refuses it. */
   readonly tokenFrom?: string;
+  /** Why no token is sent, when one was withheld (another server's), named when one is asked. */
+  readonly withheld?: string;
   /** The deadline in ms (default DEFAULT_TIMEOUT_MS); 0: none. */
   readonly timeoutMs?: number;
   /** Whether a JSON answer has the form its route documents (default: any JSON). */
@@ -59,6 +61,7 @@ export class AdminClient {
   readonly #base: string;
   readonly #token: string | undefined;
   readonly #tokenFrom: string | undefined;
+  readonly #withheld: string | undefined;
   readonly #timeoutMs: number;
   readonly #answers: NonNullable<AdminClientOptions['answers']>;
   readonly #answerTypes: NonNullable<AdminClientOptions['answerTypes']>;
@@ -67,6 +70,7 @@ export class AdminClient {
     this.#base = options.url.replace(/\/+$/, '');
     this.#token = options.token;
     this.#tokenFrom = options.tokenFrom;
+    this.#withheld = options.withheld;
     this.#timeoutMs = options.timeoutMs ?? DEFAULT_TIMEOUT_MS;
     this.#answers = options.answers ?? (async () => true);
     this.#answerTypes = options.answerTypes ?? (() => []);
@@ -245,7 +249,7 @@ export class AdminClient {
         response.status !== 401
           ? ''
           : this.#token === undefined
-            ? ' (no admin token was sent)'
+            ? ` (no admin token was sent${this.#withheld === undefined ? '' : `: ${this.#withheld}`})`
             : ` (the admin token sent came from ${this.#tokenFrom ?? 'the caller'})`;
       // A Cards service without the admin API (`cards serve --no-admin`, the deployed service)
       // answers its routes as any unknown route: say which API is missing.

@@ -7,7 +7,7 @@
  * UNREACHABLE. Never prints, never reads files or the environment.
  */
 import { isRawCard, type RawCard } from '../core/card.js';
-import { asClause, CardsError } from '../core/errors.js';
+import { asClause, CardsError, reworded } from '../core/errors.js';
 import { LIMITS } from '../core/limits.js';
 import type { WireProfile } from '../core/profile.js';
 import { routePath } from '../core/routes.js';
@@ -151,7 +151,11 @@ export class CardsClient {
     }
     if (this.debug) this.debug(describeResponse(res, Date.now() - started));
     if (res.status >= 200 && res.status < 300) return res;
-    throw failure(res, this.url);
+    const refused = failure(res, this.url);
+    // A refused token: say which one was sent, so the right source gets fixed.
+    if (res.status === 401 && this.tokens.from !== undefined)
+      throw reworded(refused, `${refused.message} (the token sent ${this.tokens.from})`);
+    throw refused;
   }
 }
 

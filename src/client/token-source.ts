@@ -12,10 +12,15 @@ export interface TokenSource {
   tokenFor(identity: string): Promise<string>;
   /** Whether the tokens carry the identity asked for (false for a fixed token). */
   readonly mints: boolean;
+  /**
+   * Where the tokens come from, as a clause after "the token sent" ("came from --token", "was
+   * minted with the app key FILE …"), named when a server refuses one.
+   */
+  readonly from?: string;
 }
 
-export function fixedToken(token: string): TokenSource {
-  return { tokenFor: () => Promise.resolve(token), mints: false };
+export function fixedToken(token: string, from?: string): TokenSource {
+  return { tokenFor: () => Promise.resolve(token), mints: false, ...(from && { from }) };
 }
 
 export interface MintingOptions {
@@ -29,6 +34,8 @@ export interface MintingOptions {
   readonly now: () => number;
   readonly kid?: string;
   readonly appId?: string;
+  /** As TokenSource's `from`. */
+  readonly from?: string;
 }
 
 /** Re-mint when less than this many seconds of a token's life are left. */
@@ -38,6 +45,7 @@ export function mintingTokens(options: MintingOptions): TokenSource {
   const cache = new Map<string, { token: Promise<string>; expiresAt: number }>();
   return {
     mints: true,
+    ...(options.from && { from: options.from }),
     tokenFor(identity: string): Promise<string> {
       const now = options.now();
       const hit = cache.get(identity);

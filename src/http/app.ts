@@ -36,6 +36,7 @@ import { faultHooks, FaultSet } from './faults.js';
 import { logRoutes } from './log-routes.js';
 import { Metrics } from './metrics.js';
 import { recorder, RequestJournal } from './request-journal.js';
+import { guardedAtPath, SECURITY_HEADERS } from './security-headers.js';
 import { silentLogger, type RequestLogger } from './request-log.js';
 import { createStack, logPath, pathOf } from './stack.js';
 import type { ServerLimits } from './server-limits.js';
@@ -133,6 +134,9 @@ export async function createApp(options: AppOptions): Promise<FastifyInstance> {
     corsHeaders:
       corsOn &&
       ((url) => (corsAtPath(served, pathOf(url)) ? corsAnswerHeaders(profile) : undefined)),
+    pathHeaders:
+      Boolean(admin) &&
+      ((url: string) => (guardedAtPath(served, pathOf(url)) ? SECURITY_HEADERS : undefined)),
   });
   // Faults on purpose: each route's handler behind the rules in force, after its guard (faults.ts).
   app.addHook('onRoute', faultHooks({ faults, refuse, drop }));

@@ -9,6 +9,7 @@
  */
 import { createHash } from 'node:crypto';
 import type { FastifyReply, FastifyRequest } from 'fastify';
+import { pathMatcher, routePaths, type RouteSpec } from '../core/routes.js';
 
 const LOCKED: readonly string[] = [
   "frame-ancestors 'none'",
@@ -19,7 +20,7 @@ const LOCKED: readonly string[] = [
 /** A document that loads and runs nothing (a JSON or text answer opened in a tab). */
 const ANSWER_POLICY = ["default-src 'none'", ...LOCKED].join('; ');
 
-const SECURITY_HEADERS: Readonly<Record<string, string>> = {
+export const SECURITY_HEADERS: Readonly<Record<string, string>> = {
   'content-security-policy': ANSWER_POLICY,
   'x-content-type-options': 'nosniff',
   'x-frame-options': 'DENY',
@@ -35,6 +36,23 @@ export function securityHeaders(
   reply.headers(SECURITY_HEADERS);
   done();
 }
+
+/** The folders of the admin API and the page: every path in them is theirs, unknown ones too. */
+const GUARDED_FOLDERS = ['/_cards/', '/_page/'];
+
+/**
+ * Whether an answer at a request path is one of the admin API's or the page's, for the answers
+ * sent before a route's hooks run (a 404 in their folders, a 405, a malformed escape, 503
+ * SERVER_BUSY): a path of one of their routes (`routes`, those served), or any in their folders.
+ */
+export const guardedAtPath = (routes: readonly RouteSpec[], path: string): boolean =>
+  path === '/_cards' ||
+  GUARDED_FOLDERS.some((folder) => path.startsWith(folder)) ||
+  routes.some(
+    (route) =>
+      (route.tag === 'admin' || route.tag === 'page') &&
+      routePaths(route).some((spelling) => pathMatcher(spelling).test(path)),
+  );
 
 /** Inline `<script>` elements of an HTML document (only the import map is inline). */
 const INLINE_SCRIPT = /<script(?![^>]*\ssrc=)[^>]*>([\s\S]*?)<\/script>/g;

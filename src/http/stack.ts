@@ -83,6 +83,12 @@ export interface StackOptions {
    * origin reads them as it reads any other answer of the route.
    */
   readonly corsHeaders?: ((url: string) => Readonly<Record<string, string>> | undefined) | false;
+  /**
+   * The headers every answer at this request's path carries (the admin API's and the page's
+   * security headers), for the refusals sent before its route's hooks run or with no route at
+   * all (404, 405, a malformed escape, SERVER_BUSY).
+   */
+  readonly pathHeaders?: ((url: string) => Readonly<Record<string, string>> | undefined) | false;
 }
 
 /** RFC 9112 section 3.2: an HTTP/1.1 request without Host is a 400. */
@@ -163,6 +169,8 @@ export function createStack(options: StackOptions): {
     // and the generic message: no file path or library message leaves the server. A fault
     // rule's error is no failure: its request line says which rule sent it.
     if (reply.request.fault === '') warnOperator(err);
+    const guarded = options.pathHeaders && options.pathHeaders(reply.request.url);
+    if (guarded) reply.headers(guarded);
     const { type, body } = errorBody(err);
     return reply.code(err.status).type(type).send(body);
   };

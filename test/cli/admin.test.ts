@@ -189,18 +189,29 @@ describe(`admin commands against cards serve${onPostgres ? ' on PostgreSQL' : ''
   });
 
   test('a refused token file beside the store: the refusal names that file', async () => {
-    const dir = join(box.dir, 'other-store');
-    mkdirSync(dir, { recursive: true });
-    const db = join(dir, 'cards.json');
-    writeFileSync(`${db}.admin-token`, `${'z'.repeat(24)}\n`);
-    const refused = await box.cards(['list', '--db', db], {
-      env: { CARDS_ADMIN_TOKEN: undefined },
-    });
-    assert.equal(refused.status, 7, said(refused));
-    assert.match(refused.stderr, /ADMIN_TOKEN_INVALID/);
-    assert.ok(
-      refused.stderr.includes(`came from the token file ${db}.admin-token`),
-      refused.stderr,
-    );
+    if (onPostgres) {
+      // No token file beside a PostgreSQL store: another store's file is not this server's.
+      const dir = join(box.dir, 'other-store');
+      mkdirSync(dir, { recursive: true });
+      const db = join(dir, 'cards.json');
+      writeFileSync(`${db}.admin-token`, `${'z'.repeat(24)}\n`);
+      const other = await box.cards(['list', '--db', db], {
+        env: { CARDS_ADMIN_TOKEN: undefined },
+      });
+      assert.equal(other.status, 0, said(other));
+      return;
+    }
+    // The server keeps the token it read at start; the file beside its store now says another.
+    const file = server.paths.adminToken;
+    const kept = readFileSync(file);
+    writeFileSync(file, `${'z'.repeat(24)}\n`);
+    try {
+      const refused = await box.cards(['list']);
+      assert.equal(refused.status, 7, said(refused));
+      assert.match(refused.stderr, /ADMIN_TOKEN_INVALID/);
+      assert.ok(refused.stderr.includes(`came from the token file ${file}`), refused.stderr);
+    } finally {
+      writeFileSync(file, kept);
+    }
   });
 });

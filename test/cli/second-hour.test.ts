@@ -376,7 +376,13 @@ describe("a newcomer's second hour against cards serve", { concurrency: true }, 
       // The same sandbox's store (CARDS_DB), another server: nothing of the store is sent.
       const listed = await box.cards(['list', '--url', other.server.url]);
       assert.notEqual(listed.status, 0, said(listed));
-      assert.doesNotMatch(listed.stderr, /ADMIN_TOKEN_INVALID|token file/);
+      assert.doesNotMatch(listed.stderr, /ADMIN_TOKEN_INVALID|came from the token file/);
+      assert.ok(
+        listed.stderr.includes(
+          `no admin token was sent: the token file ${server.paths.adminToken} goes only to the server holding its store, ${server.url}`,
+        ),
+        said(listed),
+      );
       const got = await box.cards(['search', 'alice', '--url', other.server.url]);
       assert.equal(got.status, 7, said(got));
       assert.match(got.stderr, new RegExp(`only for the server holding that store, ${server.url}`));

@@ -1,7 +1,8 @@
 /**
  * What a real `cards serve` sends around the page and the admin API, over a socket (the fast
  * path's answers included): a Content-Security-Policy, nosniff and frame protection on every
- * page and admin answer, refusals too; CORS on the card and log routes only; the page's own
+ * page and admin answer, refusals too (those sent before any route: 404 in their folders, 405,
+ * a malformed escape); CORS on the card and log routes only; the page's own
  * requests (same-origin fetches) and its loads left out of the journal.
  */
 import assert from 'node:assert/strict';
@@ -60,6 +61,40 @@ describe('security headers and CORS', () => {
     assert.equal(refused.status, 401);
     assert.equal(refused.headers.get('x-content-type-options'), 'nosniff');
     assert.equal(refused.headers.get('access-control-allow-origin'), null);
+  });
+
+  test('refusals sent before any route: on the admin and page paths with them, elsewhere without', async () => {
+    const guarded = [
+      ['GET', '/_cards/nothing', 404], // a path of the admin API's folder no route serves
+      ['GET', '/_cards', 404],
+      ['GET', '/_cards/identities/%ff', 400], // an escape the router refuses
+      ['GET', '/_page/x%zz', 400],
+      ['DELETE', '/_cards/info', 405],
+      ['POST', '/metrics', 405],
+      ['PUT', '/', 405],
+      ['POST', '/docs', 405],
+    ] as const;
+    for (const [method, path, status] of guarded) {
+      const response = await fetch(`${server.url}${path}`, { method });
+      const h = response.headers;
+      assert.equal(response.status, status, `${method} ${path}`);
+      assert.match(h.get('content-security-policy') ?? '', /frame-ancestors 'none'/, path);
+      assert.equal(h.get('x-content-type-options'), 'nosniff', `${method} ${path}`);
+      assert.equal(h.get('x-frame-options'), 'DENY', `${method} ${path}`);
+      assert.equal(h.get('access-control-allow-origin'), null, `${method} ${path}`);
+      await response.arrayBuffer();
+    }
+    // The card routes' and unknown paths' refusals answer as the deployed service does.
+    for (const [method, path] of [
+      ['DELETE', '/card/v5'],
+      ['GET', '/card/v5/x/y'],
+      ['GET', '/nothing'],
+    ] as const) {
+      const response = await fetch(`${server.url}${path}`, { method });
+      assert.equal(response.headers.get('content-security-policy'), null, `${method} ${path}`);
+      assert.equal(response.headers.get('x-content-type-options'), null, `${method} ${path}`);
+      await response.arrayBuffer();
+    }
   });
 
   test("the page's policy: its own scripts (the import map by hash), styles and fetches", async () => {

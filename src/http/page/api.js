@@ -35,9 +35,23 @@ export function history(identity) {
   return api(`/_cards/identities/${segment}${query}`);
 }
 
+/**
+ * A location hash's segment percent-decoded, or undefined for one no URL could carry (a percent
+ * sign without two hex digits, bytes that are no UTF-8: decodeURIComponent's URIError).
+ */
+export function decodeSegment(segment) {
+  try {
+    return decodeURIComponent(segment);
+  } catch {
+    return undefined;
+  }
+}
+
 /** The identity a location hash names by `segment` (percent-encoded) and its query. */
 export function identityOfHash(segment, query) {
-  const identity = identityOfSegment(decodeURIComponent(segment), query.get('form') ?? undefined);
+  const decoded = decodeSegment(segment);
+  const identity =
+    decoded === undefined ? undefined : identityOfSegment(decoded, query.get('form') ?? undefined);
   if (identity === undefined) throw new Error('This link names no identity.');
   return identity;
 }

@@ -2,7 +2,7 @@
 // as their data arrives. Views (location hash): #/ identities (?prefix=…&after=…),
 // #/identity/<identity>, #/card/<identity>/<card id>, #/keyknox (?after=…), #/requests; an
 // identity as api.js writes it in a path.
-import { api, identityOfHash, saveToken, savedToken, Unauthorized } from './api.js';
+import { api, decodeSegment, identityOfHash, saveToken, savedToken, Unauthorized } from './api.js';
 import { cardView } from './card-view.js';
 import { el, fill } from './dom.js';
 import { identitiesView } from './identities-view.js';
@@ -66,7 +66,7 @@ async function draw() {
   if (name === 'card')
     return cardView(
       identityOfHash(segments[0] ?? '', query),
-      decodeURIComponent(segments[1] ?? ''),
+      decodeSegment(segments[1] ?? '') ?? '',
       info,
     );
   if (name === 'keyknox') return keyknoxView(query, info);

@@ -22,7 +22,9 @@ export const cardId = (snapshotBytes) => hex(sha512(snapshotBytes).slice(0, 32))
 /**
  * [status, reason] of one signature entry: Ed25519 over SHA-512(snapshot ‖ extra snapshot), in
  * the 83-byte DER wrapper (Cards spec section 2.3 rule 2). `keys`: base64 DER SPKI by signer ('' for a
- * card without a key); a signer without a key is unchecked.
+ * card without a key); a signer without a key is unchecked, and so is one whose key is of
+ * another type than Ed25519 (P-256, RSA, the compound keys: the service checked them on create,
+ * `cards verify` checks them), never called invalid for a check this page does not make.
  */
 export function verdict(entry, snapshotBytes, keys) {
   if (!keys.has(entry.signer)) return ['unchecked', 'no key known for this signer'];
@@ -31,7 +33,10 @@ export function verdict(entry, snapshotBytes, keys) {
   try {
     const key = base64(spki);
     if (key.length !== 44 || hex(key.slice(0, 12)) !== SPKI_PREFIX)
-      return ['invalid', 'not an Ed25519 key'];
+      return [
+        'unchecked',
+        'not an Ed25519 key: this page checks Ed25519 only (`cards verify` checks every type)',
+      ];
     const signature = base64(entry.signature);
     if (signature.length !== 83 || hex(signature.slice(0, 19)) !== SIGNATURE_PREFIX)
       return ['invalid', 'not an 83-byte DER signature'];

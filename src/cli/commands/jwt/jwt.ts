@@ -4,14 +4,23 @@
  * clients make them (docs/http.md, Cryptography); with --store postgres://…, the app key the
  * servers on that database keep there (read only: nothing is made or migrated).
  */
+import { existsSync } from 'node:fs';
 import { CardsError } from '../../../core/errors.js';
 import { parsePrivateKey } from '../../../crypto/keys.js';
 import { mintToken } from '../../../crypto/tokens.js';
 import { isStoreUrl } from '../../../server/defaults.js';
+import { fileHome } from '../../../server/file-home.js';
 import { keptAppKey } from '../../../server/store-transfer.js';
 import { appCredentials, missingCredentials, type AppCredentials } from '../../connection.js';
 import type { CommandContext } from '../../context.js';
-import { requireIdentity, resolveSettings, setting, type ConnectionFlags } from '../../settings.js';
+import { ownerUrl } from '../../local-server.js';
+import {
+  requireIdentity,
+  resolveSettings,
+  setting,
+  type ConnectionFlags,
+  type Settings,
+} from '../../settings.js';
 
 export interface JwtOptions extends ConnectionFlags {
   /** Seconds (its flag parses 30s, 20m, 1h, 7d). */
@@ -30,6 +39,19 @@ export interface JwtResult {
   keyFile: string;
 }
 
+/**
+ * A token printed is sent nowhere: with no credential given, the local store's app key signs it
+ * while no server holds that store too (the CLI's requests send such tokens only to the server
+ * holding the store, src/cli/local-server.ts); with one running, only for that server's URL.
+ */
+function printedWithLocalKey(ctx: CommandContext, settings: Settings): Settings {
+  const file = fileHome(settings.db.value, ctx.cwd).appKey;
+  if (settings.credential !== undefined || ownerUrl(settings.db.value, ctx.cwd) !== undefined)
+    return settings;
+  if (!existsSync(file)) return settings;
+  return { ...settings, credential: { kind: 'local-app-key', file, source: 'default' } };
+}
+
 export async function jwt(ctx: CommandContext, options: JwtOptions): Promise<JwtResult> {
   const fromDatabase = options.store !== undefined && isStoreUrl(options.store);
   const given = (key: 'appKey' | 'appConfig'): boolean => setting(options, key)?.source === 'flag';
@@ -43,7 +65,7 @@ export async function jwt(ctx: CommandContext, options: JwtOptions): Promise<Jwt
     options.store !== undefined && !fromDatabase
       ? { ...options, db: options.store, sources: { ...options.sources, db: 'flag' as const } }
       : options;
-  const settings = resolveSettings(ctx, flags);
+  const settings = printedWithLocalKey(ctx, resolveSettings(ctx, flags));
   const identity = requireIdentity(settings.identity?.value, 'jwt');
   const ttlSeconds = options.ttl;
   if (!fromDatabase && settings.credential?.kind === 'token')
