@@ -12,7 +12,13 @@ import { answersAsDocumented, answerTypesOf } from '../server/answer-check.js';
 import { adminTokenPath } from '../server/file-home.js';
 import type { CommandContext } from './context.js';
 import { ownerUrl, ownsStore } from './local-server.js';
-import { required, resolveServer, sendableToken, type ConnectionFlags } from './settings.js';
+import {
+  profileWithheld,
+  required,
+  resolveServer,
+  sendableToken,
+  type ConnectionFlags,
+} from './settings.js';
 
 export interface AdminFlags extends ConnectionFlags {
   adminToken?: string;
@@ -20,7 +26,8 @@ export interface AdminFlags extends ConnectionFlags {
 
 /**
  * The admin token in force and where it came from, said when the server refuses it; or, when
- * none is sent, why the token file beside --db's store was not (it is another server's).
+ * none is sent, why the profile's adminToken (it is the profile's server's) or the token file
+ * beside --db's store (it is another server's) was not.
  */
 function adminToken(
   ctx: CommandContext,
@@ -28,6 +35,8 @@ function adminToken(
   settings: ReturnType<typeof resolveServer>,
 ): { token: string; from: string } | { withheld: string } | undefined {
   if (flags.adminToken) {
+    const withheld = profileWithheld(ctx, flags, settings, 'adminToken');
+    if (withheld !== undefined) return { withheld };
     const from = {
       flag: '--admin-token',
       env: 'CARDS_ADMIN_TOKEN',

@@ -126,6 +126,12 @@ function describeCredential(credential: NonNullable<Settings['credential']>): st
 }
 
 function tokenSource(ctx: CommandContext, settings: Settings): TokenSource {
+  if (settings.withheld !== undefined)
+    throw new CardsError(
+      'CREDENTIALS_MISSING',
+      `No token to send to ${settings.url.value}: ${settings.withheld}.`,
+      { hint: "to reach the profile's server, leave out --url and CARDS_URL" },
+    );
   const credential = settings.credential;
   if (credential?.kind === 'token')
     return fixedToken(

@@ -200,8 +200,9 @@ export const connectionFlags = (identity?: string): Option[] => [
 export const adminFlags = (): Option[] => [...serverFlags(), adminTokenFlag(), timeoutFlag()];
 
 /** Where the admin commands' token comes from, as their --help says it. */
-export const ADMIN_TOKEN_HELP = `The admin token comes from --admin-token, CARDS_ADMIN_TOKEN, the profile's adminToken, or
-the token file beside --db's store; a server listening on loopback only needs none.`;
+export const ADMIN_TOKEN_HELP = `The admin token comes from --admin-token, CARDS_ADMIN_TOKEN, the profile's adminToken (sent
+to the profile's URL alone), or the token file beside --db's store (sent to the server holding
+it alone); a server listening on loopback only needs none.`;
 
 /** Where a server is, and nothing more: --url, and --db's store that tells a local server. */
 export const serverFlags = (): Option[] => [urlFlag(), dbFlag()];

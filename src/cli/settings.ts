@@ -3,18 +3,20 @@
  * value-sources.ts layered them (flag > environment > config profile > default), each with its
  * source. Credentials are chosen as a whole from the first layer that has any: a token, else
  * the vendor app config, else an app key; with none anywhere, the app key a local `cards serve`
- * keeps beside its store.
+ * keeps beside its store. The profile's credentials go to the profile's server alone
+ * (profileWithheld), the store's to the server holding it alone (local-server.ts).
  */
 import { existsSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { CardsError } from '../core/errors.js';
 import { PROFILES, type ProfileName, type WireProfile } from '../core/profile.js';
-import { isStoreUrl } from '../server/defaults.js';
+import { DEFAULT_URL, isStoreUrl } from '../server/defaults.js';
 import { fileHome } from '../server/file-home.js';
 import { resolveStoreTarget } from '../server/open-engine.js';
 import { refuseUrlCredentials, withScheme } from './config-file.js';
 import type { CommandContext } from './context.js';
 import { ownsStore, storeAddress } from './local-server.js';
+import { shellQuote } from './shell-quote.js';
 import type { Source, Sourced } from './value-sources.js';
 
 /** The flags of every command that talks to a service (commander's camelCase names). */
@@ -57,6 +59,8 @@ export interface Settings {
   readonly db: Setting<string>;
   readonly serviceKey: Setting<string> | undefined;
   readonly credential: Credential | undefined;
+  /** Why the credential, the profile's, is not sent to `url` (profileWithheld); none is sent. */
+  readonly withheld: string | undefined;
   readonly wire: WireProfile;
   /** Whole-request deadline in seconds. */
   readonly timeout: Setting<number>;
@@ -106,16 +110,63 @@ export function resolveServer(
   return { url, db };
 }
 
+/** The profile's settings that are credentials, by the flag and variable that give one. */
+const PROFILE_CREDENTIALS = {
+  appKey: { flag: '--app-key', env: 'CARDS_APP_KEY' },
+  appConfig: { flag: '--app-config', env: 'CARDS_APP_CONFIG' },
+  adminToken: { flag: '--admin-token', env: 'CARDS_ADMIN_TOKEN' },
+} as const;
+
+const originOf = (url: string): string | undefined => {
+  try {
+    return new URL(url).origin;
+  } catch {
+    return undefined;
+  }
+};
+
+/**
+ * Why the profile's credential `key`, in force, is not sent to `server.url`; undefined when it
+ * may be. A profile's credentials belong to the profile's server, as git's and gh's stored
+ * credentials belong to a host: they go to the origin (scheme, host and port, RFC 6454 section
+ * 4) of the profile's url, or without one of the URL the profile leads to (the server holding
+ * --db's store, else the default), and to no other URL a flag or variable names, which would
+ * learn the admin token, or a token to replay to the profile's server. A credential given by
+ * flag or variable is the user's for the URL they point it at.
+ */
+export function profileWithheld(
+  ctx: CommandContext,
+  flags: ConnectionFlags & { adminToken?: string },
+  server: { url: UrlSetting; db: Setting<string> },
+  key: keyof typeof PROFILE_CREDENTIALS,
+): string | undefined {
+  const { url } = server;
+  if (flags.sources?.[key] !== 'config' || (url.source !== 'flag' && url.source !== 'env'))
+    return undefined;
+  const own = withScheme(
+    flags.profileUrl ?? storeAddress(server.db.value, ctx.cwd)?.url ?? DEFAULT_URL,
+  );
+  const origin = originOf(own);
+  if (origin !== undefined && origin === originOf(url.value)) return undefined;
+  const given = PROFILE_CREDENTIALS[key];
+  const value = key === 'adminToken' ? '' : ` ${shellQuote(flags[key] ?? '')}`;
+  return `the profile's ${key} goes only to the profile's URL, ${own}, not to ${url.value} (${url.source === 'flag' ? '--url' : 'CARDS_URL'}); to send it there anyway, pass ${given.flag}${value} or set ${given.env}`;
+}
+
 export function resolveSettings(ctx: CommandContext, flags: ConnectionFlags): Settings {
   const { url, db } = resolveServer(ctx, flags);
   const compat = required(flags, 'compat') as Setting<ProfileName>;
+  const credential = pickCredential(ctx, flags, db.value, url.value);
+  const key = credential?.kind === 'app-config' ? 'appConfig' : 'appKey';
   return {
     url,
     compat,
     identity: setting(flags, 'identity'),
     db,
     serviceKey: setting(flags, 'serviceKey'),
-    credential: pickCredential(ctx, flags, db.value, url.value),
+    credential,
+    withheld:
+      credential?.source === 'config' ? profileWithheld(ctx, flags, { url, db }, key) : undefined,
     wire: PROFILES[compat.value],
     timeout: required(flags, 'timeout'),
     debug: flags.debug === true,

@@ -21,6 +21,12 @@ export type Sources = Readonly<Partial<Record<string, Source>>>;
 /** Options as a command receives them: each value, and where it came from. */
 export interface Sourced {
   readonly sources?: Sources;
+  /**
+   * The url of the profile the values were layered from, a flag or variable overriding it or
+   * not: the server the profile's credentials belong to (settings.ts profileWithheld). Absent
+   * when no value was looked up in a profile, or the profile holds no url.
+   */
+  readonly profileUrl?: string;
 }
 
 const SOURCE_NAMES: Record<string, Source> = {
@@ -64,7 +70,7 @@ function fromEnvironment(option: Option, variable: string, raw: string): unknown
 export function resolveOptions<O extends object>(
   command: Command,
   ctx: CommandContext,
-): O & { sources: Sources } {
+): O & { sources: Sources; profileUrl?: string } {
   let root = command;
   while (root.parent) root = root.parent;
   let profile: ProfileSettings | undefined | null = null;
@@ -85,7 +91,14 @@ export function resolveOptions<O extends object>(
       const source = SOURCE_NAMES[at.getOptionValueSource(key) ?? ''];
       if (source) sources[key] = source;
     }
-  return { ...(root.opts() as O), ...(command.opts() as O), sources };
+  // Set by profileSettings() when a value was looked up in the profile.
+  const profileUrl = (profile as ProfileSettings | undefined | null)?.url;
+  return {
+    ...(root.opts() as O),
+    ...(command.opts() as O),
+    sources,
+    ...(profileUrl !== undefined && { profileUrl }),
+  };
 }
 
 function layer(

@@ -2,8 +2,9 @@
  * The admin commands, against a server's admin API: `cards list`, `cards keyknox`, `cards history
  * IDENTITY`, `cards reset --yes` (`cards requests` is in commands/requests, `cards export` and `cards
  * import` through a server in commands/transfer). The admin token comes from --admin-token, CARDS_ADMIN_TOKEN, the profile's
- * `adminToken`, or the token file beside a local store (--db), in that order; none is sent
- * when none is found (a loopback-only server needs none).
+ * `adminToken` (for the profile's URL alone), or the token file beside a local store (--db; for
+ * the server holding it alone), in that order (admin-access.ts); none is sent when none is
+ * found or the one found is withheld (a loopback-only server needs none).
  */
 import type {
   CardRow,

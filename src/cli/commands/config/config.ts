@@ -57,10 +57,7 @@ export function showConfig(
       timeout: settings.timeout,
       credentials: credential
         ? {
-            value:
-              credential.kind === 'token'
-                ? 'token (given)'
-                : `${credential.kind} ${credential.file}`,
+            value: `${credential.kind === 'token' ? 'token (given)' : `${credential.kind} ${credential.file}`}${settings.withheld === undefined ? '' : ` (withheld: ${settings.withheld})`}`,
             source: credential.source,
           }
         : null,
