@@ -133,9 +133,23 @@ export interface LockRefusal {
 }
 
 /**
+ * Whether the command line of `pid` is `cards serve`: the `cards` executable (a `cards` or
+ * `cards.js` file, run as itself or by node) followed by `serve`, not `witness serve`. The word
+ * `serve` alone proves nothing: `hugo serve`, `npx serve` and `cards witness serve` say it too.
+ */
+function isCardsServe(pid: number): boolean {
+  const args = readProc(`/proc/${pid}/cmdline`)?.split('\0') ?? [];
+  const bin = args.findIndex((arg) => /^cards(\.[cm]?js)?$/.test(basename(arg)));
+  const after = bin < 0 ? [] : args.slice(bin + 1);
+  const serve = after.indexOf('serve');
+  return serve >= 0 && !after.slice(0, serve).includes('witness');
+}
+
+/**
  * The refusal of a held lock. A lock that records its owner's start time and boot is a server's
  * (nothing else writes one); a pid alone (the older format) is only proven a server's when that
- * process's command line says `serve`: otherwise the message names the file to remove.
+ * process's command line is `cards serve` (isCardsServe): otherwise the message names the file to
+ * remove.
  */
 function locked(
   store: string,
@@ -151,9 +165,7 @@ function locked(
     });
   }
   const pid = owner?.pid ?? 0;
-  const args = readProc(`/proc/${pid}/cmdline`)?.split('\0') ?? [];
-  const proven =
-    owner?.pid === process.pid || (owner?.start && owner.boot) || args.includes('serve');
+  const proven = owner?.pid === process.pid || (owner?.start && owner.boot) || isCardsServe(pid);
   if (proven)
     return new CardsError(
       'STORE_LOCKED',
