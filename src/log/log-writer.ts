@@ -24,6 +24,7 @@ import {
   epochOf,
   epochOrigin,
   isAtOrAfter,
+  keptRecord,
   logBehind,
   signedPoint,
   type TreePoint,
@@ -221,7 +222,7 @@ export class LogWriter {
       const fresh = { epoch: state.epoch + 1, edge: EMPTY_EDGE };
       // The new checkpoint first: a crash before the tiles are gone leaves a log of size 0,
       // whose stale tiles the next open removes.
-      await tx.writeCheckpoint(this.#sign(fresh), fresh.epoch);
+      await this.#store(tx, this.#sign(fresh), fresh.epoch);
       await tx.clear();
       return fresh;
     });
@@ -239,7 +240,7 @@ export class LogWriter {
       const fresh = { epoch: Math.max(...known) + 1, edge: EMPTY_EDGE };
       const signed = this.#sign(fresh);
       // As restart: the checkpoint first, then the old tiles go.
-      await tx.writeCheckpoint(signed, fresh.epoch);
+      await this.#store(tx, signed, fresh.epoch);
       await tx.clear();
       return { ...fresh, checkpoint: signed };
     });
@@ -292,7 +293,7 @@ export class LogWriter {
       const changed = await change(tx, state);
       if (!changed) return { state, signed: undefined };
       const signed = this.#sign(changed);
-      await tx.writeCheckpoint(signed, changed.epoch);
+      await this.#store(tx, signed, changed.epoch);
       const next = { ...changed, checkpoint: signed };
       return { state: next, signed: next };
     });
@@ -324,7 +325,7 @@ export class LogWriter {
       notBehind({ epoch: fresh.epoch, size: 0, root: edgeRoot(EMPTY_EDGE) }, true);
       await tx.clear();
       const signed = this.#sign(fresh);
-      await tx.writeCheckpoint(signed, fresh.epoch);
+      await this.#store(tx, signed, fresh.epoch);
       return { ...fresh, checkpoint: signed };
     }
     const refuse = (why: string, hint: string): CardsError =>
@@ -360,11 +361,20 @@ export class LogWriter {
         `does not match its signed checkpoint at size ${checkpoint.size}: its tiles were changed`,
         'restore the log folder from a backup; never start a new log over the same origin',
       );
-    notBehind({ epoch, size: checkpoint.size, root: checkpoint.root });
+    const found = { epoch, size: checkpoint.size, root: checkpoint.root };
+    notBehind(found);
     // A record behind the log (a crash between the two writes, or none kept yet): catch it up.
-    if (record === undefined || !signedBefore || !sameTree(record, stored))
-      await tx.writeCheckpoint(stored, epoch);
+    if (!signedBefore || !isAtOrAfter(signedBefore, found)) await this.#store(tx, stored, epoch);
     return { epoch, edge, checkpoint: stored };
+  }
+
+  /**
+   * Stores `signed` (of the log begun after `epoch` resets) as the checkpoint, and as this log's
+   * checkpoint in the key's record, beside those of the other logs it keeps (keptRecord).
+   */
+  async #store(tx: TileTransaction, signed: string, epoch: number): Promise<void> {
+    const record = keptRecord(await tx.lastSigned(), signed, this.baseOrigin, this.#key);
+    await tx.writeCheckpoint(signed, epoch, record);
   }
 
   #sign(state: { epoch: number; edge: LogEdge }): string {

@@ -71,8 +71,8 @@ export class PostgresTiles implements TileStore {
           const paths = full.flatMap(partialPaths);
           if (paths.length > 0) await client.query(SQL.LOG_DELETE_TILES, [paths]);
         },
-        writeCheckpoint: async (signed, epoch) => {
-          await client.query(SQL.LOG_SET_CHECKPOINT, [signed, epoch]);
+        writeCheckpoint: async (signed, epoch, record) => {
+          await client.query(SQL.LOG_SET_CHECKPOINT, [signed, epoch, record]);
         },
         lastSigned: async () =>
           (await client.query<{ checkpoint: string }>(SQL.LOG_LAST_SIGNED)).rows[0]?.checkpoint,
