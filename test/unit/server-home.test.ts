@@ -24,6 +24,7 @@ import { generatePrivateKey } from '../../src/crypto/keys.js';
 import { fileHome } from '../../src/server/file-home.js';
 import { openEngine } from '../../src/server/open-engine.js';
 import { loadOrCreatePrivateKey, readPrivateKeyFile } from '../../src/io/key-files.js';
+import { acquireLock } from '../../src/store/json/lock.js';
 import { storePaths } from '../../src/store/json/paths.js';
 import { codeOf } from '../helpers/code-of.js';
 
@@ -200,6 +201,14 @@ describe('server home: one server per store', () => {
         assert.doesNotMatch(refused.message, /Another server/, said);
         assert.ok(refused.hint?.includes(`rm '${lock}'`), said);
       }
+      // A witness's folder is held by `cards witness serve` alone.
+      const witnessLock = join(root, `w${n++}.lock`);
+      writeFileSync(witnessLock, `${holder.pid}\n`);
+      const witness = await acquireLock(witnessLock, root, '--dir', undefined, 'witness serve')
+        .then(() => assert.fail('locked'))
+        .catch((e: unknown) => e as CardsError);
+      const isWitness = (args as readonly string[]).includes('witness');
+      assert.equal(/^Another server/.test(witness.message), isWitness, witness.message);
       holder.kill('SIGKILL');
     }
     // A lock this process holds is a server's: the plain refusal, naming the lock too.
