@@ -99,7 +99,7 @@ export class LogWriter {
   private constructor(options: LogWriterOptions, state: LogState) {
     this.baseOrigin = options.origin;
     this.tiles = options.tiles;
-    this.#reader = { epoch: state.epoch, reader: new TileHashReader(options.tiles) };
+    this.#reader = { epoch: state.epoch, reader: this.#epochReader(state.epoch) };
     this.#key = options.key;
     this.#warn = options.onWarning ?? (() => undefined);
     this.#cosigning = new Cosigning({
@@ -142,9 +142,13 @@ export class LogWriter {
   }
 
   #readerOf(epoch: number): TileHashReader {
-    if (this.#reader.epoch !== epoch)
-      this.#reader = { epoch, reader: new TileHashReader(this.tiles) };
+    if (this.#reader.epoch !== epoch) this.#reader = { epoch, reader: this.#epochReader(epoch) };
     return this.#reader.reader;
+  }
+
+  /** A reader of the tiles of the log of `epoch` alone (TileStore.readTile). */
+  #epochReader(epoch: number): TileHashReader {
+    return new TileHashReader({ readTile: (tile) => this.tiles.readTile(tile, epoch) });
   }
 
   /** The origin of the current log (the base one until the registry is reset). */
@@ -438,10 +442,10 @@ export class LogWriter {
 
   /** A tile or bundle of the published tree, or undefined when that tree has no such tile. */
   async readTile(tile: TileRef): Promise<Uint8Array | undefined> {
-    const { size } = this.#published;
+    const { size, checkpoint } = this.#published;
     const level = tile.level === 'entries' ? 0 : tile.level;
     if (tileWidth(level, tile.index, size) < tile.width) return undefined;
-    return this.tiles.readTile(tile);
+    return this.tiles.readTile(tile, epochOf(this.baseOrigin, originOf(checkpoint)) ?? 0);
   }
 }
 

@@ -65,6 +65,12 @@ export interface TileStore extends TileReader {
   readonly directory?: string;
   /** Where the record of the last checkpoint signed is kept, for messages. */
   readonly lastSignedLocation: string;
+  /**
+   * A tile or bundle of the stored log. Given `epoch`, a shared store answers only while the
+   * stored log is the one begun after `epoch` resets: another server may have begun a new log
+   * since this one looked, whose tiles take the same paths (and never answer for the old log).
+   */
+  readTile(tile: TileRef, epoch?: number): Promise<Uint8Array | undefined>;
   /** The last signed checkpoint, verbatim, or undefined for a new log. */
   readCheckpoint(): Promise<string | undefined>;
   /** Runs `fn` as the only writer; a shared engine commits its writes together, or none. */

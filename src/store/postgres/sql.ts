@@ -265,6 +265,13 @@ export const LOG_LAST_SIGNED = `SELECT checkpoint FROM cards_log_signed WHERE id
 export const LOG_REPLACE_CHECKPOINT = `UPDATE cards_log_state SET checkpoint = $2
   WHERE id = 1 AND checkpoint = $1`;
 export const LOG_TILE = `SELECT data FROM cards_log_tiles WHERE path = $1`;
+/**
+ * The tile at path $1 while the stored log is of epoch $2, in one statement (one snapshot): a
+ * reset empties the tiles and moves the epoch in one transaction, so a tile found with the epoch
+ * is that log's.
+ */
+export const LOG_TILE_OF_EPOCH = `SELECT t.data FROM cards_log_tiles t
+  JOIN cards_log_state s ON s.id = 1 AND s.epoch = $2 WHERE t.path = $1`;
 /** Tiles by path ($1 paths, $2 their bytes): a partial tile's path is written once. */
 export const LOG_PUT_TILES = `INSERT INTO cards_log_tiles (path, data)
   SELECT * FROM unnest($1::text[], $2::bytea[])
