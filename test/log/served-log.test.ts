@@ -445,6 +445,21 @@ describe('the log on PostgreSQL: one log for every server on the database', () =
     else assert.equal(tile.status, 404);
   });
 
+  test('a reset through another server: a card of the new log is proven in its own log, never the old one', async (t) => {
+    const { b, vkey, card } = await resetBehind(t);
+    // b still publishes the first log, whose entry 0 is another card: the proof it answers is
+    // one in the log holding this card, under that log's key.
+    const proof = await fetch(`${b.url}/log/proof/${card.id}`);
+    const text = await proof.text();
+    assert.equal(proof.status, 200, text);
+    const verifier = ed25519Verifier(epochVkey(vkey, 1));
+    assert.doesNotThrow(
+      () =>
+        verifyTlogProof(text, card.snapshot.bytes, { logKeys: [verifier], origin: verifier.name }),
+      text,
+    );
+  });
+
   test('kill -9 of one of two servers under load: the survivor logs every acknowledged card', async (t) => {
     const store = await freshStoreUrl(pgServer);
     const args = ['--quiet', '--log-interval', '50'];
