@@ -5,6 +5,7 @@
  * warning quotes (a witness's answer) are escaped for the terminal, in both formats.
  */
 import { escapeTerminal, terminalJson } from '../core/terminal-text.js';
+import { writeOutput } from '../io/standard-streams.js';
 
 export interface RequestLogEntry {
   readonly method: string;
@@ -34,7 +35,7 @@ export interface RequestLoggerOptions {
 }
 
 export function createRequestLogger(options: RequestLoggerOptions = {}): RequestLogger {
-  const write = options.write ?? ((text: string) => process.stderr.write(text));
+  const write = options.write ?? ((text: string) => writeOutput(process.stderr, text));
   const clock = options.clock ?? Date.now;
   const json = options.format === 'json';
   let lines: string[] = [];

@@ -1,7 +1,7 @@
 /**
  * A log's origins and what its key signed last. A reset of the registry (or `--new-log`) begins a
  * new log, origin `<base>/reset-N`, rather than rewinding the old one; and the last checkpoint
- * the log key signed is kept apart from the log (tile-store.ts `lastSigned`), so that a log found
+ * the log key signed of each log is kept apart from the log (tile-store.ts `lastSigned`), so that a log found
  * missing or behind it is refused instead of signed over: a second tree of a size already signed
  * under one origin is a fork (C2SP tlog-checkpoint: a log's checkpoints are of one append-only
  * tree; tlog-witness refuses any that is not consistent with one it saw). Pure.
@@ -9,9 +9,10 @@
 import { encodeBase64 } from '../core/encoding.js';
 import { CardsError } from '../core/errors.js';
 import type { PrivateKey } from '../crypto/keys.js';
-import { openCheckpoint } from './checkpoint.js';
+import { openCheckpoint, parseCheckpoint } from './checkpoint.js';
 import { equalHashes } from './hash.js';
 import { ed25519Verifier } from './note-keys.js';
+import { parseNote } from './note.js';
 
 /** The origin of the log begun after `epoch` resets of the registry (0: the first log). */
 export const epochOrigin = (base: string, epoch: number): string =>
@@ -60,22 +61,35 @@ export interface TreePoint {
 }
 
 /**
- * The point a kept record (a signed checkpoint) names, when it is a checkpoint of a log of `base`
- * signed by `key`; undefined otherwise (none kept, or kept for another key or origin: this key
- * never signed it, so cannot fork it).
+ * The signed checkpoints a kept record holds: the last one the key signed of each log it kept
+ * (C2SP signed-note: a note is its text, a blank line and its signature lines, so notes written
+ * one after the other split where a line after the signatures is not one).
  */
-export function signedPoint(
-  record: string | undefined,
-  base: string,
-  key: PrivateKey,
-): TreePoint | undefined {
-  if (record === undefined) return undefined;
+function recordNotes(record: string | undefined): string[] {
+  const notes: string[] = [];
+  let note = '';
+  let signatures = false;
+  for (const line of (record ?? '').split(/(?<=\n)/)) {
+    if (signatures && !line.startsWith('\u2014 ')) {
+      notes.push(note);
+      note = '';
+      signatures = false;
+    }
+    note += line;
+    if (line === '\n') signatures = true;
+  }
+  if (note !== '') notes.push(note);
+  return notes;
+}
+
+/** The point one kept note names, when it is a checkpoint of a log of `base` signed by `key`. */
+function notePoint(note: string, base: string, key: PrivateKey): TreePoint | undefined {
   try {
-    const origin = record.slice(0, record.indexOf('\n'));
+    const origin = note.slice(0, note.indexOf('\n'));
     const epoch = epochOf(base, origin);
     if (epoch === undefined) return undefined;
     const { checkpoint } = openCheckpoint(
-      record,
+      note,
       [ed25519Verifier(origin, key.publicKey.raw)],
       origin,
     );
@@ -83,6 +97,47 @@ export function signedPoint(
   } catch {
     return undefined;
   }
+}
+
+/**
+ * The point a kept record names for the log of `base` signed by `key`: undefined when it holds
+ * none (nothing kept, or only checkpoints of other origins or keys: this key never signed this
+ * log, so cannot fork it).
+ */
+export function signedPoint(
+  record: string | undefined,
+  base: string,
+  key: PrivateKey,
+): TreePoint | undefined {
+  let point: TreePoint | undefined;
+  for (const note of recordNotes(record)) {
+    const found = notePoint(note, base, key);
+    if (found && (point === undefined || isAtOrAfter(found, point))) point = found;
+  }
+  return point;
+}
+
+/**
+ * The record to keep once `key` has signed `signed`, a checkpoint of the log of `base`: it takes
+ * the place of that log's last one, and the checkpoints of every other log stay (another
+ * `--log-origin`, another key): either may sign again one day (an operator going back to an
+ * origin or a key), and must find what it signed. What is not a signed checkpoint goes.
+ */
+export function keptRecord(
+  record: string | undefined,
+  signed: string,
+  base: string,
+  key: PrivateKey,
+): string {
+  const others = recordNotes(record).filter((note) => {
+    try {
+      parseCheckpoint(parseNote(note).text);
+    } catch {
+      return false;
+    }
+    return notePoint(note, base, key) === undefined;
+  });
+  return [...others, signed].join('');
 }
 
 /** Whether `found` is `signed` or a tree after it (a later log, or the same log grown). */

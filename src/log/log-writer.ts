@@ -24,6 +24,7 @@ import {
   epochOf,
   epochOrigin,
   isAtOrAfter,
+  keptRecord,
   logBehind,
   signedPoint,
   type TreePoint,
@@ -98,7 +99,7 @@ export class LogWriter {
   private constructor(options: LogWriterOptions, state: LogState) {
     this.baseOrigin = options.origin;
     this.tiles = options.tiles;
-    this.#reader = { epoch: state.epoch, reader: new TileHashReader(options.tiles) };
+    this.#reader = { epoch: state.epoch, reader: this.#epochReader(state.epoch) };
     this.#key = options.key;
     this.#warn = options.onWarning ?? (() => undefined);
     this.#cosigning = new Cosigning({
@@ -141,9 +142,13 @@ export class LogWriter {
   }
 
   #readerOf(epoch: number): TileHashReader {
-    if (this.#reader.epoch !== epoch)
-      this.#reader = { epoch, reader: new TileHashReader(this.tiles) };
+    if (this.#reader.epoch !== epoch) this.#reader = { epoch, reader: this.#epochReader(epoch) };
     return this.#reader.reader;
+  }
+
+  /** A reader of the tiles of the log of `epoch` alone (TileStore.readTile). */
+  #epochReader(epoch: number): TileHashReader {
+    return new TileHashReader({ readTile: (tile) => this.tiles.readTile(tile, epoch) });
   }
 
   /** The origin of the current log (the base one until the registry is reset). */
@@ -221,7 +226,7 @@ export class LogWriter {
       const fresh = { epoch: state.epoch + 1, edge: EMPTY_EDGE };
       // The new checkpoint first: a crash before the tiles are gone leaves a log of size 0,
       // whose stale tiles the next open removes.
-      await tx.writeCheckpoint(this.#sign(fresh), fresh.epoch);
+      await this.#store(tx, this.#sign(fresh), fresh.epoch);
       await tx.clear();
       return fresh;
     });
@@ -239,7 +244,7 @@ export class LogWriter {
       const fresh = { epoch: Math.max(...known) + 1, edge: EMPTY_EDGE };
       const signed = this.#sign(fresh);
       // As restart: the checkpoint first, then the old tiles go.
-      await tx.writeCheckpoint(signed, fresh.epoch);
+      await this.#store(tx, signed, fresh.epoch);
       await tx.clear();
       return { ...fresh, checkpoint: signed };
     });
@@ -292,7 +297,7 @@ export class LogWriter {
       const changed = await change(tx, state);
       if (!changed) return { state, signed: undefined };
       const signed = this.#sign(changed);
-      await tx.writeCheckpoint(signed, changed.epoch);
+      await this.#store(tx, signed, changed.epoch);
       const next = { ...changed, checkpoint: signed };
       return { state: next, signed: next };
     });
@@ -324,7 +329,7 @@ export class LogWriter {
       notBehind({ epoch: fresh.epoch, size: 0, root: edgeRoot(EMPTY_EDGE) }, true);
       await tx.clear();
       const signed = this.#sign(fresh);
-      await tx.writeCheckpoint(signed, fresh.epoch);
+      await this.#store(tx, signed, fresh.epoch);
       return { ...fresh, checkpoint: signed };
     }
     const refuse = (why: string, hint: string): CardsError =>
@@ -360,11 +365,20 @@ export class LogWriter {
         `does not match its signed checkpoint at size ${checkpoint.size}: its tiles were changed`,
         'restore the log folder from a backup; never start a new log over the same origin',
       );
-    notBehind({ epoch, size: checkpoint.size, root: checkpoint.root });
+    const found = { epoch, size: checkpoint.size, root: checkpoint.root };
+    notBehind(found);
     // A record behind the log (a crash between the two writes, or none kept yet): catch it up.
-    if (record === undefined || !signedBefore || !sameTree(record, stored))
-      await tx.writeCheckpoint(stored, epoch);
+    if (!signedBefore || !isAtOrAfter(signedBefore, found)) await this.#store(tx, stored, epoch);
     return { epoch, edge, checkpoint: stored };
+  }
+
+  /**
+   * Stores `signed` (of the log begun after `epoch` resets) as the checkpoint, and as this log's
+   * checkpoint in the key's record, beside those of the other logs it keeps (keptRecord).
+   */
+  async #store(tx: TileTransaction, signed: string, epoch: number): Promise<void> {
+    const record = keptRecord(await tx.lastSigned(), signed, this.baseOrigin, this.#key);
+    await tx.writeCheckpoint(signed, epoch, record);
   }
 
   #sign(state: { epoch: number; edge: LogEdge }): string {
@@ -428,10 +442,10 @@ export class LogWriter {
 
   /** A tile or bundle of the published tree, or undefined when that tree has no such tile. */
   async readTile(tile: TileRef): Promise<Uint8Array | undefined> {
-    const { size } = this.#published;
+    const { size, checkpoint } = this.#published;
     const level = tile.level === 'entries' ? 0 : tile.level;
     if (tileWidth(level, tile.index, size) < tile.width) return undefined;
-    return this.tiles.readTile(tile);
+    return this.tiles.readTile(tile, epochOf(this.baseOrigin, originOf(checkpoint)) ?? 0);
   }
 }
 

@@ -38,12 +38,15 @@ export interface TileTransaction extends TileReader {
   dropPartials(full: readonly TileRef[]): Promise<void>;
   /**
    * Replaces the checkpoint, signed by the log key for a log begun after `epoch` resets, and the
-   * record of the last checkpoint signed (`lastSigned`) with it: a shared engine commits both
-   * with the transaction; another writes the checkpoint first (a crash between leaves a record
-   * behind the log, never ahead of it).
+   * record of the last checkpoints signed (`lastSigned`) with `record`, which holds it: a shared
+   * engine commits both with the transaction; another writes the checkpoint first (a crash
+   * between leaves a record behind the log, never ahead of it).
    */
-  writeCheckpoint(signed: string, epoch: number): Promise<void>;
-  /** The record: the last checkpoint the log key signed here (no cosignatures), or undefined. */
+  writeCheckpoint(signed: string, epoch: number, record: string): Promise<void>;
+  /**
+   * The record: the last checkpoint signed here of each log (one per origin and key, written one
+   * after the other; log-epochs.ts), or undefined.
+   */
   lastSigned(): Promise<string | undefined>;
   /** Removes every tile and bundle (a new log begins; its checkpoint is written next). */
   clear(): Promise<void>;
@@ -62,6 +65,12 @@ export interface TileStore extends TileReader {
   readonly directory?: string;
   /** Where the record of the last checkpoint signed is kept, for messages. */
   readonly lastSignedLocation: string;
+  /**
+   * A tile or bundle of the stored log. Given `epoch`, a shared store answers only while the
+   * stored log is the one begun after `epoch` resets: another server may have begun a new log
+   * since this one looked, whose tiles take the same paths (and never answer for the old log).
+   */
+  readTile(tile: TileRef, epoch?: number): Promise<Uint8Array | undefined>;
   /** The last signed checkpoint, verbatim, or undefined for a new log. */
   readCheckpoint(): Promise<string | undefined>;
   /** Runs `fn` as the only writer; a shared engine commits its writes together, or none. */
@@ -97,9 +106,9 @@ export class MemoryTileStore implements TileStore {
       readTile: (tile) => this.readTile(tile),
       write: async (tiles) => this.tiles.write(tiles),
       dropPartials: async (full) => this.tiles.dropPartials(full),
-      writeCheckpoint: async (signed) => {
+      writeCheckpoint: async (signed, _epoch, record) => {
         this.#checkpoint = signed;
-        this.#lastSigned = signed;
+        this.#lastSigned = record;
       },
       lastSigned: async () => this.#lastSigned,
       clear: async () => {

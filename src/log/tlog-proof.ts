@@ -7,7 +7,7 @@
  */
 import { CardsError } from '../core/errors.js';
 import { decodeBase64, encodeBase64, encodeBase64Each, utf8 } from '../core/encoding.js';
-import { openCheckpoint, type Checkpoint } from './checkpoint.js';
+import { openCheckpoint, parseCheckpoint, type Checkpoint } from './checkpoint.js';
 import { HASH_SIZE, leafHash } from './hash.js';
 import { parseNote } from './note.js';
 import type { NoteVerifier } from './note-keys.js';
@@ -111,4 +111,14 @@ export function verifyTlogProof(
     );
   }
   return { checkpoint, index: parsed.index, witnesses };
+}
+
+/**
+ * Whether `proofText` binds the leaf hash `leaf` to the tree its checkpoint names (RFC 9162
+ * section 2.1.3.2), its signatures aside: a server checks a proof it made before answering it.
+ */
+export function provesLeaf(proofText: string, leaf: Uint8Array): boolean {
+  const parsed = parseTlogProof(proofText);
+  const checkpoint = parseCheckpoint(parseNote(parsed.checkpoint).text);
+  return verifyInclusion(leaf, parsed.index, checkpoint.size, parsed.proof, checkpoint.root);
 }

@@ -18,6 +18,8 @@ import { cardIdOf } from '../core/card-id.js';
 import { decodeStoredBase64 } from '../core/encoding.js';
 import { CARD_ID_PATTERN } from '../core/limits.js';
 import { MAX_ENTRY_SIZE } from '../log/entry-bundle.js';
+import { leafHash } from '../log/hash.js';
+import { provesLeaf } from '../log/tlog-proof.js';
 import type { LogWriter } from '../log/log-writer.js';
 import { parseTilePath, TILE_WIDTH } from '../log/tile-path.js';
 import type { CardEntry, CardStore } from '../store/store.js';
@@ -77,8 +79,8 @@ export class CardLog {
   #lastRun = 0;
   #closed = false;
   #waiters: { size: number; resolve: () => void }[] = [];
-  /** Proof texts of the published checkpoint, by index; emptied when it changes (a new size, a cosignature). */
-  readonly #proofs = new LRUCache<number, string>({
+  /** Proof texts of the published checkpoint, by card id; emptied when it changes (a new size, a cosignature). */
+  readonly #proofs = new LRUCache<string, string>({
     maxSize: PROOF_CACHE_BYTES,
     sizeCalculation: (text) => Math.max(1, text.length),
   });
@@ -172,7 +174,10 @@ export class CardLog {
 
   /**
    * The tlog-proof of the card with this id; waits up to two intervals for a card acknowledged
-   * but not integrated yet, then LOG_NOT_INTEGRATED.
+   * but not integrated yet, then LOG_NOT_INTEGRATED. A proof is answered only once it proves the
+   * card (RFC 9162 section 2.1.3.2 against the checkpoint it carries): on a shared log another
+   * server may have begun a new log (a reset) that holds the card at an index where the log this
+   * server published holds another; that log is taken up and the card proven there.
    */
   async proof(cardId: string): Promise<string> {
     if (!CARD_ID_PATTERN.test(cardId))
@@ -182,6 +187,25 @@ export class CardLog {
       );
     const entry = await this.#store.getCard(cardId.toLowerCase());
     if (!entry) throw new CardsError('CARD_NOT_FOUND');
+    const first = await this.#prove(entry, this.writer.tiles.shared);
+    if (first !== undefined) return first;
+    if (this.writer.tiles.shared) {
+      await this.#takeUpStored();
+      const again = await this.#prove(entry, false);
+      if (again !== undefined) return again;
+    }
+    throw new CardsError(
+      'LOG_NOT_INTEGRATED',
+      `Card ${entry.id} (log index ${entry.seq}) is not in the log this server publishes (${this.origin}, size ${this.size}). Retry in a second.`,
+    );
+  }
+
+  /**
+   * The proof of `entry` in the published log (one made is checked once, then kept), or
+   * undefined when that log holds another entry at its index, or (`stale`: a shared log not
+   * taken up again yet) the stored tiles are of another log.
+   */
+  async #prove(entry: CardEntry, stale: boolean): Promise<string | undefined> {
     if (entry.seq >= this.size) {
       this.notify();
       await this.#waitFor(entry.seq + 1, 2 * this.#interval + 1000);
@@ -196,12 +220,18 @@ export class CardLog {
       this.#proofs.clear();
       this.#proofsOf = checkpoint;
     }
-    const known = this.#proofs.get(entry.seq);
+    const known = this.#proofs.get(entry.id);
     if (known !== undefined) return known;
     const generation = this.#generation;
-    const text = await this.writer.proof(entry.seq);
+    const text = await this.writer.proof(entry.seq).catch((err: unknown) => {
+      // The tiles of another log are not read (TileStore.readTile): this log is not the stored one.
+      if (stale) return undefined;
+      throw err;
+    });
+    if (text === undefined) return undefined;
+    if (!provesLeaf(text, leafHash(cardLogEntry(entry, this.#store.location)))) return undefined;
     if (this.#proofsOf === this.checkpoint() && generation === this.#generation)
-      this.#proofs.set(entry.seq, text);
+      this.#proofs.set(entry.id, text);
     return text;
   }
 
@@ -217,13 +247,17 @@ export class CardLog {
     await this.writer.close();
   }
 
+  /** A shared log: what other servers appended (or a new log a reset began) is taken up. */
+  async #takeUpStored(): Promise<void> {
+    const origin = this.origin;
+    await this.writer.refresh();
+    if (this.origin !== origin) this.#forget();
+    this.#wake();
+  }
+
   async #pollStore(): Promise<void> {
     try {
-      // A shared log: what other servers appended (or a new log a reset began) is taken up.
-      const origin = this.origin;
-      await this.writer.refresh();
-      if (this.origin !== origin) this.#forget();
-      this.#wake();
+      await this.#takeUpStored();
       if ((await this.#store.count()) > this.writer.size) this.notify();
     } catch (err) {
       this.#warn(`transparency log: ${(err as Error).message}`);

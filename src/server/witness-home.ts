@@ -43,7 +43,13 @@ export async function startWitness(options: WitnessOptions): Promise<RunningWitn
     logs.set(verifier.name, [...(logs.get(verifier.name) ?? []), verifier]);
   }
   await mkdir(options.dir, { recursive: true, mode: 0o700 });
-  const lock = await acquireLock(join(options.dir, 'witness.lock'), options.dir, '--dir');
+  const lock = await acquireLock(
+    join(options.dir, 'witness.lock'),
+    options.dir,
+    '--dir',
+    undefined,
+    'witness serve',
+  );
   try {
     const folder = await openWitnessFolder(options.dir, options.name);
     const witness = createWitnessServer({ folder, logs });

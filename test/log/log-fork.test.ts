@@ -121,6 +121,38 @@ describe('JSON engine: a log missing or behind what its key signed is refused', 
   });
 });
 
+describe('JSON engine: a log of another origin in between', () => {
+  test('the log folder deleted, one start under another --log-origin, deleted again: refused', async () => {
+    let server = await startInProcess({ args: ARGS });
+    const dir = server.dir;
+    try {
+      await addCards(server, 6, 6);
+      const origin = originOf(server);
+      await assert.doesNotReject(server.stop());
+      rmSync(join(dir, 'cards.json.log'), { recursive: true });
+      server = await startInProcess({ dir, args: [...ARGS, '--log-origin', 'example.org/detour'] });
+      await addCards(server, 2, 8);
+      await assert.doesNotReject(server.stop());
+      rmSync(join(dir, 'cards.json.log'), { recursive: true });
+      assertRefused(
+        await runServeToExit(['--port', '0', '--db', join(dir, 'cards.json'), ...ARGS], {
+          cwd: dir,
+        }),
+        /cards\.json\.log holds no log, but/,
+        origin,
+        6,
+      );
+      assert.ok(!existsSync(join(dir, 'cards.json.log')), 'a refusal makes no log');
+      // The record keeps the last checkpoint of each origin.
+      const record = readFileSync(join(dir, 'cards.json.log-signed'), 'utf8');
+      assert.ok(record.startsWith(`${origin}\n6\n`), record);
+      assert.match(record, /\nexample\.org\/detour\n8\n/);
+    } finally {
+      await server.dispose();
+    }
+  });
+});
+
 describe('PostgreSQL: log tables emptied or restored are refused', () => {
   let pgServer: TestPostgres;
   before(async () => {
@@ -177,5 +209,34 @@ describe('PostgreSQL: log tables emptied or restored are refused', () => {
     await assert.doesNotReject(server.stop());
     server = await startInProcess({ store, args: ARGS });
     assert.deepEqual((await checkpointOf(server)).slice(0, 2), [`${origin}/reset-1`, '12']);
+  });
+
+  test('log tables emptied, one start under another --log-origin, emptied again: refused', async (t) => {
+    const store = await freshStoreUrl(pgServer);
+    let server = await startInProcess({ store, args: ARGS });
+    t.after(() => server.dispose());
+    await addCards(server, 5, 5);
+    const origin = originOf(server);
+    await assert.doesNotReject(server.stop());
+    const empty = async (): Promise<void> => {
+      await sql(store, 'DELETE FROM cards_log_tiles');
+      await sql(store, 'UPDATE cards_log_state SET checkpoint = NULL, epoch = 0');
+    };
+    await empty();
+    server = await startInProcess({ store, args: [...ARGS, '--log-origin', 'example.org/detour'] });
+    await addCards(server, 1, 6);
+    await assert.doesNotReject(server.stop());
+    await empty();
+    assertRefused(
+      await runServeToExit(['--port', '0', '--store', store, ...ARGS]),
+      /holds no log, but/,
+      origin,
+      5,
+    );
+    const [state] = await sql(store, 'SELECT checkpoint FROM cards_log_state');
+    assert.equal(state?.checkpoint, null, 'a refusal signs nothing');
+    const [kept] = await sql(store, 'SELECT checkpoint FROM cards_log_signed');
+    assert.ok(String(kept?.checkpoint).startsWith(`${origin}\n5\n`), String(kept?.checkpoint));
+    assert.match(String(kept?.checkpoint), /\nexample\.org\/detour\n6\n/);
   });
 });

@@ -24,6 +24,7 @@ import { mintToken } from '../../src/crypto/tokens.js';
 import { createApp } from '../../src/http/app.js';
 import { openCheckpoint } from '../../src/log/checkpoint.js';
 import { decodeEntryBundle } from '../../src/log/entry-bundle.js';
+import { leafHash } from '../../src/log/hash.js';
 import { prefixOfOrigin } from '../../src/log/log-epochs.js';
 import { epochOrigin } from '../../src/log/log-epochs.js';
 import { ed25519Verifier, formatVerifierKey, KEY_TYPE_ED25519 } from '../../src/log/note-keys.js';
@@ -400,6 +401,63 @@ describe('the log on PostgreSQL: one log for every server on the database', () =
     const after = await workload(post, 8);
     await checkServedLog(fetchGetter(a), next, after);
     await checkServedLog(fetchGetter(b), next, after);
+  });
+
+  /**
+   * Server a resets the registry and logs one card in the new log while server b, which opened
+   * on the first log (one card), looks at the database again only after a minute.
+   */
+  async function resetBehind(t: { after: (fn: () => Promise<void>) => void }) {
+    const store = await freshStoreUrl(pgServer);
+    const a = await startInProcess({ store, args: ['--quiet', '--log-interval', '50'] });
+    t.after(() => a.dispose());
+    const logged = async (origin: string, size: number): Promise<void> => {
+      for (let wait = 0; wait < 250; wait++) {
+        const lines = (await (await fetch(`${a.url}/log/checkpoint`)).text()).split('\n');
+        if (lines[0] === origin && lines[1] === String(size)) return;
+        await new Promise((resolve) => setTimeout(resolve, 20));
+      }
+      assert.fail(`a did not publish size ${size} of ${origin}`);
+    };
+    const vkey = vkeyOf(a);
+    const base = vkey.slice(0, vkey.indexOf('+'));
+    const before = makeCard('before-reset');
+    const first = await call(a, 'POST', '/card/v5', { body: before.raw, identity: 'before-reset' });
+    assert.equal(first.status, 201);
+    await logged(base, 1);
+    const b = await startInProcess({ store, args: ['--quiet', '--log-interval', '60000'] });
+    t.after(() => b.dispose());
+    await resetRegistry(a);
+    const card = makeCard('after-reset');
+    const next = await call(a, 'POST', '/card/v5', { body: card.raw, identity: 'after-reset' });
+    assert.equal(next.status, 201);
+    await logged(`${base}/reset-1`, 1);
+    return { b, vkey, before, card };
+  }
+
+  test("a reset through another server: the first log's tile URL never answers the new log's tile", async (t) => {
+    const { b, before } = await resetBehind(t);
+    // Read from b only now: the first log's bytes, or none; never the new log's tile at the
+    // first log's URL (served immutable: a cache would keep it).
+    const tile = await fetch(`${b.url}/log/${tilePath({ level: 0, index: 0, width: 1 })}`);
+    const bytes = new Uint8Array(await tile.arrayBuffer());
+    if (tile.status === 200) assert.deepEqual(bytes, leafHash(before.snapshot.bytes));
+    else assert.equal(tile.status, 404);
+  });
+
+  test('a reset through another server: a card of the new log is proven in its own log, never the old one', async (t) => {
+    const { b, vkey, card } = await resetBehind(t);
+    // b still publishes the first log, whose entry 0 is another card: the proof it answers is
+    // one in the log holding this card, under that log's key.
+    const proof = await fetch(`${b.url}/log/proof/${card.id}`);
+    const text = await proof.text();
+    assert.equal(proof.status, 200, text);
+    const verifier = ed25519Verifier(epochVkey(vkey, 1));
+    assert.doesNotThrow(
+      () =>
+        verifyTlogProof(text, card.snapshot.bytes, { logKeys: [verifier], origin: verifier.name }),
+      text,
+    );
   });
 
   test('kill -9 of one of two servers under load: the survivor logs every acknowledged card', async (t) => {

@@ -396,7 +396,7 @@ export function describeEngineContract(factory: EngineFactory): void {
           { tile: full, data: bytes },
           { tile: bundle, data: new Uint8Array([0, 1, 7, 0, 1, 8, 0, 1, 9]) },
         ]);
-        await tx.writeCheckpoint('origin\n1\nroot\n', 0);
+        await tx.writeCheckpoint('origin\n1\nroot\n', 0, 'other\n1\nroot\norigin\n1\nroot\n');
       });
       const partial = await engine.tiles.readTile({ level: 0, index: 0, width: 2 });
       assert.deepEqual(partial, bytes.subarray(0, 64), 'a partial tile from its full one');
@@ -424,13 +424,18 @@ export function describeEngineContract(factory: EngineFactory): void {
         );
         await reopened.tiles.update(async (tx) => {
           assert.equal(tx.checkpoint, 'cosigned\n');
-          // The record of what the key signed: as signed (cosignatures are not signing), kept.
-          assert.equal(await tx.lastSigned(), 'origin\n1\nroot\n');
+          // The record of what the key signed, as the writer gave it (cosignatures are not
+          // signing), kept.
+          assert.equal(await tx.lastSigned(), 'other\n1\nroot\norigin\n1\nroot\n');
           await tx.clear();
         });
         assert.equal(await reopened.tiles.readTile(full), undefined, 'clear removes the tiles');
         await reopened.tiles.update(async (tx) => {
-          assert.equal(await tx.lastSigned(), 'origin\n1\nroot\n', 'clear keeps the record');
+          assert.equal(
+            await tx.lastSigned(),
+            'other\n1\nroot\norigin\n1\nroot\n',
+            'clear keeps the record',
+          );
         });
       } else {
         assert.equal(await reopened.tiles.readCheckpoint(), undefined, 'forgotten');

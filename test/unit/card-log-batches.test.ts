@@ -42,9 +42,9 @@ class SlowTiles extends MemoryTileStore {
           await sleep(this.writeMs);
           await tx.write(tiles);
         },
-        writeCheckpoint: async (signed, epoch) => {
+        writeCheckpoint: async (signed, epoch, record) => {
           this.checkpoints++;
-          await tx.writeCheckpoint(signed, epoch);
+          await tx.writeCheckpoint(signed, epoch, record);
         },
       }),
     );

@@ -1,8 +1,9 @@
 /**
  * The log writer against the record of the last checkpoint its key signed (log-epochs.ts): a log
- * behind it, or a different tree of its size, is refused (LOG_ROLLED_BACK); a record of another
- * key is not this key's to keep; a record behind the log (a crash between the two writes) is
- * caught up on open; `newLog` begins the epoch after every one known.
+ * behind it, or a different tree of its size, is refused (LOG_ROLLED_BACK); the record keeps the
+ * last checkpoint of every log (each origin and key) apart, so a log of another origin or key
+ * signed meanwhile never lets one be forked later; a record behind the log (a crash between the
+ * two writes) is caught up on open; `newLog` begins the epoch after every one known.
  */
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
@@ -21,9 +22,9 @@ class RecordTiles extends MemoryTileStore {
       fn({
         ...tx,
         lastSigned: async () => this.record,
-        writeCheckpoint: async (signed, epoch) => {
-          await tx.writeCheckpoint(signed, epoch);
-          this.record = signed;
+        writeCheckpoint: async (signed, epoch, record) => {
+          await tx.writeCheckpoint(signed, epoch, record);
+          this.record = record;
         },
       }),
     );
@@ -61,14 +62,52 @@ test('a different tree of the size the key signed is refused', async () => {
   );
 });
 
-test("another key's record is not this key's: the log opens and the record becomes its own", async () => {
-  const record = (await grown(generatePrivateKey(), 3)).record;
+test("another key's record is not this key's: the log opens, and the record keeps both", async () => {
+  const otherKey = generatePrivateKey();
+  const record = (await grown(otherKey, 3)).record;
   const key = generatePrivateKey();
   const fresh = new RecordTiles();
   fresh.record = record;
   const writer = await LogWriter.open({ tiles: fresh, origin, key });
   assert.equal(writer.size, 0);
-  assert.ok(fresh.record?.startsWith(`${origin}\n0\n`), 'caught up to the open log');
+  assert.ok(fresh.record?.startsWith(record ?? ''), "the other key's checkpoint stays");
+  assert.match(fresh.record ?? '', new RegExp(`\\n${origin}\\n0\\n`), 'caught up to the open log');
+  // The other key back, over an empty log: what it signed is still known.
+  const emptied = new RecordTiles();
+  emptied.record = fresh.record;
+  await assert.rejects(
+    LogWriter.open({ tiles: emptied, origin, key: otherKey }),
+    (err: Error & { code?: string }) =>
+      err.code === 'LOG_ROLLED_BACK' && /its key signed size 3 of/.test(err.message),
+  );
+});
+
+test('a log of another origin signed meanwhile does not let the first be forked', async () => {
+  const key = generatePrivateKey();
+  const tiles = await grown(key, 5);
+  // The log lost; the server started once under another origin (its own log, of 2 entries).
+  const detour = new RecordTiles();
+  detour.record = tiles.record;
+  const other = await LogWriter.open({ tiles: detour, origin: 'example.com/other', key });
+  for (let i = 0; i < 2; i++) await other.append([entry(200 + i)]);
+  assert.ok(detour.record?.startsWith(`${origin}\n5\n`), detour.record);
+  assert.match(detour.record ?? '', /\nexample\.com\/other\n2\n/);
+  // Then the first origin again, over no log: refused, not a second tree of its size 5.
+  const lost = new RecordTiles();
+  lost.record = detour.record;
+  await assert.rejects(
+    LogWriter.open({ tiles: lost, origin, key }),
+    (err: Error & { code?: string }) =>
+      err.code === 'LOG_ROLLED_BACK' &&
+      /holds no log, but its key signed size 5 of example\.com\/record /.test(err.message),
+  );
+  assert.equal(await lost.readCheckpoint(), undefined, 'nothing signed');
+  // --new-log goes past the epochs of this origin; the other origin's entry stays.
+  const renewed = await LogWriter.open({ tiles: lost, origin, key, newLog: true });
+  assert.equal(renewed.origin, `${origin}/reset-1`);
+  assert.match(lost.record ?? '', /^example\.com\/other\n2\n/);
+  assert.match(lost.record ?? '', new RegExp(`\\n${origin}/reset-1\\n0\\n`));
+  assert.doesNotMatch(lost.record ?? '', new RegExp(`(^|\\n)${origin}\\n5\\n`), 'replaced');
 });
 
 test('a record behind the log is caught up on open; newLog begins the next epoch', async () => {

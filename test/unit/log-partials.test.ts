@@ -149,9 +149,9 @@ describe('a log grown a card at a time keeps only its edge partials', { concurre
         return super.update((tx) =>
           fn({
             ...tx,
-            writeCheckpoint: async (signed, epoch) => {
+            writeCheckpoint: async (signed, epoch, record) => {
               if (crash) throw new Error('killed');
-              await tx.writeCheckpoint(signed, epoch);
+              await tx.writeCheckpoint(signed, epoch, record);
             },
           }),
         );

@@ -24,6 +24,7 @@ import { generatePrivateKey } from '../../src/crypto/keys.js';
 import { fileHome } from '../../src/server/file-home.js';
 import { openEngine } from '../../src/server/open-engine.js';
 import { loadOrCreatePrivateKey, readPrivateKeyFile } from '../../src/io/key-files.js';
+import { acquireLock } from '../../src/store/json/lock.js';
 import { storePaths } from '../../src/store/json/paths.js';
 import { codeOf } from '../helpers/code-of.js';
 
@@ -175,6 +176,41 @@ describe('server home: one server per store', () => {
     assert.ok(err.message.includes(lock), err.message);
     assert.doesNotMatch(err.message, /Another server/);
     assert.ok(err.hint?.includes(`rm '${lock}'`), err.hint);
+    // A command line with the word `serve` that is not `cards serve` proves nothing either
+    // (`hugo serve`, `npx serve`, `cards witness serve`); one that is `cards serve` is a server's.
+    const idle = 'setTimeout(() => {}, 30000)';
+    for (const [args, server] of [
+      [['-e', idle, 'serve'], false],
+      [['-e', idle, '/usr/bin/cards', 'witness', 'serve'], false],
+      [['-e', idle, '/usr/bin/cards', '--json', 'serve', '--port', '0'], true],
+      [['-e', idle, '/opt/cards/bin/cards.js', 'serve'], true],
+    ] as const) {
+      const holder = spawn(process.execPath, args);
+      t.after(() => holder.kill('SIGKILL'));
+      await new Promise((resolve) => holder.once('spawn', resolve));
+      writeFileSync(lock, `${holder.pid}\n`);
+      const refused = await openEngine(db).then(
+        () => assert.fail('opened'),
+        (e: unknown) => e as CardsError,
+      );
+      assert.equal(refused.code, 'STORE_LOCKED');
+      const said = `${args.join(' ')}: ${refused.message} ${refused.hint}`;
+      if (server) {
+        assert.match(refused.message, /^Another server \(pid \d+\)/, said);
+      } else {
+        assert.doesNotMatch(refused.message, /Another server/, said);
+        assert.ok(refused.hint?.includes(`rm '${lock}'`), said);
+      }
+      // A witness's folder is held by `cards witness serve` alone.
+      const witnessLock = join(root, `w${n++}.lock`);
+      writeFileSync(witnessLock, `${holder.pid}\n`);
+      const witness = await acquireLock(witnessLock, root, '--dir', undefined, 'witness serve')
+        .then(() => assert.fail('locked'))
+        .catch((e: unknown) => e as CardsError);
+      const isWitness = (args as readonly string[]).includes('witness');
+      assert.equal(/^Another server/.test(witness.message), isWitness, witness.message);
+      holder.kill('SIGKILL');
+    }
     // A lock this process holds is a server's: the plain refusal, naming the lock too.
     writeFileSync(lock, `${process.pid}\n`);
     const held = await openEngine(db);

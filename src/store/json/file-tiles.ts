@@ -55,9 +55,9 @@ export class FileTiles implements TileStore {
       readTile: (tile) => this.readTile(tile),
       write: (tiles) => this.write(tiles),
       dropPartials: (full) => this.#dropPartials(full),
-      writeCheckpoint: async (signed) => {
+      writeCheckpoint: async (signed, _epoch, record) => {
         await this.writeCheckpoint(signed);
-        await replaceFile(this.lastSignedPath, [signed], 0o644);
+        await replaceFile(this.lastSignedPath, [record], 0o644);
       },
       lastSigned: async () => {
         const bytes = await readOrUndefined(this.lastSignedPath);

@@ -132,10 +132,29 @@ export interface LockRefusal {
   readonly hint: string;
 }
 
+/** The command of the server a lock keeps to one process: a store's, or a witness's folder. */
+export type LockCommand = 'serve' | 'witness serve';
+
+/**
+ * Whether the command line of `pid` is `cards <command>`: the `cards` executable (a `cards` or
+ * `cards.js` file, run as itself or by node), then the command's words (options may come between,
+ * `cards --json serve`). The word `serve` alone proves nothing: `hugo serve` and `npx serve` say
+ * it too, and `cards witness serve` holds no store.
+ */
+function isCardsCommand(pid: number, command: LockCommand): boolean {
+  const args = readProc(`/proc/${pid}/cmdline`)?.split('\0') ?? [];
+  const bin = args.findIndex((arg) => /^cards(\.[cm]?js)?$/.test(basename(arg)));
+  const words = bin < 0 ? [] : args.slice(bin + 1).filter((arg) => !arg.startsWith('-'));
+  const serve = words.indexOf('serve');
+  const witness = serve > 0 && words[serve - 1] === 'witness';
+  return serve >= 0 && witness === (command === 'witness serve');
+}
+
 /**
  * The refusal of a held lock. A lock that records its owner's start time and boot is a server's
  * (nothing else writes one); a pid alone (the older format) is only proven a server's when that
- * process's command line says `serve`: otherwise the message names the file to remove.
+ * process's command line is the server's (isCardsCommand): otherwise the message names the file
+ * to remove.
  */
 function locked(
   store: string,
@@ -143,6 +162,7 @@ function locked(
   path: string,
   flag: string,
   refusal?: LockRefusal,
+  command: LockCommand = 'serve',
 ): CardsError {
   if (refusal) {
     const pid = owner && (owner.pid === process.pid || holds(owner)) ? owner.pid : undefined;
@@ -151,9 +171,8 @@ function locked(
     });
   }
   const pid = owner?.pid ?? 0;
-  const args = readProc(`/proc/${pid}/cmdline`)?.split('\0') ?? [];
   const proven =
-    owner?.pid === process.pid || (owner?.start && owner.boot) || args.includes('serve');
+    owner?.pid === process.pid || (owner?.start && owner.boot) || isCardsCommand(pid, command);
   if (proven)
     return new CardsError(
       'STORE_LOCKED',
@@ -170,19 +189,21 @@ function locked(
 }
 
 /**
- * Locks `path` for `store`; `flag` is the option that chooses another store (for the hint), and
- * `refusal` what a lock of something other than a store says when held.
+ * Locks `path` for `store`; `flag` is the option that chooses another store (for the hint),
+ * `refusal` what a lock of something other than a store says when held, and `command` the
+ * server that holds it (`witness serve` for a witness's folder).
  */
 export async function acquireLock(
   path: string,
   store: string,
   flag = '--db',
   refusal?: LockRefusal,
+  command: LockCommand = 'serve',
 ): Promise<StoreLock> {
-  if (held.has(path)) throw locked(store, { pid: process.pid }, path, flag, refusal);
+  if (held.has(path)) throw locked(store, { pid: process.pid }, path, flag, refusal, command);
   held.add(path);
   try {
-    return await lockFile(path, store, flag, refusal);
+    return await lockFile(path, store, flag, refusal, command);
   } catch (err) {
     held.delete(path);
     throw err;
@@ -194,6 +215,7 @@ async function lockFile(
   store: string,
   flag: string,
   refusal: LockRefusal | undefined,
+  command: LockCommand,
 ): Promise<StoreLock> {
   const unique = `${process.pid}.${randomBytes(4).toString('hex')}`;
   const tmp = join(dirname(path), `.${basename(path)}.${unique}.tmp`);
@@ -206,7 +228,8 @@ async function lockFile(
       const text = await readText(path);
       if (text === undefined) continue; // released meanwhile: try again
       const owner = parseOwner(text);
-      if (owner !== undefined && holds(owner)) throw locked(store, owner, path, flag, refusal);
+      if (owner !== undefined && holds(owner))
+        throw locked(store, owner, path, flag, refusal, command);
       // Stale. Takers go one at a time (a takeover file, made like the lock), and each removes
       // the stale lock only if it is still the one it judged: never a lock another just made.
       if (!(await enter(tmp, takeover))) {
@@ -222,7 +245,7 @@ async function lockFile(
         await unlink(takeover).catch(ignoreMissing);
       }
     }
-    throw locked(store, await readOwner(path), path, flag, refusal);
+    throw locked(store, await readOwner(path), path, flag, refusal, command);
   } finally {
     await rm(tmp, { force: true });
   }

@@ -21,8 +21,8 @@
  *   bundles by tlog-tiles path, and its one state row: the last signed checkpoint (null for a
  *   log not begun yet) and the epoch (new logs begun by resets). A server extends the log in
  *   one transaction that locks the state row (FOR UPDATE), so several servers share one tree.
- * - cards_log_signed (migration 4): one row, the last checkpoint the log key signed, written in the
- *   transaction that writes it to cards_log_state. Apart from the log's tables, so that dropping
+ * - cards_log_signed (migration 4): one row, the last checkpoint the log key signed of each log
+ *   (log-epochs.ts keptRecord), written in the transaction that writes it to cards_log_state. Apart from the log's tables, so that dropping
  *   or restoring them is seen (log-writer.ts refuses a log behind it rather than sign a fork).
  * - cards_keyknox_v1, cards_keyknox_v2 (migration 5): e3kit's Keyknox blobs and entries
  *   (keyknox-store.ts). Every write is one statement conditioned on the revision it replaces,
@@ -255,9 +255,9 @@ export const RESET = [
 /** The transparency log's state row: $ none. FOR UPDATE: the one writer's lock. */
 export const LOG_STATE = `SELECT checkpoint, epoch FROM cards_log_state WHERE id = 1`;
 export const LOG_STATE_LOCKED = `${LOG_STATE} FOR UPDATE`;
-/** A new checkpoint $1 of epoch $2, and the record of the last one signed, in one statement. */
+/** A new checkpoint $1 of epoch $2, and the record $3 of the last ones signed, in one statement. */
 export const LOG_SET_CHECKPOINT = `WITH kept AS (
-    INSERT INTO cards_log_signed (id, checkpoint) VALUES (1, $1)
+    INSERT INTO cards_log_signed (id, checkpoint) VALUES (1, $3)
     ON CONFLICT (id) DO UPDATE SET checkpoint = EXCLUDED.checkpoint)
   UPDATE cards_log_state SET checkpoint = $1, epoch = $2 WHERE id = 1`;
 export const LOG_LAST_SIGNED = `SELECT checkpoint FROM cards_log_signed WHERE id = 1`;
@@ -265,6 +265,13 @@ export const LOG_LAST_SIGNED = `SELECT checkpoint FROM cards_log_signed WHERE id
 export const LOG_REPLACE_CHECKPOINT = `UPDATE cards_log_state SET checkpoint = $2
   WHERE id = 1 AND checkpoint = $1`;
 export const LOG_TILE = `SELECT data FROM cards_log_tiles WHERE path = $1`;
+/**
+ * The tile at path $1 while the stored log is of epoch $2, in one statement (one snapshot): a
+ * reset empties the tiles and moves the epoch in one transaction, so a tile found with the epoch
+ * is that log's.
+ */
+export const LOG_TILE_OF_EPOCH = `SELECT t.data FROM cards_log_tiles t
+  JOIN cards_log_state s ON s.id = 1 AND s.epoch = $2 WHERE t.path = $1`;
 /** Tiles by path ($1 paths, $2 their bytes): a partial tile's path is written once. */
 export const LOG_PUT_TILES = `INSERT INTO cards_log_tiles (path, data)
   SELECT * FROM unnest($1::text[], $2::bytea[])

@@ -35,11 +35,14 @@ export class PostgresTiles implements TileStore {
     return `${this.db.location} (cards_log_signed)`;
   }
 
-  readTile(tile: TileRef): Promise<Uint8Array | undefined> {
-    return readTileAt(
-      async (path) => tileOf((await this.db.rows<{ data: Buffer }>(SQL.LOG_TILE, [path]))[0]),
-      tile,
-    );
+  readTile(tile: TileRef, epoch?: number): Promise<Uint8Array | undefined> {
+    const read = async (path: string): Promise<Uint8Array | undefined> =>
+      tileOf(
+        (epoch === undefined
+          ? await this.db.rows<{ data: Buffer }>(SQL.LOG_TILE, [path])
+          : await this.db.rows<{ data: Buffer }>(SQL.LOG_TILE_OF_EPOCH, [path, epoch]))[0],
+      );
+    return readTileAt(read, tile);
   }
 
   async readCheckpoint(): Promise<string | undefined> {
@@ -71,8 +74,8 @@ export class PostgresTiles implements TileStore {
           const paths = full.flatMap(partialPaths);
           if (paths.length > 0) await client.query(SQL.LOG_DELETE_TILES, [paths]);
         },
-        writeCheckpoint: async (signed, epoch) => {
-          await client.query(SQL.LOG_SET_CHECKPOINT, [signed, epoch]);
+        writeCheckpoint: async (signed, epoch, record) => {
+          await client.query(SQL.LOG_SET_CHECKPOINT, [signed, epoch, record]);
         },
         lastSigned: async () =>
           (await client.query<{ checkpoint: string }>(SQL.LOG_LAST_SIGNED)).rows[0]?.checkpoint,
