@@ -33,7 +33,7 @@ import { e3kitRoutes, type E3kitRoutesDeps } from './e3kit-routes.js';
 import { corsAnswerHeaders, corsAnswerHook, corsAtPath, corsOptions } from './cors.js';
 import { errorBody, JSON_TYPE } from './error-reply.js';
 import { faultHooks, FaultSet } from './faults.js';
-import { logRoutes } from './log-routes.js';
+import { logRefusalHeaders, logRoutes } from './log-routes.js';
 import { Metrics } from './metrics.js';
 import { recorder, RequestJournal } from './request-journal.js';
 import { guardedAtPath, SECURITY_HEADERS } from './security-headers.js';
@@ -134,9 +134,10 @@ export async function createApp(options: AppOptions): Promise<FastifyInstance> {
     corsHeaders:
       corsOn &&
       ((url) => (corsAtPath(served, pathOf(url)) ? corsAnswerHeaders(profile) : undefined)),
-    pathHeaders:
-      Boolean(admin) &&
-      ((url: string) => (guardedAtPath(served, pathOf(url)) ? SECURITY_HEADERS : undefined)),
+    pathHeaders: (url: string) => {
+      const path = pathOf(url);
+      return admin && guardedAtPath(served, path) ? SECURITY_HEADERS : logRefusalHeaders(path);
+    },
   });
   // Faults on purpose: each route's handler behind the rules in force, after its guard (faults.ts).
   app.addHook('onRoute', faultHooks({ faults, refuse, drop }));

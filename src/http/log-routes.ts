@@ -40,6 +40,15 @@ const TILE_CACHE_BYTES = 32 * 1024 * 1024;
 
 const LOG = routePath('logTile', { '*': '' });
 
+/**
+ * The headers of a refusal under /log/: no cache keeps it. What is missing now may be there
+ * later (a tile past the current checkpoint, the checkpoint of a log a reset has yet to begin,
+ * a card's proof before it is logged), and only tiles are immutable (C2SP tlog-tiles).
+ */
+export const logRefusalHeaders = (path: string): Readonly<Record<string, string>> | undefined =>
+  path.startsWith(LOG) ? NOT_KEPT : undefined;
+const NOT_KEPT = { 'cache-control': 'no-store' };
+
 const send = (reply: FastifyReply, type: string, cacheControl: string, body: string | Buffer) =>
   reply.header('cache-control', cacheControl).type(type).send(body);
 

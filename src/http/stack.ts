@@ -84,9 +84,10 @@ export interface StackOptions {
    */
   readonly corsHeaders?: ((url: string) => Readonly<Record<string, string>> | undefined) | false;
   /**
-   * The headers every answer at this request's path carries (the admin API's and the page's
-   * security headers), for the refusals sent before its route's hooks run or with no route at
-   * all (404, 405, a malformed escape, SERVER_BUSY).
+   * The headers a refusal at this request's path carries: those of every answer there (the
+   * admin API's and the page's security headers), for the refusals sent before its route's
+   * hooks run or with no route at all (404, 405, a malformed escape, SERVER_BUSY), and those of
+   * refusals alone (the log's `no-store`).
    */
   readonly pathHeaders?: ((url: string) => Readonly<Record<string, string>> | undefined) | false;
 }
