@@ -38,7 +38,7 @@ export async function checkedDump(
     if (line.trim() === '') continue;
     try {
       if (keyknoxLines.take(line, number)) continue;
-      await scratch.insert(parseImportLine(line, number));
+      await scratch.insert(await parseImportLine(line, number));
     } catch (err) {
       if (!isCardsError(err)) throw err;
       const what = err.code === 'IMPORT_INVALID' ? err.message : `Line ${number}: ${err.message}`;
@@ -67,10 +67,10 @@ export function readImportRecord(line: string, number: number): StoredCard {
 }
 
 /** One NDJSON line → a stored card whose derived fields agree with its snapshot. */
-function parseImportLine(line: string, number: number): StoredCard {
+async function parseImportLine(line: string, number: number): Promise<StoredCard> {
   const bad = (why: string): CardsError => badLine(number, why);
   const card = readImportRecord(line, number);
-  const defect = cardDefect(card);
+  const defect = await cardDefect(card);
   if (defect) throw bad(`(card ${card.id}): ${asClause(defect)}`);
   // Keep only the record's own fields (a line may carry unknown keys).
   return {
@@ -121,7 +121,7 @@ export async function insertLines(
       number++;
       if (line.trim() === '') continue;
       if (keyknox.take(line, number)) continue;
-      const card = parseImportLine(line, number);
+      const card = await parseImportLine(line, number);
       if (!cardsBegun) {
         cardsBegun = true;
         await keyknox.store(append);

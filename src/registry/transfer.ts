@@ -57,9 +57,9 @@ export async function exportCards(
  * Line `number` of a dump → a checked stored card: IMPORT_INVALID for a line that is no record
  * (as an import through a server says), VERIFICATION_FAILED for a card that does not verify.
  */
-function verifiedCard(line: string, number: number, where: string): StoredCard {
+async function verifiedCard(line: string, number: number, where: string): Promise<StoredCard> {
   const card = parseStoredLine(line) ?? readImportRecord(line, number);
-  const defect = cardDefect(card);
+  const defect = await cardDefect(card);
   if (defect) throw new CardsError('VERIFICATION_FAILED', `${where} (card ${card.id}): ${defect}.`);
   return card;
 }
@@ -100,7 +100,7 @@ export async function importCards(
       if (keyknox.take(line, physical)) continue;
       if (n === 0) await keyknox.store(options.append === true);
       n++;
-      yield verifiedCard(line, physical, `line ${n} of the dump`);
+      yield await verifiedCard(line, physical, `line ${n} of the dump`);
     }
     await keyknox.store(options.append === true);
   }
