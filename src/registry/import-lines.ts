@@ -83,6 +83,13 @@ async function parseImportLine(line: string, number: number): Promise<StoredCard
   };
 }
 
+/**
+ * How long a card whose id another import holds waits for that card to be stored, at most: a
+ * write of the engines takes milliseconds, one PostgreSQL statement at most its timeout (5 s).
+ */
+const TAKEN_WAIT_MS = 10_000;
+const TAKEN_POLL_MS = 20;
+
 /** Inserts in flight at once when importing (they share the JSON store's group commit). */
 const IMPORT_WINDOW = 256;
 
@@ -135,6 +142,19 @@ export async function insertLines(
     if (already) skipped++;
     return already;
   };
+  /**
+   * A card refused because its id is taken by one another import is storing at the same time
+   * (a rerun while the cut import's last lines are still being stored): skipped once that one is
+   * stored, identically; refused as it was when it is not within TAKEN_WAIT_MS.
+   */
+  const skipTaken = async (card: StoredCard, err: unknown): Promise<boolean> => {
+    if (!isCardsError(err) || err.code !== 'SNAPSHOT_NOT_UNIQUE') return false;
+    for (let waited = 0; ; waited += TAKEN_POLL_MS) {
+      if (await skipStored(card)) return true;
+      if (waited >= TAKEN_WAIT_MS) return false;
+      await new Promise((resolve) => setTimeout(resolve, TAKEN_POLL_MS));
+    }
+  };
   /** A refused insert as its line; anything else as it is. */
   const refusal = (err: unknown): unknown => {
     if (!(err instanceof ImportError)) return err;
@@ -158,7 +178,7 @@ export async function insertLines(
     await importInOrder(store, cards(), {
       window: IMPORT_WINDOW,
       stored: () => imported++,
-      ...(append && { skip: skipStored }),
+      ...(append && { skip: skipStored, skipRefused: skipTaken }),
     });
     await keyknox.store(append);
   } catch (err) {
@@ -172,7 +192,7 @@ export async function insertLines(
 }
 
 /** Whether `card` is stored already, byte for byte (a rerun of an import skips it). */
-async function storedAlready(store: CardStore, card: StoredCard): Promise<boolean> {
+export async function storedAlready(store: CardStore, card: StoredCard): Promise<boolean> {
   const stored = await store.getCard(card.id);
   return stored !== undefined && serializeCard(stored.card) === serializeCard(card);
 }
