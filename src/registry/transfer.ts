@@ -18,7 +18,7 @@ import type { KeyknoxStore } from '../store/keyknox.js';
 import type { CardStore, StoredCard } from '../store/store.js';
 import { parseStoredLine } from '../store/stored-line.js';
 import { cardDefect } from './card-defect.js';
-import { readImportRecord } from './import-lines.js';
+import { readImportRecord, storedAlready } from './import-lines.js';
 import { exportKeyknox, KeyknoxImport } from './keyknox-transfer.js';
 
 const PAGE = 1000;
@@ -69,9 +69,16 @@ export interface ImportOptions {
   readonly append?: boolean;
 }
 
+/** What an import stored, and (append) what it found stored already, identically. */
+export interface ImportCount {
+  readonly imported: number;
+  readonly skipped: number;
+}
+
 /**
  * Stores the dump's cards in order, each checked first (verifiedCard); resolves with how many.
- * Into an empty store they go by the engine's bulk import; with `append`, one at a time. Its
+ * Into an empty store they go by the engine's bulk import; with `append`, one at a time, a card
+ * stored already identically skipped and counted (so a cut import run again completes). Its
  * Keyknox lines are checked as read and stored together before the first card, those after
  * the cards at the end (keyknox-transfer.ts).
  */
@@ -79,7 +86,7 @@ export async function importCards(
   engine: Engine,
   lines: AsyncIterable<string>,
   options: ImportOptions = {},
-): Promise<number> {
+): Promise<ImportCount> {
   // Start listening before the first await: a readline interface emits the lines it has read
   // whether or not anyone iterates yet, and lines emitted before that are lost.
   const iterator = lines[Symbol.asyncIterator]();
@@ -112,11 +119,20 @@ export async function importCards(
     throw err;
   };
   if (options.append) {
-    for await (const card of cards()) await store.insert(card).catch((err) => named(err, n, card));
-    return n;
+    // A card stored already, byte for byte (a rerun of a cut import), is skipped and counted.
+    let imported = 0;
+    let skipped = 0;
+    for await (const card of cards()) {
+      if (await storedAlready(store, card)) skipped++;
+      else {
+        await store.insert(card).catch((err) => named(err, n, card));
+        imported++;
+      }
+    }
+    return { imported, skipped };
   }
   try {
-    return await engine.importCards(cards());
+    return { imported: await engine.importCards(cards()), skipped: 0 };
   } catch (err) {
     if (err instanceof ImportError) named(err.cause, err.index + 1, err.card);
     throw err;

@@ -44,7 +44,7 @@ export interface ExportResult {
 
 export interface ImportResult {
   imported: number;
-  /** Through a server with --append: cards it holds already, stored identically, skipped. */
+  /** With --append: cards the registry holds already, stored identically, skipped. */
   skipped?: number;
   into: string;
   /** Through a server: the cards its registry holds now. */
@@ -225,7 +225,11 @@ export async function importCommand(
         throw inUse(err, ctx, target);
       },
     );
-    result = { imported: done.cards, into: done.store };
+    result = {
+      imported: done.cards,
+      ...(options.append === true && { skipped: done.skipped ?? 0 }),
+      into: done.store,
+    };
   }
   const skipped = result.skipped ? `, skipped ${result.skipped} stored already` : '';
   const holds = result.cards === undefined ? '' : ` (the registry holds ${result.cards})`;
