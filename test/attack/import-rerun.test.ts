@@ -10,6 +10,10 @@
  *   stored): both complete, each card stored once; the one that lost a race counted it skipped.
  * - `cards import --store --append` run again skips the cards stored (JSON and PostgreSQL),
  *   where it stopped at the first with 40027.
+ * - `cards import --url` of a dump with a line longer than an import takes is refused naming the
+ *   line (IMPORT_LINE_TOO_LONG, exit 4) every time: the client bounds the lines it sends as the
+ *   server does, where the server's 413 closed the connection mid-send and the client often
+ *   read a broken pipe (UNREACHABLE, exit 6).
  */
 import assert from 'node:assert/strict';
 import { writeFileSync } from 'node:fs';
@@ -122,6 +126,17 @@ describe('an import cut off is told as stored and completed by a rerun with --ap
     assert.ok(result.skipped >= stored, `${result.skipped} skipped, ${stored} stored before`);
     assert.equal(result.cards, before + 300);
     assert.equal(await held(server), before + 300);
+  });
+
+  test('cards import --url of a dump with a line too long says so, naming the line, every time', async () => {
+    const file = join(box.dir, 'long-line.ndjson');
+    writeFileSync(file, `${dump(3, 'long').join('')}{"id":"${'a'.repeat(30_000_000)}"}\n`);
+    for (let run = 0; run < 5; run++) {
+      const refused = await box.cards(['import', file, '--append', '--url', server.url]);
+      assert.equal(refused.status, 4, said(refused));
+      assert.match(refused.stderr, /IMPORT_LINE_TOO_LONG \(30103\): Import line 4 is longer/);
+      assert.match(refused.stderr, /The registry holds \d+ cards? \(\d+ before this import\)/);
+    }
   });
 
   test('two imports of one dump at once with append=true both complete, each card stored once', async () => {

@@ -208,14 +208,15 @@ export async function importCommand(
     const held = () => registryCount(client);
     const before = await held();
     const firstCard = watchFirstCard(input);
+    const body = boundedBody(input);
     const answer = await client
       .json<Required<Omit<ImportResult, 'into'>>>('POST', 'adminImport', {
         query: { append: options.append ? 'true' : undefined },
-        body: Readable.toWeb(input) as ReadableStream<Uint8Array>,
+        body: Readable.toWeb(body.stream) as ReadableStream<Uint8Array>,
         type: 'application/x-ndjson',
       })
       .catch(async (err: unknown) => {
-        throw await whatWasStored(err, before, await held());
+        throw await whatWasStored(body.refused() ?? err, before, await held());
       });
     result = { ...answer, into: resolveServer(ctx, options).url.value };
     await warnSignedElsewhere(ctx, client, firstCard());
@@ -245,6 +246,39 @@ export async function importCommand(
   return result;
 }
 
+/** Bytes of the dump sent in one piece at most. */
+const BODY_PIECE = 64 * 1024;
+
+/**
+ * The dump as sent to a server, its lines bounded as the server bounds them (io/lines.ts): a
+ * line too long is refused here, naming it, and the request ends there. The server would refuse
+ * it all the same, but its 413 closes the connection while the client is still sending, so the
+ * client could read a broken pipe instead of the refusal.
+ */
+function boundedBody(input: Readable): { stream: Readable; refused(): CardsError | undefined } {
+  let refusal: CardsError | undefined;
+  async function* pieces(): AsyncGenerator<Buffer> {
+    let piece = '';
+    try {
+      for await (const line of dumpLines(
+        input,
+        'import what `cards export` wrote, one record per line',
+      )) {
+        piece += `${line}\n`;
+        if (piece.length >= BODY_PIECE) {
+          yield Buffer.from(piece);
+          piece = '';
+        }
+      }
+    } catch (err) {
+      if (err instanceof CardsError) refusal = err;
+      throw err;
+    }
+    if (piece !== '') yield Buffer.from(piece);
+  }
+  return { stream: Readable.from(pieces(), { objectMode: false }), refused: () => refusal };
+}
+
 /** The cards a server's registry holds, or undefined when it does not say. */
 async function registryCount(client: ReturnType<typeof adminClient>): Promise<number | undefined> {
   const info = await client.json<{ cards?: unknown }>('GET', 'adminInfo').catch(() => undefined);
@@ -261,7 +295,12 @@ async function registryCount(client: ReturnType<typeof adminClient>): Promise<nu
  * The failures of an import that carry no answer of the import itself: a server's refusal of a
  * line says what was stored in its own message.
  */
-const CUT_OFF: ReadonlySet<string> = new Set(['UNREACHABLE', 'NOT_A_SERVICE', 'REQUEST_TIMEOUT']);
+const CUT_OFF: ReadonlySet<string> = new Set([
+  'UNREACHABLE',
+  'NOT_A_SERVICE',
+  'REQUEST_TIMEOUT',
+  'IMPORT_LINE_TOO_LONG',
+]);
 
 function whatWasStored(
   err: unknown,
@@ -269,8 +308,7 @@ function whatWasStored(
   after: number | undefined,
 ): unknown {
   if (!(err instanceof CardsError) || !CUT_OFF.has(err.code)) return err;
-  const rerun =
-    'run the same import again with --append to store the rest (cards stored already are skipped)';
+  const rerun = `${err.code === 'IMPORT_LINE_TOO_LONG' ? 'fix the line, then ' : ''}run the same import again with --append to store the rest (cards stored already are skipped)`;
   const holds =
     after === undefined
       ? `Some of the dump's cards may be stored: once the server answers, ${rerun}.`
