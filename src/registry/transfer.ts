@@ -11,7 +11,7 @@
  * (src/store/engine.ts). The service signature is kept as it is: it was made by the service the
  * cards come from.
  */
-import { CardsError, reworded } from '../core/errors.js';
+import { asClause, CardsError, reworded } from '../core/errors.js';
 import { serializeCard } from '../store/record.js';
 import { ImportError, type Engine } from '../store/engine.js';
 import type { KeyknoxStore } from '../store/keyknox.js';
@@ -60,7 +60,8 @@ export async function exportCards(
 async function verifiedCard(line: string, number: number, where: string): Promise<StoredCard> {
   const card = parseStoredLine(line) ?? readImportRecord(line, number);
   const defect = await cardDefect(card);
-  if (defect) throw new CardsError('VERIFICATION_FAILED', `${where} (card ${card.id}): ${defect}.`);
+  if (defect)
+    throw new CardsError('VERIFICATION_FAILED', `${where} (card ${card.id}): ${asClause(defect)}.`);
   return card;
 }
 

@@ -90,6 +90,7 @@ describe('an import of a card whose self signature does not verify, of every key
       );
       assert.equal(viaStore.status, 5, `${entry.key_type} --store: ${said(viaStore)}`);
       assert.match(said(viaStore), /Self signature verification failed/, entry.key_type);
+      assert.doesNotMatch(viaStore.stderr, /[^.]\.\.$/m, 'one full stop');
       assert.equal(await stored(entry.card_id), 0, entry.key_type);
     }
     const falcon = cards.find((entry) => /FALCON/.test(entry.key_type));
