@@ -74,6 +74,11 @@ function checkForm(record: KeyknoxRecord): void {
     checkAddressSize([record.address.app, record.address.identity]);
     if (record.record.version > LIMITS.keyknoxCounterMax)
       throw formError(`"version" is above ${LIMITS.keyknoxCounterMax}`);
+    const size = record.record.meta.byteLength + record.record.value.byteLength;
+    if (size > LIMITS.keyknoxPushMax)
+      throw formError(
+        `"meta" and "value" hold ${size} bytes, more than a push's body of at most ${LIMITS.keyknoxPushMax}`,
+      );
   } else {
     const { address } = record.entry;
     if (address.owner === '') throw formError('"owner" is empty');
