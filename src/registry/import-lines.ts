@@ -37,7 +37,10 @@ export async function checkedDump(
     kept.push(line);
     if (line.trim() === '') continue;
     try {
-      if (keyknoxLines.take(line, number)) continue;
+      if (keyknoxLines.take(line, number)) {
+        keyknoxLines.drop();
+        continue;
+      }
       await scratch.insert(await parseImportLine(line, number));
     } catch (err) {
       if (!isCardsError(err)) throw err;
@@ -127,7 +130,10 @@ export async function insertLines(
     for await (const line of source) {
       number++;
       if (line.trim() === '') continue;
-      if (keyknox.take(line, number)) continue;
+      if (keyknox.take(line, number)) {
+        if (keyknox.full) await keyknox.store(append);
+        continue;
+      }
       const card = await parseImportLine(line, number);
       if (!cardsBegun) {
         cardsBegun = true;

@@ -105,7 +105,10 @@ export async function importCards(
     for await (const line of { [Symbol.asyncIterator]: () => iterator }) {
       physical++;
       if (line.trim() === '') continue;
-      if (keyknox.take(line, physical)) continue;
+      if (keyknox.take(line, physical)) {
+        if (keyknox.full) await keyknox.store(options.append === true);
+        continue;
+      }
       if (n === 0) await keyknox.store(options.append === true);
       n++;
       yield await verifiedCard(line, physical, `line ${n} of the dump`);
