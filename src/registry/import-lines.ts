@@ -5,6 +5,7 @@
  * before a restore touches anything. Knows nothing of HTTP.
  */
 import { asClause, CardsError, isCardsError, reworded } from '../core/errors.js';
+import { LIMITS } from '../core/limits.js';
 import { MemoryStore } from '../store/memory/memory-store.js';
 import type { KeyknoxStore } from '../store/keyknox.js';
 import { serializeCard, readStoredCard } from '../store/record.js';
@@ -20,6 +21,13 @@ export function* toLines(pages: readonly string[]): Generator<string> {
 }
 
 /**
+ * Characters of a dump that replaces the registry at most (LIMITS.answerMax, the most a
+ * `cards snapshot save` reads): such a dump is held whole, with the cards it names, to be
+ * checked before anything is touched, so without a bound one of 800 MB took a server to 3 GB.
+ */
+const REPLACE_MAX = LIMITS.answerMax;
+
+/**
  * The lines of a whole dump, once each has passed what an import into an empty registry checks:
  * its record (parseImportLine) and the chain rules, by inserting it into a throwaway memory store.
  * The first refusal names its line as the import would.
@@ -32,8 +40,18 @@ export async function checkedDump(
   const scratch = new MemoryStore();
   const keyknoxLines = new KeyknoxImport(keyknox);
   let number = 0;
+  let chars = 0;
   for await (const line of lines) {
     number++;
+    chars += line.length + 1;
+    if (chars > REPLACE_MAX)
+      throw new CardsError(
+        'BODY_TOO_LARGE',
+        `A dump that replaces the registry is held whole to be checked before the registry is touched: at most ${REPLACE_MAX} characters, the most \`cards snapshot save\` keeps; line ${number} is past it. The registry is unchanged.`,
+        {
+          hint: 'reset the registry, then import the dump into it (append=false), which holds no more than a line at a time',
+        },
+      );
     kept.push(line);
     if (line.trim() === '') continue;
     try {

@@ -58,3 +58,32 @@ test('Keyknox lines past the held bound are stored while the body is still arriv
   assert.ok(during > 0, 'entries stored before the body ended');
   assert.equal(await stored(url), lines);
 });
+
+test('a dump that replaces the registry is bounded: past it, 413 and the registry unchanged', async () => {
+  server ??= await startInProcess({ args: ['--quiet', '--no-log'] });
+  const { url } = server;
+  const before = await stored(url);
+  const value = randomBytes(LIMITS.keyknoxPushMax - 1024).toString('base64');
+  const line = (i: number): string =>
+    `{"keyknox1":{"app":"a","identity":"replace-${i}","meta":"","value":"${value}","version":1,"hash":"AAAA","revision":1}}\n`;
+  const lines = Math.ceil(LIMITS.answerMax / line(0).length) + 2;
+  let sent = 0;
+  const body = new ReadableStream<Uint8Array>({
+    pull(controller) {
+      if (sent === lines) return controller.close();
+      controller.enqueue(Buffer.from(line(sent++)));
+    },
+  });
+  const response = await fetch(`${url}/_cards/import?replace=true`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/x-ndjson' },
+    body,
+    duplex: 'half',
+  } as RequestInit).catch((err: Error) => err);
+  assert.ok(!(response instanceof Error), `the refusal is read: ${String(response)}`);
+  const answer = (await response.json()) as { code: string; message: string };
+  assert.equal(response.status, 413, JSON.stringify(answer));
+  assert.equal(answer.code, '10004');
+  assert.match(answer.message, /The registry is unchanged/);
+  assert.equal(await stored(url), before);
+});
