@@ -3,9 +3,9 @@
  * keys, JSON. A missing file is FILE_NOT_FOUND with the path; bad JSON is a usage error.
  */
 import { parseCardPrivateKey, type CardPrivateKey } from '../crypto/signing-key.js';
-import { readFileSync } from 'node:fs';
+import { constants } from 'node:buffer';
+import { readFileSync, statSync } from 'node:fs';
 import { resolve } from 'node:path';
-import { buffer } from 'node:stream/consumers';
 import { CardsError } from '../core/errors.js';
 import {
   parsePrivateKey,
@@ -16,9 +16,24 @@ import {
 import { inFile, readPrivateKeyFile } from '../io/key-files.js';
 import type { CommandContext } from './context.js';
 
+/**
+ * Bytes of one input read whole, at most: each is decoded to text, which a JavaScript string
+ * of at most this many characters must hold (a seed file, a card, an identity list: each far
+ * smaller), so a larger one is a usage error rather than the runtime's RangeError.
+ */
+const INPUT_MAX = constants.MAX_STRING_LENGTH;
+
+const tooLarge = (what: string, where: string, bytes: string): CardsError =>
+  new CardsError(
+    'USAGE',
+    `${what} ${where} is ${bytes}: more than the ${INPUT_MAX} bytes an input read whole may hold.`,
+  );
+
 export function readFileBytes(ctx: CommandContext, file: string, what: string): Buffer {
   const path = resolve(ctx.cwd, file);
   try {
+    const { size } = statSync(path);
+    if (size > INPUT_MAX) throw tooLarge(what, path, `${size} bytes`);
     return readFileSync(path);
   } catch (err) {
     const code = (err as NodeJS.ErrnoException).code;
@@ -26,13 +41,23 @@ export function readFileBytes(ctx: CommandContext, file: string, what: string): 
       throw new CardsError('FILE_NOT_FOUND', `${what} ${path} does not exist.`);
     if (code === 'EISDIR')
       throw new CardsError('USAGE', `${what} ${path} is a folder, not a file.`);
+    if (code === 'ERR_FS_FILE_TOO_LARGE') throw tooLarge(what, path, 'larger');
     throw err;
   }
 }
 
-/** The bytes of FILE, or of stdin for `-`. */
+/** The bytes of FILE, or of stdin for `-`, at most INPUT_MAX. */
 export async function readInput(ctx: CommandContext, file: string, what: string): Promise<Buffer> {
-  return file === '-' ? buffer(ctx.stdin) : readFileBytes(ctx, file, what);
+  if (file !== '-') return readFileBytes(ctx, file, what);
+  const chunks: Buffer[] = [];
+  let bytes = 0;
+  for await (const chunk of ctx.stdin) {
+    const piece = typeof chunk === 'string' ? Buffer.from(chunk) : Buffer.from(chunk as Uint8Array);
+    bytes += piece.byteLength;
+    if (bytes > INPUT_MAX) throw tooLarge(what, 'on stdin', 'larger');
+    chunks.push(piece);
+  }
+  return Buffer.concat(chunks);
 }
 
 export function parseJson(text: string, what: string): unknown {

@@ -36,6 +36,12 @@ export const LIMITS = {
    * names it still fits one import line (keyknoxLineMax).
    */
   keyknoxEntryMax: 16 * 1024 * 1024,
+  /**
+   * The bytes of one Keyknox push's body at most (e3kit's routes refuse more with 413), so also
+   * of a v1 blob's `meta` and `value` together: an import line holding more is one no push could
+   * leave.
+   */
+  keyknoxPushMax: 1024 * 1024,
   /** Most readers one Keyknox v2 entry may have (a push's list, and all pushes' together). */
   keyknoxReadersMax: 1024,
   /**

@@ -4,7 +4,8 @@
  * A snapshot, once made, is opaque bytes: `decodeSnapshot` keeps the bytes it was given and
  * only reads fields out of them. Validation follows the deployed service's order (docs/errors.md):
  * parse → public key length → identity → previous id → created_at → version. The parse is strict
- * (strict-json.ts) so that no two parsers read one card two ways: a name twice or a byte-order mark
+ * (strict-json.ts) so that no two parsers read one card two ways: a name twice, a byte-order mark
+ * or a name that differs from a field's only in case (which Go's encoding/json reads as the field)
  * is not JSON (40003), a string that is not well-formed Unicode or holds U+0000 is 40091, and
  * created_at is an integer written as digits alone (40018). Pure: no I/O, no clock (created_at is
  * passed in).
@@ -120,7 +121,37 @@ function readJsonObject(bytes: Uint8Array): SnapshotJson {
   if (typeof raw !== 'object' || raw === null || Array.isArray(raw)) {
     throw new CardsError('BODY_PARSE', 'content snapshot: expected a JSON object');
   }
+  checkFieldNames(raw as Record<string, unknown>);
   return { raw: raw as Record<string, unknown>, numberLiterals: json.numberLiterals };
+}
+
+/** The names of a snapshot's fields (spec 2.2). */
+const FIELD_NAMES = ['identity', 'public_key', 'version', 'created_at', 'previous_card_id'];
+
+/**
+ * A name folded as a case-insensitive parser compares names: Go's encoding/json (the stock Go
+ * SDK's) matches a member to a field by Unicode simple case folding, so "IDENTITY", "Identity"
+ * and "public_\u212Aey" (KELVIN SIGN) fill the field "identity" or "public_key" there. Folding
+ * through upper then lower case maps every such name (and a few more) to the field's.
+ */
+const folded = (name: string): string => name.toUpperCase().toLowerCase();
+
+const FOLDED_FIELDS = new Map(FIELD_NAMES.map((name) => [folded(name), name]));
+
+/**
+ * 40003 for a name that is not a field's but that a case-insensitive parser reads as one: this
+ * reader and the stock JavaScript client would take the field's own member (or none), Go's the
+ * other, so one card would be two, such as alice's for the service and bob's for a Go client.
+ */
+function checkFieldNames(raw: Record<string, unknown>): void {
+  for (const name of Object.keys(raw)) {
+    const field = FOLDED_FIELDS.get(folded(name));
+    if (field !== undefined && field !== name)
+      throw new CardsError(
+        'SNAPSHOT_NOT_JSON',
+        `Content snapshot is not a base64-encoded JSON message (the name ${JSON.stringify(name)}, which a case-insensitive parser reads as "${field}").`,
+      );
+  }
 }
 
 /**

@@ -104,9 +104,9 @@ export function verifyStockToken(token: string, options: VerifyTokenOptions): Ve
   ) {
     throw new CardsError('TOKEN_CLAIMS', `Token "sub" must be "${SUBJECT_PREFIX}<identity>".`);
   }
-  checkIdentityText(sub);
   // The stock client's rule is `exp < now` = expired; the deployed service allows no leeway.
   checkTokenTimes(claims, options.now / 1000, tokenLeeways(options.clockSkewSeconds));
+  checkIdentityText(sub);
   return {
     identity: sub.slice(SUBJECT_PREFIX.length),
     app: iss.slice(ISSUER_PREFIX.length),

@@ -1,6 +1,6 @@
 /**
  * The identity (and a stock token's app id) a token carries must be text a card can have
- * (docs/http.md, "Text"): both token formats check it, so a token for "x\uFFFD" and one for
+ * (docs/http.md, "Text"): every token format checks it, so a token for "x\uFFFD" and one for
  * "x\uD800" never name one identity on an engine that stores text as UTF-8. Apart from tokens.ts
  * and stock-token.ts so each can use it.
  */
@@ -19,11 +19,16 @@ export function checkAppText(app: string): void {
     );
 }
 
-/** TOKEN_CLAIMS unless `identity` is well-formed Unicode without U+0000. */
+/**
+ * TEXT_NOT_UNICODE (400) unless `identity` is well-formed Unicode without U+0000: the rule of
+ * every identity (core/encoding.ts isPortableText), the one a card's snapshot is refused by, so
+ * a create for such an identity gets the same 400 whichever it is checked on first. Checked once
+ * the token is otherwise valid (signature, claims, times): a token that is not is 401 as ever.
+ */
 export function checkIdentityText(identity: string): void {
   if (!isPortableText(identity))
     throw new CardsError(
-      'TOKEN_CLAIMS',
-      'Token "sub" (the identity) must be well-formed Unicode without U+0000.',
+      'TEXT_NOT_UNICODE',
+      'Text is incorrect. It must be well-formed Unicode without U+0000: the token\'s "sub" (the identity) is not.',
     );
 }

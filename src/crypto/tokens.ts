@@ -130,8 +130,8 @@ export async function verifyToken(
           'TOKEN_CLAIMS',
           'Token "sub" (the identity) must be a non-empty string.',
         );
-      checkIdentityText(payload.sub);
       checkTokenTimes(payload, nowSeconds, leeway);
+      checkIdentityText(payload.sub);
       return { identity: payload.sub, expiresAt: payload.exp as number, format: 'jwt' };
     } catch (err) {
       lastError = err;

@@ -43,7 +43,7 @@ export function readUnverifiedToken(
   const stock = header.alg === 'VEDS512' && sub.startsWith(STOCK_SUBJECT);
   const identity = stock ? sub.slice(STOCK_SUBJECT.length) : sub;
   if (identity === '') throw new CardsError('TOKEN_CLAIMS', 'Token "sub" names no identity.');
-  checkIdentityText(identity);
   checkTokenTimes(claims, options.now / 1000, tokenLeeways(options.clockSkewSeconds));
+  checkIdentityText(identity);
   return { identity, expiresAt: claims.exp as number };
 }

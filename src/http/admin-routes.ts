@@ -27,6 +27,7 @@ import { buildOpenApi } from './openapi.js';
 import { servePageAsset, servePageFile } from './page.js';
 import type { RequestJournal } from './request-journal.js';
 import { securityHeaders } from './security-headers.js';
+import { allowLongBody } from './streamed-bodies.js';
 import { addRoutes, sendJson, type Guard, type Handler, type RouteNameOf } from './route-group.js';
 
 const NDJSON_TYPE = 'application/x-ndjson';
@@ -189,11 +190,15 @@ export const adminRoutes =
             'POST /_cards/import takes what GET /_cards/export wrote: one card record per line, sent as application/x-ndjson.',
           );
         const { append, replace } = request.query as Query;
-        const result = await admin.import(
-          dumpLines(body, 'send what GET /_cards/export wrote, one record per line'),
-          append === 'true',
-          replace === 'true',
-        );
+        // A dump of any size takes what time it takes to arrive and be stored (streamed-bodies.ts).
+        const bounded = allowLongBody(request.raw.socket);
+        const result = await admin
+          .import(
+            dumpLines(body, 'send what GET /_cards/export wrote, one record per line'),
+            append === 'true',
+            replace === 'true',
+          )
+          .finally(bounded);
         return sendJson(reply, {
           imported: result.imported,
           skipped: result.skipped,

@@ -13,6 +13,7 @@
  */
 import type { FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify';
 import { encodeBase64 } from '../core/encoding.js';
+import { LIMITS } from '../core/limits.js';
 import { CardsError } from '../core/errors.js';
 import { keyknoxHeaders, type WireProfile } from '../core/profile.js';
 import { parseStrictJson, StrictJsonError } from '../core/strict-json.js';
@@ -39,7 +40,7 @@ export interface E3kitRoutesDeps {
   readonly pythia: Promise<Pythia>;
 }
 
-const KEYKNOX_BODY_LIMIT = 1024 * 1024;
+const KEYKNOX_BODY_LIMIT = LIMITS.keyknoxPushMax;
 const PYTHIA_BODY_LIMIT = 4 * 1024;
 
 declare module 'fastify' {

@@ -33,6 +33,7 @@ import { CardsError, wireErrorOf, type WireCardsError, type WireCode } from '../
 import type { RouteName } from '../core/routes.js';
 import { rawErrorResponse, toCardsError } from './error-reply.js';
 import { lazyCompilers } from './lazy-compilers.js';
+import { mayOutlastRequestTimeout } from './streamed-bodies.js';
 import type { RequestLogger } from './request-log.js';
 import { DEFAULT_LIMITS, connectionLimits, type ServerLimits } from './server-limits.js';
 
@@ -296,6 +297,8 @@ export function createStack(options: StackOptions): {
     clientErrorHandler: (err, socket) => {
       const code = (err as NodeJS.ErrnoException).code;
       if (code === 'ECONNRESET' || socket.destroyed) return;
+      // Node times a request out once (it then stops watching it): an import's body goes on.
+      if (code === 'ERR_HTTP_REQUEST_TIMEOUT' && mayOutlastRequestTimeout(socket)) return;
       const error = wireErrorOf(
         new CardsError(
           code === 'ERR_HTTP_REQUEST_TIMEOUT'

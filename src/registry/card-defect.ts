@@ -16,8 +16,11 @@ import { decodeSnapshot } from '../core/snapshot.js';
 import type { StoredCard } from '../store/store.js';
 import { checkSelfSignature } from './self-signature.js';
 
-/** Why `card` cannot be imported, or undefined when it can. */
-export function cardDefect(card: StoredCard): string | undefined {
+/**
+ * Why `card` cannot be imported, or undefined when it can. Async: the Falcon hybrid's verdict
+ * comes when its verifier has loaded (self-signature.ts), and is awaited like every other.
+ */
+export async function cardDefect(card: StoredCard): Promise<string | undefined> {
   let snapshot;
   try {
     snapshot = decodeSnapshot(card.content_snapshot, card.revoking ? 'revocation' : 'card');
@@ -39,7 +42,7 @@ export function cardDefect(card: StoredCard): string | undefined {
   const extra = self.snapshot === undefined ? new Uint8Array() : decodeBase64(self.snapshot);
   if (!signature || !extra) return 'its self signature is not base64';
   try {
-    checkSelfSignature(snapshot, { signer: 'self', signature, snapshot: extra, raw: self });
+    await checkSelfSignature(snapshot, { signer: 'self', signature, snapshot: extra, raw: self });
   } catch (err) {
     return (err as Error).message;
   }

@@ -5,6 +5,7 @@
  * before a restore touches anything. Knows nothing of HTTP.
  */
 import { asClause, CardsError, isCardsError, reworded } from '../core/errors.js';
+import { LIMITS } from '../core/limits.js';
 import { MemoryStore } from '../store/memory/memory-store.js';
 import type { KeyknoxStore } from '../store/keyknox.js';
 import { serializeCard, readStoredCard } from '../store/record.js';
@@ -20,6 +21,13 @@ export function* toLines(pages: readonly string[]): Generator<string> {
 }
 
 /**
+ * Characters of a dump that replaces the registry at most (LIMITS.answerMax, the most a
+ * `cards snapshot save` reads): such a dump is held whole, with the cards it names, to be
+ * checked before anything is touched, so without a bound one of 800 MB took a server to 3 GB.
+ */
+const REPLACE_MAX = LIMITS.answerMax;
+
+/**
  * The lines of a whole dump, once each has passed what an import into an empty registry checks:
  * its record (parseImportLine) and the chain rules, by inserting it into a throwaway memory store.
  * The first refusal names its line as the import would.
@@ -32,13 +40,26 @@ export async function checkedDump(
   const scratch = new MemoryStore();
   const keyknoxLines = new KeyknoxImport(keyknox);
   let number = 0;
+  let chars = 0;
   for await (const line of lines) {
     number++;
+    chars += line.length + 1;
+    if (chars > REPLACE_MAX)
+      throw new CardsError(
+        'BODY_TOO_LARGE',
+        `A dump that replaces the registry is held whole to be checked before the registry is touched: at most ${REPLACE_MAX} characters, the most \`cards snapshot save\` keeps; line ${number} is past it. The registry is unchanged.`,
+        {
+          hint: 'reset the registry, then import the dump into it (append=false), which holds no more than a line at a time',
+        },
+      );
     kept.push(line);
     if (line.trim() === '') continue;
     try {
-      if (keyknoxLines.take(line, number)) continue;
-      await scratch.insert(parseImportLine(line, number));
+      if (keyknoxLines.take(line, number)) {
+        keyknoxLines.drop();
+        continue;
+      }
+      await scratch.insert(await parseImportLine(line, number));
     } catch (err) {
       if (!isCardsError(err)) throw err;
       const what = err.code === 'IMPORT_INVALID' ? err.message : `Line ${number}: ${err.message}`;
@@ -67,10 +88,10 @@ export function readImportRecord(line: string, number: number): StoredCard {
 }
 
 /** One NDJSON line → a stored card whose derived fields agree with its snapshot. */
-function parseImportLine(line: string, number: number): StoredCard {
+async function parseImportLine(line: string, number: number): Promise<StoredCard> {
   const bad = (why: string): CardsError => badLine(number, why);
   const card = readImportRecord(line, number);
-  const defect = cardDefect(card);
+  const defect = await cardDefect(card);
   if (defect) throw bad(`(card ${card.id}): ${asClause(defect)}`);
   // Keep only the record's own fields (a line may carry unknown keys).
   return {
@@ -82,6 +103,13 @@ function parseImportLine(line: string, number: number): StoredCard {
     signatures: card.signatures,
   };
 }
+
+/**
+ * How long a card whose id another import holds waits for that card to be stored, at most: a
+ * write of the engines takes milliseconds, one PostgreSQL statement at most its timeout (5 s).
+ */
+const TAKEN_WAIT_MS = 10_000;
+const TAKEN_POLL_MS = 20;
 
 /** Inserts in flight at once when importing (they share the JSON store's group commit). */
 const IMPORT_WINDOW = 256;
@@ -120,8 +148,11 @@ export async function insertLines(
     for await (const line of source) {
       number++;
       if (line.trim() === '') continue;
-      if (keyknox.take(line, number)) continue;
-      const card = parseImportLine(line, number);
+      if (keyknox.take(line, number)) {
+        if (keyknox.full) await keyknox.store(append);
+        continue;
+      }
+      const card = await parseImportLine(line, number);
       if (!cardsBegun) {
         cardsBegun = true;
         await keyknox.store(append);
@@ -134,6 +165,19 @@ export async function insertLines(
     const already = await storedAlready(store, card);
     if (already) skipped++;
     return already;
+  };
+  /**
+   * A card refused because its id is taken by one another import is storing at the same time
+   * (a rerun while the cut import's last lines are still being stored): skipped once that one is
+   * stored, identically; refused as it was when it is not within TAKEN_WAIT_MS.
+   */
+  const skipTaken = async (card: StoredCard, err: unknown): Promise<boolean> => {
+    if (!isCardsError(err) || err.code !== 'SNAPSHOT_NOT_UNIQUE') return false;
+    for (let waited = 0; ; waited += TAKEN_POLL_MS) {
+      if (await skipStored(card)) return true;
+      if (waited >= TAKEN_WAIT_MS) return false;
+      await new Promise((resolve) => setTimeout(resolve, TAKEN_POLL_MS));
+    }
   };
   /** A refused insert as its line; anything else as it is. */
   const refusal = (err: unknown): unknown => {
@@ -158,7 +202,7 @@ export async function insertLines(
     await importInOrder(store, cards(), {
       window: IMPORT_WINDOW,
       stored: () => imported++,
-      ...(append && { skip: skipStored }),
+      ...(append && { skip: skipStored, skipRefused: skipTaken }),
     });
     await keyknox.store(append);
   } catch (err) {
@@ -172,7 +216,7 @@ export async function insertLines(
 }
 
 /** Whether `card` is stored already, byte for byte (a rerun of an import skips it). */
-async function storedAlready(store: CardStore, card: StoredCard): Promise<boolean> {
+export async function storedAlready(store: CardStore, card: StoredCard): Promise<boolean> {
   const stored = await store.getCard(card.id);
   return stored !== undefined && serializeCard(stored.card) === serializeCard(card);
 }

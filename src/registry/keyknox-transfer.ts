@@ -5,11 +5,12 @@
  * version, hash and revision kept as they are, so a client's hash is still current after the
  * move), written before the cards. A dump without such lines imports as it always did.
  *
- * Import reads every Keyknox line before storing any, so a refused line (not a record this
- * `cards` reads, a deletion line, text that is not well-formed Unicode without U+0000 as the
- * Keyknox routes refuse it, a record no push could leave, an entry stored differently already)
- * stores no Keyknox entry,
- * and, the lines being ahead of the cards in an export, no card either. Each record goes in
+ * Import reads the Keyknox lines before storing them, up to HELD_MAX characters of them at a
+ * time, so a refused line (not a record this `cards` reads, a deletion line, text that is not
+ * well-formed Unicode without U+0000 as the Keyknox routes refuse it, a record no push could
+ * leave, an entry stored differently already) among the first HELD_MAX stores no Keyknox entry,
+ * and, the lines being ahead of the cards in an export, no card either; one further on leaves
+ * those stored before it (an import with `append` run again skips them). Each record goes in
  * through the store's compare-and-swap from revision 0 (nothing stored there); with `append`,
  * one stored identically already is skipped.
  */
@@ -74,6 +75,11 @@ function checkForm(record: KeyknoxRecord): void {
     checkAddressSize([record.address.app, record.address.identity]);
     if (record.record.version > LIMITS.keyknoxCounterMax)
       throw formError(`"version" is above ${LIMITS.keyknoxCounterMax}`);
+    const size = record.record.meta.byteLength + record.record.value.byteLength;
+    if (size > LIMITS.keyknoxPushMax)
+      throw formError(
+        `"meta" and "value" hold ${size} bytes, more than a push's body of at most ${LIMITS.keyknoxPushMax}`,
+      );
   } else {
     const { address } = record.entry;
     if (address.owner === '') throw formError('"owner" is empty');
@@ -95,9 +101,18 @@ function checkForm(record: KeyknoxRecord): void {
 }
 
 /** The Keyknox lines of one import: taken while reading, stored together once all are read. */
+/**
+ * Characters of Keyknox lines held at most before they are stored (two of the longest lines,
+ * LIMITS.keyknoxLineMax): an import holds what it has read of them until its first card, so
+ * without a bound a dump of many Keyknox lines would hold them all (600 blobs of 1 MB grew a
+ * server by 1.4 GB). Past it, what is held is stored, and reading goes on.
+ */
+const HELD_MAX = 2 * LIMITS.keyknoxLineMax;
+
 export class KeyknoxImport {
   readonly #store: KeyknoxStore | undefined;
   #held: { record: KeyknoxRecord; number: number }[] = [];
+  #heldChars = 0;
   imported = 0;
   skipped = 0;
 
@@ -134,13 +149,26 @@ export class KeyknoxImport {
       throw badLine(number, `is refused as a push would be: ${asClause((err as Error).message)}`);
     }
     this.#held.push({ record, number });
+    this.#heldChars += line.length;
     return true;
+  }
+
+  /** Forgets what is held: a dump's check (its lines taken to be judged, never stored). */
+  drop(): void {
+    this.#held = [];
+    this.#heldChars = 0;
+  }
+
+  /** Whether what is held has reached HELD_MAX: the caller stores it before reading on. */
+  get full(): boolean {
+    return this.#heldChars >= HELD_MAX;
   }
 
   /** Stores what was taken since the last call, in order; a conflict refuses the rest. */
   async store(append: boolean): Promise<void> {
     const held = this.#held;
     this.#held = [];
+    this.#heldChars = 0;
     const store = this.#store;
     if (!store) return;
     for (const { record, number } of held) {

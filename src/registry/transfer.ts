@@ -11,14 +11,14 @@
  * (src/store/engine.ts). The service signature is kept as it is: it was made by the service the
  * cards come from.
  */
-import { CardsError, reworded } from '../core/errors.js';
+import { asClause, CardsError, reworded } from '../core/errors.js';
 import { serializeCard } from '../store/record.js';
 import { ImportError, type Engine } from '../store/engine.js';
 import type { KeyknoxStore } from '../store/keyknox.js';
 import type { CardStore, StoredCard } from '../store/store.js';
 import { parseStoredLine } from '../store/stored-line.js';
 import { cardDefect } from './card-defect.js';
-import { readImportRecord } from './import-lines.js';
+import { readImportRecord, storedAlready } from './import-lines.js';
 import { exportKeyknox, KeyknoxImport } from './keyknox-transfer.js';
 
 const PAGE = 1000;
@@ -57,10 +57,11 @@ export async function exportCards(
  * Line `number` of a dump → a checked stored card: IMPORT_INVALID for a line that is no record
  * (as an import through a server says), VERIFICATION_FAILED for a card that does not verify.
  */
-function verifiedCard(line: string, number: number, where: string): StoredCard {
+async function verifiedCard(line: string, number: number, where: string): Promise<StoredCard> {
   const card = parseStoredLine(line) ?? readImportRecord(line, number);
-  const defect = cardDefect(card);
-  if (defect) throw new CardsError('VERIFICATION_FAILED', `${where} (card ${card.id}): ${defect}.`);
+  const defect = await cardDefect(card);
+  if (defect)
+    throw new CardsError('VERIFICATION_FAILED', `${where} (card ${card.id}): ${asClause(defect)}.`);
   return card;
 }
 
@@ -69,9 +70,16 @@ export interface ImportOptions {
   readonly append?: boolean;
 }
 
+/** What an import stored, and (append) what it found stored already, identically. */
+export interface ImportCount {
+  readonly imported: number;
+  readonly skipped: number;
+}
+
 /**
  * Stores the dump's cards in order, each checked first (verifiedCard); resolves with how many.
- * Into an empty store they go by the engine's bulk import; with `append`, one at a time. Its
+ * Into an empty store they go by the engine's bulk import; with `append`, one at a time, a card
+ * stored already identically skipped and counted (so a cut import run again completes). Its
  * Keyknox lines are checked as read and stored together before the first card, those after
  * the cards at the end (keyknox-transfer.ts).
  */
@@ -79,7 +87,7 @@ export async function importCards(
   engine: Engine,
   lines: AsyncIterable<string>,
   options: ImportOptions = {},
-): Promise<number> {
+): Promise<ImportCount> {
   // Start listening before the first await: a readline interface emits the lines it has read
   // whether or not anyone iterates yet, and lines emitted before that are lost.
   const iterator = lines[Symbol.asyncIterator]();
@@ -97,10 +105,13 @@ export async function importCards(
     for await (const line of { [Symbol.asyncIterator]: () => iterator }) {
       physical++;
       if (line.trim() === '') continue;
-      if (keyknox.take(line, physical)) continue;
+      if (keyknox.take(line, physical)) {
+        if (keyknox.full) await keyknox.store(options.append === true);
+        continue;
+      }
       if (n === 0) await keyknox.store(options.append === true);
       n++;
-      yield verifiedCard(line, physical, `line ${n} of the dump`);
+      yield await verifiedCard(line, physical, `line ${n} of the dump`);
     }
     await keyknox.store(options.append === true);
   }
@@ -112,11 +123,20 @@ export async function importCards(
     throw err;
   };
   if (options.append) {
-    for await (const card of cards()) await store.insert(card).catch((err) => named(err, n, card));
-    return n;
+    // A card stored already, byte for byte (a rerun of a cut import), is skipped and counted.
+    let imported = 0;
+    let skipped = 0;
+    for await (const card of cards()) {
+      if (await storedAlready(store, card)) skipped++;
+      else {
+        await store.insert(card).catch((err) => named(err, n, card));
+        imported++;
+      }
+    }
+    return { imported, skipped };
   }
   try {
-    return await engine.importCards(cards());
+    return { imported: await engine.importCards(cards()), skipped: 0 };
   } catch (err) {
     if (err instanceof ImportError) named(err.cause, err.index + 1, err.card);
     throw err;

@@ -6,13 +6,15 @@
  * database keep there.
  */
 import { CardsError } from '../core/errors.js';
-import { exportCards, importCards } from '../registry/transfer.js';
+import { exportCards, importCards, type ImportCount } from '../registry/transfer.js';
 import { isStoreUrl } from './defaults.js';
 import { openEngine, peekSecret, type Engine } from './open-engine.js';
 import { APP_KEY_NAME } from './server-keys.js';
 
 export interface Transferred {
   readonly cards: number;
+  /** An import with append: cards of the dump the store held already, identically (skipped). */
+  readonly skipped?: number;
   /** The store, named for a person (a password never shown). */
   readonly store: string;
 }
@@ -53,16 +55,16 @@ export async function importStore(
   onWarning: (message: string) => void,
 ): Promise<Transferred> {
   const engine = await openEngine(target, { onWarning });
-  let cards: number;
+  let count: ImportCount;
   try {
-    cards = await importCards(engine, lines, { ...(append && { append: true }) });
+    count = await importCards(engine, lines, { ...(append && { append: true }) });
   } catch (err) {
     const stored = await engine.cards.count().catch(() => undefined);
     await (stored === 0 ? engine.discard() : engine.close()).catch(() => undefined);
     throw err;
   }
   await engine.close();
-  return { cards, store: engine.description };
+  return { cards: count.imported, skipped: count.skipped, store: engine.description };
 }
 
 /** Creates or migrates the PostgreSQL schema at `url`: from which version to which. */

@@ -16,12 +16,15 @@ export interface ImportInOrderOptions {
   readonly window?: number;
   /** Whether to leave `card` out (stored already); asked once no card it names is in flight. */
   readonly skip?: (card: StoredCard) => Promise<boolean>;
+  /** Whether the store's refusal `err` of `card` leaves it out all the same (stored meanwhile). */
+  readonly skipRefused?: (card: StoredCard, err: unknown) => Promise<boolean>;
   /** Told as each card is stored. */
   readonly stored?: () => void;
 }
 
 /**
- * Inserts `cards` in order; resolves with how many were inserted, or rejects with an ImportError
+ * Inserts `cards` in order; resolves with how many were sent to the store (`stored` counts
+ * those it took), or rejects with an ImportError
  * naming the first refused (cards before it and beside it in flight may be stored).
  */
 export async function importInOrder(
@@ -29,7 +32,7 @@ export async function importInOrder(
   cards: AsyncIterable<StoredCard>,
   options: ImportInOrderOptions = {},
 ): Promise<number> {
-  const { window = WINDOW, skip, stored } = options;
+  const { window = WINDOW, skip, skipRefused, stored } = options;
   let count = 0;
   let inFlight = new Map<string, Promise<unknown>>();
   const settle = async (): Promise<void> => {
@@ -47,7 +50,8 @@ export async function importInOrder(
         await settle();
       if (skip && (await skip(card))) continue;
       const index = count++;
-      const written = store.insert(card).then(stored, (err: unknown) => {
+      const written = store.insert(card).then(stored, async (err: unknown) => {
+        if (skipRefused && (await skipRefused(card, err).catch(() => false))) return;
         throw new ImportError(index, card, err);
       });
       // Awaited by settle(); until then a refusal must not count as unhandled.

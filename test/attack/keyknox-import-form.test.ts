@@ -67,6 +67,10 @@ const HOSTILE: [string, unknown][] = [
   ['an entry hash that is not base64', v2({ hash: 'not base64!' })],
   ['a version past PostgreSQL integer', v1({ version: 3_000_000_000 })],
   ['a version above the bound', v1({ version: LIMITS.keyknoxCounterMax + 1 })],
+  [
+    'a blob larger than a push holds',
+    v1({ value: Buffer.alloc(LIMITS.keyknoxPushMax + 1).toString('base64') }),
+  ],
   ['a revision one push from unsafe', v1({ revision: Number.MAX_SAFE_INTEGER })],
   ['an entry revision above the bound', v2({ revision: LIMITS.keyknoxCounterMax + 1 })],
   ['a date after year 9999', v1({ created: 9e15 })],

@@ -66,15 +66,25 @@ describe('export and import between JSON and PostgreSQL', () => {
     assert.equal(back.status, 0, back.stderr);
     assert.equal(readFileSync(target, 'utf8'), readFileSync(source, 'utf8'), 'same store file');
 
-    // A non-empty store: refused without --append; with it, each card checked (40027 here).
+    // A non-empty store: refused without --append; with it, each card checked: one stored
+    // already, identically, is skipped and counted; one of the same id that differs (another
+    // service signature) is refused (40027).
     const refused = await box.cards(['import', '--store', url], { input: dump.stdout });
     assert.equal(refused.status, 4, refused.stderr);
     assert.match(refused.stderr, /STORE_NOT_EMPTY/);
     const twice = await box.cards(['import', '--store', url, '--append'], {
       input: lines[0] as string,
     });
-    assert.equal(twice.status, 4);
-    assert.match(twice.stderr, /SNAPSHOT_NOT_UNIQUE/);
+    assert.equal(twice.status, 0, twice.stderr);
+    assert.match(twice.stderr, /imported 0 cards into PostgreSQL .*, skipped 1 stored already/);
+    const first = JSON.parse(lines[0] as string) as { signatures: { signature: string }[] };
+    const service = first.signatures[first.signatures.length - 1]!;
+    service.signature = Buffer.alloc(64, 5).toString('base64');
+    const differs = await box.cards(['import', '--store', url, '--append'], {
+      input: JSON.stringify(first),
+    });
+    assert.equal(differs.status, 4, differs.stderr);
+    assert.match(differs.stderr, /SNAPSHOT_NOT_UNIQUE/);
     const more = join(box.dir, 'more.json');
     await makeJsonStore(more, 3);
     const extra = await box.cards(['export', '--store', more]);

@@ -1,6 +1,7 @@
 /**
  * Snapshots are read one way only (core/strict-json.ts), as strictly as the deployed service:
- * a name twice, a byte-order mark, or a created_at that is not digits alone are refused with
+ * a name twice (or once more in another case), a byte-order mark, or a created_at that is not
+ * digits alone are refused with
  * the existing codes, so two parsers can never read one card two ways; and every base64 field
  * (snapshot, extra snapshot, signature, public key) is canonical: unused trailing bits zero.
  */
@@ -54,6 +55,30 @@ test('a name twice in the snapshot is refused (40003), however it is spelled', (
     );
     assert.equal(reportSnapshot(fromText(text)).problems[0]?.error.code, 'SNAPSHOT_NOT_JSON');
   }
+});
+
+test('a name a case-insensitive parser reads as a field is refused (40003): Go would read the card another way', () => {
+  // Go's encoding/json (the stock Go SDK) fills "identity" from "IDENTITY" too, the last one
+  // winning, and folds KELVIN SIGN (U+212A) to "k" and LONG S (U+017F) to "s".
+  const cases = [
+    `{"identity":"alice","IDENTITY":"bob","public_key":"${pk}","version":"5.0","created_at":1700000000}`,
+    `{"Identity":"bob","identity":"alice","public_key":"${pk}","version":"5.0","created_at":1700000000}`,
+    `{"identity":"alice","public_key":"${pk}","public_\u212aey":"${pk}","version":"5.0","created_at":1700000000}`,
+    `{"identity":"alice","public_key":"${pk}","version":"5.0","created_at":1700000000,"Created_At":1800000000}`,
+    `{"identity":"alice","public_key":"${pk}","version":"5.0","created_at":1700000000,"Previou\u017f_card_id":"${'a'.repeat(64)}"}`,
+    `{"identity":"alice","public_key":"${pk}","version":"5.0","VERSION":"4.0","created_at":1700000000}`,
+  ];
+  for (const text of cases) {
+    assert.equal(
+      codeOfSync(() => decodeSnapshot(fromText(text), 'card')),
+      'SNAPSHOT_NOT_JSON',
+      text,
+    );
+    assert.equal(reportSnapshot(fromText(text)).problems[0]?.error.code, 'SNAPSHOT_NOT_JSON');
+  }
+  // A name of no field, however spelled, is taken as before (the snapshot is kept as bytes).
+  const other = `{"identity":"alice","public_key":"${pk}","version":"5.0","created_at":1700000000,"Identity2":1,"note":"x"}`;
+  assert.equal(decodeSnapshot(fromText(other), 'card').identity, 'alice');
 });
 
 test('a UTF-8 byte-order mark before the snapshot is refused (40003)', () => {

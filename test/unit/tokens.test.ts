@@ -196,11 +196,24 @@ test('wrongly typed iat, nbf or exp get TOKEN_CLAIMS in both formats', async () 
   }
 });
 
-test('a token whose identity is not well-formed text is refused (TOKEN_CLAIMS): "x\\uFFFD" never stands for "x\\uD800"', async () => {
+test('a token whose identity is not well-formed text is refused (400 TEXT_NOT_UNICODE, the rule of every identity): "x\\uFFFD" never stands for "x\\uD800"', async () => {
   for (const format of ['jwt', 'stock'] as const)
     for (const identity of ['x\uD800', 'x\uDBFF', '\uDC00', 'x\u0000']) {
       const token = await mintToken({ key: app, identity, now, ttlSeconds: 60, format });
-      assert.equal(await codeOf(token), 'TOKEN_CLAIMS', `${format} ${JSON.stringify(identity)}`);
+      assert.equal(
+        await codeOf(token),
+        'TEXT_NOT_UNICODE',
+        `${format} ${JSON.stringify(identity)}`,
+      );
+      // A token that is not valid otherwise is refused as such first (401).
+      const expired = await mintToken({
+        key: app,
+        identity,
+        now: now - 120_000,
+        ttlSeconds: 60,
+        format,
+      });
+      assert.equal(await codeOf(expired), 'TOKEN_EXPIRED', `${format} ${JSON.stringify(identity)}`);
     }
   const fffd = await mintToken({ key: app, identity: 'x\uFFFD', now, ttlSeconds: 60 });
   assert.equal((await verifyToken(fffd, { keys, now })).identity, 'x\uFFFD');

@@ -30,6 +30,13 @@ import * as SQL from './sql.js';
 /** Cards in one transaction of the group commit at most; keys in one lookup at most. */
 const MAX_BATCH = 500;
 const MAX_KEYS = 500;
+/**
+ * Cards waiting for the group commit at most (four transactions' worth), more than the
+ * connections a server serves at once by default (1,024, each with one create in flight): a
+ * burst of honest creates waits its turn rather than being refused as busy, and a card is refused
+ * with 503 only when more wait than four batches hold.
+ */
+const MAX_QUEUE = 4 * MAX_BATCH;
 
 export class PostgresStore implements CardStore {
   readonly db: Database;
@@ -73,7 +80,7 @@ export class PostgresStore implements CardStore {
             cause,
             'Get the card by its id before sending it again.',
           ),
-        maxQueue: db.maxWaiting,
+        maxQueue: MAX_QUEUE,
         maxBatch: MAX_BATCH,
       },
       ({ cards, nextSeq }) => {

@@ -11,7 +11,7 @@ import { resolve } from 'node:path';
 import { Readable, Writable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { StringDecoder } from 'node:string_decoder';
-import { CardsError, reworded } from '../../../core/errors.js';
+import { asClause, CardsError, reworded } from '../../../core/errors.js';
 import { escapeTerminal } from '../../../core/terminal-text.js';
 import { createFileStream } from '../../../io/fs-durable.js';
 import { dumpLines } from '../../../io/lines.js';
@@ -44,7 +44,7 @@ export interface ExportResult {
 
 export interface ImportResult {
   imported: number;
-  /** Through a server with --append: cards it holds already, stored identically, skipped. */
+  /** With --append: cards the registry holds already, stored identically, skipped. */
   skipped?: number;
   into: string;
   /** Through a server: the cards its registry holds now. */
@@ -205,12 +205,19 @@ export async function importCommand(
   let result: ImportResult;
   if (throughServer(ctx, options)) {
     const client = adminClient(ctx, options);
+    const held = () => registryCount(client);
+    const before = await held();
     const firstCard = watchFirstCard(input);
-    const answer = await client.json<Required<Omit<ImportResult, 'into'>>>('POST', 'adminImport', {
-      query: { append: options.append ? 'true' : undefined },
-      body: Readable.toWeb(input) as ReadableStream<Uint8Array>,
-      type: 'application/x-ndjson',
-    });
+    const body = boundedBody(input);
+    const answer = await client
+      .json<Required<Omit<ImportResult, 'into'>>>('POST', 'adminImport', {
+        query: { append: options.append ? 'true' : undefined },
+        body: Readable.toWeb(body.stream) as ReadableStream<Uint8Array>,
+        type: 'application/x-ndjson',
+      })
+      .catch(async (err: unknown) => {
+        throw await whatWasStored(body.refused() ?? err, before, await held());
+      });
     result = { ...answer, into: resolveServer(ctx, options).url.value };
     await warnSignedElsewhere(ctx, client, firstCard());
   } else {
@@ -225,7 +232,11 @@ export async function importCommand(
         throw inUse(err, ctx, target);
       },
     );
-    result = { imported: done.cards, into: done.store };
+    result = {
+      imported: done.cards,
+      ...(options.append === true && { skipped: done.skipped ?? 0 }),
+      into: done.store,
+    };
   }
   const skipped = result.skipped ? `, skipped ${result.skipped} stored already` : '';
   const holds = result.cards === undefined ? '' : ` (the registry holds ${result.cards})`;
@@ -233,6 +244,76 @@ export async function importCommand(
     `imported ${plural(result.imported, 'card')} into ${result.into}${skipped}${holds}\n`,
   );
   return result;
+}
+
+/** Bytes of the dump sent in one piece at most. */
+const BODY_PIECE = 64 * 1024;
+
+/**
+ * The dump as sent to a server, its lines bounded as the server bounds them (io/lines.ts): a
+ * line too long is refused here, naming it, and the request ends there. The server would refuse
+ * it all the same, but its 413 closes the connection while the client is still sending, so the
+ * client could read a broken pipe instead of the refusal.
+ */
+function boundedBody(input: Readable): { stream: Readable; refused(): CardsError | undefined } {
+  let refusal: CardsError | undefined;
+  async function* pieces(): AsyncGenerator<Buffer> {
+    let piece = '';
+    try {
+      for await (const line of dumpLines(
+        input,
+        'import what `cards export` wrote, one record per line',
+      )) {
+        piece += `${line}\n`;
+        if (piece.length >= BODY_PIECE) {
+          yield Buffer.from(piece);
+          piece = '';
+        }
+      }
+    } catch (err) {
+      if (err instanceof CardsError) refusal = err;
+      throw err;
+    }
+    if (piece !== '') yield Buffer.from(piece);
+  }
+  return { stream: Readable.from(pieces(), { objectMode: false }), refused: () => refusal };
+}
+
+/** The cards a server's registry holds, or undefined when it does not say. */
+async function registryCount(client: ReturnType<typeof adminClient>): Promise<number | undefined> {
+  const info = await client.json<{ cards?: unknown }>('GET', 'adminInfo').catch(() => undefined);
+  return typeof info?.cards === 'number' ? info.cards : undefined;
+}
+
+/**
+ * A failed import through a server, with what its registry holds after it: a request cut off
+ * (a connection lost, a proxy's timeout) may leave the cards before the cut stored, and only
+ * the server can say how many. Run again with --append, the import skips those (stored
+ * identically) and stores the rest.
+ */
+/**
+ * The failures of an import that carry no answer of the import itself: a server's refusal of a
+ * line says what was stored in its own message.
+ */
+const CUT_OFF: ReadonlySet<string> = new Set([
+  'UNREACHABLE',
+  'NOT_A_SERVICE',
+  'REQUEST_TIMEOUT',
+  'IMPORT_LINE_TOO_LONG',
+]);
+
+function whatWasStored(
+  err: unknown,
+  before: number | undefined,
+  after: number | undefined,
+): unknown {
+  if (!(err instanceof CardsError) || !CUT_OFF.has(err.code)) return err;
+  const rerun = `${err.code === 'IMPORT_LINE_TOO_LONG' ? 'fix the line, then ' : ''}run the same import again with --append to store the rest (cards stored already are skipped)`;
+  const holds =
+    after === undefined
+      ? `Some of the dump's cards may be stored: once the server answers, ${rerun}.`
+      : `The registry holds ${plural(after, 'card')}${before === undefined ? '' : ` (${before} before this import)`}: ${rerun}.`;
+  return reworded(err, `${asClause(err.message)}. ${holds}`);
 }
 
 /** Says when the cards came from a registry whose service key the server does not hold. */
