@@ -193,7 +193,8 @@ export async function insertLines(
         ? err
         : new CardsError('STORE_UNAVAILABLE', undefined, { cause: err });
     const done = `${imported} cards stored${append ? `, ${skipped} already there` : ''}`;
-    const next = 'they stay; fix the line and import the whole dump again with append=true';
+    const next =
+      'they stay; fix the line and import the whole dump again, appending (cards import --append, or ?append=true)';
     if (!isCardsError(err)) return new CardsError('STORE_UNAVAILABLE', undefined, { cause: err });
     return reworded(err, `${err.message} (${done}: ${next}).`);
   };
