@@ -12,6 +12,18 @@ export default tseslint.config(
       '@typescript-eslint/no-unused-vars': ['error', { argsIgnorePattern: '^_' }],
     },
   },
+  // A promise no one awaits is a verdict no one reads, and its rejection kills the process: the
+  // source is linted with its types for both.
+  {
+    files: ['src/**/*.ts'],
+    languageOptions: {
+      parserOptions: { projectService: true, tsconfigRootDir: import.meta.dirname },
+    },
+    rules: {
+      '@typescript-eslint/no-floating-promises': 'error',
+      '@typescript-eslint/no-misused-promises': 'error',
+    },
+  },
   // The page's scripts run in the browser.
   { files: ['src/http/page/**/*.js'], languageOptions: { globals: globals.browser } },
 );
