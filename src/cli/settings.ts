@@ -156,8 +156,14 @@ export function profileWithheld(
 export function resolveSettings(ctx: CommandContext, flags: ConnectionFlags): Settings {
   const { url, db } = resolveServer(ctx, flags);
   const compat = required(flags, 'compat') as Setting<ProfileName>;
-  const credential = pickCredential(ctx, flags, db.value, url.value);
-  const key = credential?.kind === 'app-config' ? 'appConfig' : 'appKey';
+  const picked = pickCredential(ctx, flags, db.value, url.value);
+  const key = picked?.kind === 'app-config' ? 'appConfig' : 'appKey';
+  const profiles =
+    picked?.source === 'config' ? profileWithheld(ctx, flags, { url, db }, key) : undefined;
+  // The profile's credential withheld from this URL, the store's app key may still be its server's.
+  const local = profiles === undefined ? undefined : localCredential(ctx, db.value, url.value);
+  const credential = profiles === undefined ? picked : local;
+  const withheld = local === undefined ? profiles : undefined;
   return {
     url,
     compat,
@@ -165,8 +171,7 @@ export function resolveSettings(ctx: CommandContext, flags: ConnectionFlags): Se
     db,
     serviceKey: setting(flags, 'serviceKey'),
     credential,
-    withheld:
-      credential?.source === 'config' ? profileWithheld(ctx, flags, { url, db }, key) : undefined,
+    withheld,
     wire: PROFILES[compat.value],
     timeout: required(flags, 'timeout'),
     debug: flags.debug === true,
@@ -207,7 +212,11 @@ function pickCredential(
     const appKey = at('appKey', source);
     if (appKey) return { kind: 'app-key', file: resolve(ctx.cwd, appKey), source };
   }
-  // The local store's app key mints tokens for the server that holds that store, no other.
+  return localCredential(ctx, db, url);
+}
+
+/** The local store's app key: it mints tokens for the server that holds that store, no other. */
+function localCredential(ctx: CommandContext, db: string, url: string): Credential | undefined {
   const local = fileHome(db, ctx.cwd).appKey;
   if (existsSync(local) && ownsStore(url, db, ctx.cwd))
     return { kind: 'local-app-key', file: local, source: 'default' };

@@ -15,6 +15,7 @@ import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { generatePrivateKey } from '../../src/crypto/keys.js';
 import { said, sandbox, type Sandbox } from '../cli/harness.js';
+import { startInProcess } from '../helpers/in-process-server.js';
 
 /** Another server on this machine: what it was sent, and a 401 to every request. */
 let theirs: Server;
@@ -152,6 +153,22 @@ describe("a profile's credentials", () => {
       received.length = 0;
       await box.cards([...command, '--url', theirUrl, ...args], { env });
       assert.equal(sentTokens().length, 1, `${command[0]} ${JSON.stringify([args, env])}`);
+    }
+  });
+
+  test('withheld from a store’s own server, leave it the store’s credentials', async () => {
+    // The store's server asks for its admin token on loopback too: only the token file opens it.
+    const dir = join(box.dir, 'store');
+    const server = await startInProcess({ dir, args: ['--quiet', '--require-admin-token'] });
+    try {
+      profile({ url: PROFILE_URL, adminToken: ADMIN_TOKEN, appKey });
+      const db = ['--db', join(dir, 'cards.json'), '--url', server.url];
+      const listed = await box.cards(['list', ...db]);
+      assert.equal(listed.status, 0, said(listed));
+      const searched = await box.cards(['search', 'alice', ...db]);
+      assert.equal(searched.status, 0, said(searched));
+    } finally {
+      await server.stop();
     }
   });
 });
