@@ -17,6 +17,7 @@ import {
   required,
   resolveServer,
   sendableToken,
+  setBy,
   type ConnectionFlags,
 } from './settings.js';
 
@@ -40,13 +41,7 @@ function adminToken(
     ? profileWithheld(ctx, flags, settings, 'adminToken')
     : undefined;
   if (flags.adminToken && withheld === undefined) {
-    const from = {
-      flag: '--admin-token',
-      env: 'CARDS_ADMIN_TOKEN',
-      config: "the profile's adminToken",
-      default: '--admin-token',
-    }[flags.sources?.adminToken ?? 'flag'];
-    return { token: flags.adminToken, from };
+    return { token: flags.adminToken, from: setBy('adminToken', flags.sources?.adminToken) };
   }
   const none = withheld === undefined ? undefined : { withheld };
   // The local store's admin token is for the server that holds that store, no other.

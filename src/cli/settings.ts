@@ -110,12 +110,21 @@ export function resolveServer(
   return { url, db };
 }
 
-/** The profile's settings that are credentials, by the flag and variable that give one. */
-const PROFILE_CREDENTIALS = {
+/** The settings that are credentials, by the flag and variable that give one. */
+const CREDENTIALS = {
+  token: { flag: '--token', env: 'CARDS_TOKEN' },
   appKey: { flag: '--app-key', env: 'CARDS_APP_KEY' },
   appConfig: { flag: '--app-config', env: 'CARDS_APP_CONFIG' },
   adminToken: { flag: '--admin-token', env: 'CARDS_ADMIN_TOKEN' },
 } as const;
+
+/** Where the credential `key` was set: its flag, its variable or the profile's setting. */
+export const setBy = (key: keyof typeof CREDENTIALS, source: Source = 'flag'): string =>
+  source === 'env'
+    ? CREDENTIALS[key].env
+    : source === 'config'
+      ? `the profile's ${key}`
+      : CREDENTIALS[key].flag;
 
 const originOf = (url: string): string | undefined => {
   try {
@@ -138,7 +147,7 @@ export function profileWithheld(
   ctx: CommandContext,
   flags: ConnectionFlags & { adminToken?: string },
   server: { url: UrlSetting; db: Setting<string> },
-  key: keyof typeof PROFILE_CREDENTIALS,
+  key: Exclude<keyof typeof CREDENTIALS, 'token'>,
 ): string | undefined {
   const { url } = server;
   if (flags.sources?.[key] !== 'config' || (url.source !== 'flag' && url.source !== 'env'))
@@ -148,7 +157,7 @@ export function profileWithheld(
   );
   const origin = originOf(own);
   if (origin !== undefined && origin === originOf(url.value)) return undefined;
-  const given = PROFILE_CREDENTIALS[key];
+  const given = CREDENTIALS[key];
   const value = key === 'adminToken' ? '' : ` ${shellQuote(flags[key] ?? '')}`;
   return `the profile's ${key} goes only to the profile's URL, ${own}, not to ${url.value} (${url.source === 'flag' ? '--url' : 'CARDS_URL'}); to send it there anyway, pass ${given.flag}${value} or set ${given.env}`;
 }
