@@ -7,20 +7,23 @@
  * variable goes where the user points it.
  */
 import assert from 'node:assert/strict';
-import { once } from 'node:events';
 import { writeFileSync } from 'node:fs';
-import { createServer, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { generatePrivateKey } from '../../src/crypto/keys.js';
 import { said, sandbox, type Sandbox } from '../cli/harness.js';
+import {
+  ADMIN_COMMANDS,
+  CARD_COMMANDS,
+  tokenSink,
+  type TokenSink,
+} from '../helpers/token-sinks.js';
 import { startInProcess } from '../helpers/in-process-server.js';
 
 /** Another server on this machine: what it was sent, and a 401 to every request. */
-let theirs: Server;
+let theirs: TokenSink;
 let theirUrl: string;
-const received: string[] = [];
+let received: string[];
 let box: Sandbox;
 /** The profile's server: nothing listens there, no request may go there in these tests. */
 const PROFILE_URL = 'http://127.0.0.1:9';
@@ -37,16 +40,8 @@ function profile(settings: Record<string, string>): void {
 }
 
 before(async () => {
-  theirs = createServer((request, response) => {
-    received.push(`${request.method} ${request.url} ${request.headers.authorization ?? ''}`);
-    request.resume();
-    response
-      .writeHead(401, { 'content-type': 'application/json' })
-      .end('{"code":"20303","message":"Token signature is invalid or its key is not trusted."}');
-  });
-  theirs.listen(0, '127.0.0.1');
-  await once(theirs, 'listening');
-  theirUrl = `http://127.0.0.1:${(theirs.address() as AddressInfo).port}`;
+  theirs = await tokenSink();
+  ({ url: theirUrl, received } = theirs);
   box = sandbox();
   box.env.CARDS_CONFIG = join(box.dir, 'config.json');
   appKey = join(box.dir, 'app.pem');
@@ -62,23 +57,8 @@ after(() => {
   box.cleanup();
 });
 
-const ID = 'a'.repeat(64);
-/** The admin API's commands: they ask the URL given, with no token. */
-const ADMIN: readonly (readonly string[])[] = [
-  ['list'],
-  ['status'],
-  ['requests'],
-  ['history', 'alice'],
-  ['export'],
-  ['keyknox'],
-];
-/** The card commands: they send no request without a token. */
-const CARD: readonly (readonly string[])[] = [
-  ['get', ID, '--identity', 'alice'],
-  ['search', 'alice'],
-  ['create', '--identity', 'alice', '--new-key'],
-  ['revoke', ID, '--identity', 'alice'],
-];
+const ADMIN = ADMIN_COMMANDS;
+const CARD = CARD_COMMANDS;
 
 /** The tokens `received` holds. */
 const sentTokens = (): string[] => received.filter((line) => !line.endsWith(' '));
