@@ -171,7 +171,7 @@ export function resolveSettings(ctx: CommandContext, flags: ConnectionFlags): Se
     picked?.source === 'config' ? profileWithheld(ctx, flags, { url, db }, key) : undefined;
   // The profile's credential withheld from this URL, the store's app key may still be its server's.
   const local = profiles === undefined ? undefined : localCredential(ctx, db.value, url.value);
-  const credential = profiles === undefined ? picked : local;
+  const credential = local ?? picked;
   const withheld = local === undefined ? profiles : undefined;
   return {
     url,

@@ -136,6 +136,19 @@ describe("a profile's credentials", () => {
     }
   });
 
+  test('withheld, still mint a printed token and show in cards config', async () => {
+    profile({ url: PROFILE_URL, appKey });
+    const printed = await box.cards(['jwt', '--identity', 'alice', '--url', theirUrl]);
+    assert.equal(printed.status, 0, said(printed));
+    assert.match(printed.stdout, /^ey/);
+    const shown = await box.cards(['config', '--url', theirUrl]);
+    assert.equal(shown.status, 0, said(shown));
+    assert.ok(
+      shown.stdout.includes(`app-key ${appKey} (withheld: the profile's appKey`),
+      said(shown),
+    );
+  });
+
   test('withheld from a store’s own server, leave it the store’s credentials', async () => {
     // The store's server asks for its admin token on loopback too: only the token file opens it.
     const dir = join(box.dir, 'store');
