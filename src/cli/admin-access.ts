@@ -17,6 +17,7 @@ import {
   required,
   resolveServer,
   sendableToken,
+  setBy,
   type ConnectionFlags,
 } from './settings.js';
 
@@ -27,28 +28,26 @@ export interface AdminFlags extends ConnectionFlags {
 /**
  * The admin token in force and where it came from, said when the server refuses it; or, when
  * none is sent, why the profile's adminToken (it is the profile's server's) or the token file
- * beside --db's store (it is another server's) was not.
+ * beside --db's store (it is another server's) was not. The profile's adminToken withheld, the
+ * token file goes to its store's server as it would with no adminToken in the profile.
  */
 function adminToken(
   ctx: CommandContext,
   flags: AdminFlags,
   settings: ReturnType<typeof resolveServer>,
 ): { token: string; from: string } | { withheld: string } | undefined {
-  if (flags.adminToken) {
-    const withheld = profileWithheld(ctx, flags, settings, 'adminToken');
-    if (withheld !== undefined) return { withheld };
-    const from = {
-      flag: '--admin-token',
-      env: 'CARDS_ADMIN_TOKEN',
-      config: "the profile's adminToken",
-      default: '--admin-token',
-    }[flags.sources?.adminToken ?? 'flag'];
-    return { token: flags.adminToken, from };
+  // The profile's adminToken withheld from this URL, the token file may still be its server's.
+  const withheld = flags.adminToken
+    ? profileWithheld(ctx, flags, settings, 'adminToken')
+    : undefined;
+  if (flags.adminToken && withheld === undefined) {
+    return { token: flags.adminToken, from: setBy('adminToken', flags.sources?.adminToken) };
   }
+  const none = withheld === undefined ? undefined : { withheld };
   // The local store's admin token is for the server that holds that store, no other.
   const file = adminTokenPath(settings.db.value, ctx.cwd);
   if (!ownsStore(settings.url.value, settings.db.value, ctx.cwd)) {
-    if (!existsSync(file)) return undefined;
+    if (none || !existsSync(file)) return none;
     const owner = ownerUrl(settings.db.value, ctx.cwd);
     return {
       withheld: `the token file ${file} goes only to the server holding its store, ${owner ?? 'and none holds it now'}`,
@@ -56,9 +55,9 @@ function adminToken(
   }
   try {
     const token = readFileSync(file, 'utf8').trim();
-    return token ? { token, from: `the token file ${file}` } : undefined;
+    return token ? { token, from: `the token file ${file}` } : none;
   } catch {
-    return undefined;
+    return none;
   }
 }
 

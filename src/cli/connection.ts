@@ -13,7 +13,7 @@ import type { TokenFormat } from '../crypto/tokens.js';
 import type { CommandContext } from './context.js';
 import { parseJson, readFileBytes, readPrivateKey } from './inputs.js';
 import { escapeTerminal } from '../core/terminal-text.js';
-import { sendableToken, type Settings } from './settings.js';
+import { sendableToken, setBy, type Settings } from './settings.js';
 import { ownerUrl } from './local-server.js';
 import { shellQuote } from './shell-quote.js';
 import { fileHome } from '../server/file-home.js';
@@ -95,31 +95,14 @@ export function missingCredentials(ctx: CommandContext, settings: Settings): Car
   );
 }
 
-/** Where a layer's credential was set, by the flag, variable or profile setting that set it. */
-const SET_BY = {
-  token: { flag: '--token', env: 'CARDS_TOKEN', config: "the profile's token", default: '--token' },
-  'app-key': {
-    flag: '--app-key',
-    env: 'CARDS_APP_KEY',
-    config: "the profile's appKey",
-    default: '--app-key',
-  },
-  'app-config': {
-    flag: '--app-config',
-    env: 'CARDS_APP_CONFIG',
-    config: "the profile's appConfig",
-    default: '--app-config',
-  },
-} as const;
-
 /** The credential as "the token sent …" goes on, for a refusal to name what to fix. */
 function describeCredential(credential: NonNullable<Settings['credential']>): string {
   switch (credential.kind) {
     case 'token':
-      return `came from ${SET_BY.token[credential.source]}`;
+      return `came from ${setBy('token', credential.source)}`;
     case 'app-key':
     case 'app-config':
-      return `was minted with the ${credential.kind === 'app-key' ? 'app key' : 'app config'} ${credential.file} (${SET_BY[credential.kind][credential.source]})`;
+      return `was minted with the ${credential.kind === 'app-key' ? 'app key' : 'app config'} ${credential.file} (${setBy(credential.kind === 'app-key' ? 'appKey' : 'appConfig', credential.source)})`;
     case 'local-app-key':
       return `was minted with the local app key ${credential.file}, beside the store`;
   }
@@ -135,7 +118,7 @@ function tokenSource(ctx: CommandContext, settings: Settings): TokenSource {
   const credential = settings.credential;
   if (credential?.kind === 'token')
     return fixedToken(
-      sendableToken(credential.token, SET_BY.token[credential.source]),
+      sendableToken(credential.token, setBy('token', credential.source)),
       describeCredential(credential),
     );
   const app = appCredentials(ctx, settings) as AppCredentials;

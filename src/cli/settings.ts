@@ -110,12 +110,21 @@ export function resolveServer(
   return { url, db };
 }
 
-/** The profile's settings that are credentials, by the flag and variable that give one. */
-const PROFILE_CREDENTIALS = {
+/** The settings that are credentials, by the flag and variable that give one. */
+const CREDENTIALS = {
+  token: { flag: '--token', env: 'CARDS_TOKEN' },
   appKey: { flag: '--app-key', env: 'CARDS_APP_KEY' },
   appConfig: { flag: '--app-config', env: 'CARDS_APP_CONFIG' },
   adminToken: { flag: '--admin-token', env: 'CARDS_ADMIN_TOKEN' },
 } as const;
+
+/** Where the credential `key` was set: its flag, its variable or the profile's setting. */
+export const setBy = (key: keyof typeof CREDENTIALS, source: Source = 'flag'): string =>
+  source === 'env'
+    ? CREDENTIALS[key].env
+    : source === 'config'
+      ? `the profile's ${key}`
+      : CREDENTIALS[key].flag;
 
 const originOf = (url: string): string | undefined => {
   try {
@@ -138,7 +147,7 @@ export function profileWithheld(
   ctx: CommandContext,
   flags: ConnectionFlags & { adminToken?: string },
   server: { url: UrlSetting; db: Setting<string> },
-  key: keyof typeof PROFILE_CREDENTIALS,
+  key: Exclude<keyof typeof CREDENTIALS, 'token'>,
 ): string | undefined {
   const { url } = server;
   if (flags.sources?.[key] !== 'config' || (url.source !== 'flag' && url.source !== 'env'))
@@ -148,7 +157,7 @@ export function profileWithheld(
   );
   const origin = originOf(own);
   if (origin !== undefined && origin === originOf(url.value)) return undefined;
-  const given = PROFILE_CREDENTIALS[key];
+  const given = CREDENTIALS[key];
   const value = key === 'adminToken' ? '' : ` ${shellQuote(flags[key] ?? '')}`;
   return `the profile's ${key} goes only to the profile's URL, ${own}, not to ${url.value} (${url.source === 'flag' ? '--url' : 'CARDS_URL'}); to send it there anyway, pass ${given.flag}${value} or set ${given.env}`;
 }
@@ -156,8 +165,14 @@ export function profileWithheld(
 export function resolveSettings(ctx: CommandContext, flags: ConnectionFlags): Settings {
   const { url, db } = resolveServer(ctx, flags);
   const compat = required(flags, 'compat') as Setting<ProfileName>;
-  const credential = pickCredential(ctx, flags, db.value, url.value);
-  const key = credential?.kind === 'app-config' ? 'appConfig' : 'appKey';
+  const picked = pickCredential(ctx, flags, db.value, url.value);
+  const key = picked?.kind === 'app-config' ? 'appConfig' : 'appKey';
+  const profiles =
+    picked?.source === 'config' ? profileWithheld(ctx, flags, { url, db }, key) : undefined;
+  // The profile's credential withheld from this URL, the store's app key may still be its server's.
+  const local = profiles === undefined ? undefined : localCredential(ctx, db.value, url.value);
+  const credential = local ?? picked;
+  const withheld = local === undefined ? profiles : undefined;
   return {
     url,
     compat,
@@ -165,8 +180,7 @@ export function resolveSettings(ctx: CommandContext, flags: ConnectionFlags): Se
     db,
     serviceKey: setting(flags, 'serviceKey'),
     credential,
-    withheld:
-      credential?.source === 'config' ? profileWithheld(ctx, flags, { url, db }, key) : undefined,
+    withheld,
     wire: PROFILES[compat.value],
     timeout: required(flags, 'timeout'),
     debug: flags.debug === true,
@@ -207,7 +221,11 @@ function pickCredential(
     const appKey = at('appKey', source);
     if (appKey) return { kind: 'app-key', file: resolve(ctx.cwd, appKey), source };
   }
-  // The local store's app key mints tokens for the server that holds that store, no other.
+  return localCredential(ctx, db, url);
+}
+
+/** The local store's app key: it mints tokens for the server that holds that store, no other. */
+function localCredential(ctx: CommandContext, db: string, url: string): Credential | undefined {
   const local = fileHome(db, ctx.cwd).appKey;
   if (existsSync(local) && ownsStore(url, db, ctx.cwd))
     return { kind: 'local-app-key', file: local, source: 'default' };

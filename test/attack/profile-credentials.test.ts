@@ -7,19 +7,23 @@
  * variable goes where the user points it.
  */
 import assert from 'node:assert/strict';
-import { once } from 'node:events';
 import { writeFileSync } from 'node:fs';
-import { createServer, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { generatePrivateKey } from '../../src/crypto/keys.js';
 import { said, sandbox, type Sandbox } from '../cli/harness.js';
+import {
+  ADMIN_COMMANDS,
+  CARD_COMMANDS,
+  tokenSink,
+  type TokenSink,
+} from '../helpers/token-sinks.js';
+import { startInProcess } from '../helpers/in-process-server.js';
 
 /** Another server on this machine: what it was sent, and a 401 to every request. */
-let theirs: Server;
+let theirs: TokenSink;
 let theirUrl: string;
-const received: string[] = [];
+let received: string[];
 let box: Sandbox;
 /** The profile's server: nothing listens there, no request may go there in these tests. */
 const PROFILE_URL = 'http://127.0.0.1:9';
@@ -36,16 +40,8 @@ function profile(settings: Record<string, string>): void {
 }
 
 before(async () => {
-  theirs = createServer((request, response) => {
-    received.push(`${request.method} ${request.url} ${request.headers.authorization ?? ''}`);
-    request.resume();
-    response
-      .writeHead(401, { 'content-type': 'application/json' })
-      .end('{"code":"20303","message":"Token signature is invalid or its key is not trusted."}');
-  });
-  theirs.listen(0, '127.0.0.1');
-  await once(theirs, 'listening');
-  theirUrl = `http://127.0.0.1:${(theirs.address() as AddressInfo).port}`;
+  theirs = await tokenSink();
+  ({ url: theirUrl, received } = theirs);
   box = sandbox();
   box.env.CARDS_CONFIG = join(box.dir, 'config.json');
   appKey = join(box.dir, 'app.pem');
@@ -61,23 +57,8 @@ after(() => {
   box.cleanup();
 });
 
-const ID = 'a'.repeat(64);
-/** The admin API's commands: they ask the URL given, with no token. */
-const ADMIN: readonly (readonly string[])[] = [
-  ['list'],
-  ['status'],
-  ['requests'],
-  ['history', 'alice'],
-  ['export'],
-  ['keyknox'],
-];
-/** The card commands: they send no request without a token. */
-const CARD: readonly (readonly string[])[] = [
-  ['get', ID, '--identity', 'alice'],
-  ['search', 'alice'],
-  ['create', '--identity', 'alice', '--new-key'],
-  ['revoke', ID, '--identity', 'alice'],
-];
+const ADMIN = ADMIN_COMMANDS;
+const CARD = CARD_COMMANDS;
 
 /** The tokens `received` holds. */
 const sentTokens = (): string[] => received.filter((line) => !line.endsWith(' '));
@@ -152,6 +133,35 @@ describe("a profile's credentials", () => {
       received.length = 0;
       await box.cards([...command, '--url', theirUrl, ...args], { env });
       assert.equal(sentTokens().length, 1, `${command[0]} ${JSON.stringify([args, env])}`);
+    }
+  });
+
+  test('withheld, still mint a printed token and show in cards config', async () => {
+    profile({ url: PROFILE_URL, appKey });
+    const printed = await box.cards(['jwt', '--identity', 'alice', '--url', theirUrl]);
+    assert.equal(printed.status, 0, said(printed));
+    assert.match(printed.stdout, /^ey/);
+    const shown = await box.cards(['config', '--url', theirUrl]);
+    assert.equal(shown.status, 0, said(shown));
+    assert.ok(
+      shown.stdout.includes(`app-key ${appKey} (withheld: the profile's appKey`),
+      said(shown),
+    );
+  });
+
+  test('withheld from a store’s own server, leave it the store’s credentials', async () => {
+    // The store's server asks for its admin token on loopback too: only the token file opens it.
+    const dir = join(box.dir, 'store');
+    const server = await startInProcess({ dir, args: ['--quiet', '--require-admin-token'] });
+    try {
+      profile({ url: PROFILE_URL, adminToken: ADMIN_TOKEN, appKey });
+      const db = ['--db', join(dir, 'cards.json'), '--url', server.url];
+      const listed = await box.cards(['list', ...db]);
+      assert.equal(listed.status, 0, said(listed));
+      const searched = await box.cards(['search', 'alice', ...db]);
+      assert.equal(searched.status, 0, said(searched));
+    } finally {
+      await server.stop();
     }
   });
 });

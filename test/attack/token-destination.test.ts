@@ -7,33 +7,28 @@
  * variable, the app key file, the local app key beside the store.
  */
 import assert from 'node:assert/strict';
-import { once } from 'node:events';
 import { readFileSync, writeFileSync } from 'node:fs';
-import { createServer, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { generatePrivateKey } from '../../src/crypto/keys.js';
 import { said, sandbox, type Sandbox } from '../cli/harness.js';
+import {
+  ADMIN_COMMANDS,
+  CARD_COMMANDS,
+  tokenSink,
+  type TokenSink,
+} from '../helpers/token-sinks.js';
 import { startInProcess } from '../helpers/in-process-server.js';
 
 /** Another server on this machine: what it was sent, and a 401 to every request. */
-let theirs: Server;
+let theirs: TokenSink;
 let theirUrl: string;
-const received: string[] = [];
+let received: string[];
 let box: Sandbox;
 
 before(async () => {
-  theirs = createServer((request, response) => {
-    received.push(`${request.method} ${request.url} ${request.headers.authorization ?? ''}`);
-    request.resume();
-    response
-      .writeHead(401, { 'content-type': 'application/json' })
-      .end('{"code":"20303","message":"Token signature is invalid or its key is not trusted."}');
-  });
-  theirs.listen(0, '127.0.0.1');
-  await once(theirs, 'listening');
-  theirUrl = `http://127.0.0.1:${(theirs.address() as AddressInfo).port}`;
+  theirs = await tokenSink();
+  ({ url: theirUrl, received } = theirs);
   // A store made by a server that has stopped: its admin token and app key beside it.
   box = sandbox();
   const made = await startInProcess({ dir: box.dir, args: ['--quiet'] });
@@ -44,24 +39,9 @@ after(() => {
   box.cleanup();
 });
 
-const ID = 'a'.repeat(64);
-/** The admin API's commands: they ask their server, without a token. */
-const ADMIN: readonly (readonly string[])[] = [
-  ['list'],
-  ['status'],
-  ['requests'],
-  ['history', 'alice'],
-  ['export'],
-  ['keyknox'],
-];
+const ADMIN = ADMIN_COMMANDS;
 /** Every command that sends a token, to their server. */
-const COMMANDS: readonly (readonly string[])[] = [
-  ...ADMIN,
-  ['get', ID, '--identity', 'alice'],
-  ['search', 'alice'],
-  ['create', '--identity', 'alice', '--new-key'],
-  ['revoke', ID, '--identity', 'alice'],
-];
+const COMMANDS = [...ADMIN_COMMANDS, ...CARD_COMMANDS];
 
 describe('credentials of a store no server holds', () => {
   test('another server on this machine is sent neither its admin token nor its app-key tokens', async () => {
