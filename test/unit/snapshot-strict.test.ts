@@ -20,6 +20,16 @@ const pk = encodeBase64(generatePrivateKey().publicKey.spki);
 const fromText = (text: string): string => encodeBase64(utf8(text));
 const valid = `{"identity":"alice","public_key":"${pk}","version":"5.0","created_at":1700000000}`;
 
+/** A snapshot both readers refuse as 40003: the card's decoder and `cards inspect`'s report. */
+function refusedAsNotJson(text: string): void {
+  assert.equal(
+    codeOfSync(() => decodeSnapshot(fromText(text), 'card')),
+    'SNAPSHOT_NOT_JSON',
+    text,
+  );
+  assert.equal(reportSnapshot(fromText(text)).problems[0]?.error.code, 'SNAPSHOT_NOT_JSON', text);
+}
+
 /** The same base64 with the unused low bits of its last data character set (same bytes). */
 function nonCanonical(canonical: string): string {
   const alphabet = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/';
@@ -47,14 +57,7 @@ test('a name twice in the snapshot is refused (40003), however it is spelled', (
     `{"identity":"alice","public_key":"${pk}","version":"5.0","created_at":1700000000,"created_at":1700000001}`,
     `{"identity":"alice","public_key":"${pk}","version":"5.0","created_at":1700000000,"x":{"a":1,"a":2}}`,
   ];
-  for (const text of cases) {
-    assert.equal(
-      codeOfSync(() => decodeSnapshot(fromText(text), 'card')),
-      'SNAPSHOT_NOT_JSON',
-      text,
-    );
-    assert.equal(reportSnapshot(fromText(text)).problems[0]?.error.code, 'SNAPSHOT_NOT_JSON');
-  }
+  for (const text of cases) refusedAsNotJson(text);
 });
 
 test('a name a case-insensitive parser reads as a field is refused (40003): Go would read the card another way', () => {
@@ -68,14 +71,7 @@ test('a name a case-insensitive parser reads as a field is refused (40003): Go w
     `{"identity":"alice","public_key":"${pk}","version":"5.0","created_at":1700000000,"Previou\u017f_card_id":"${'a'.repeat(64)}"}`,
     `{"identity":"alice","public_key":"${pk}","version":"5.0","VERSION":"4.0","created_at":1700000000}`,
   ];
-  for (const text of cases) {
-    assert.equal(
-      codeOfSync(() => decodeSnapshot(fromText(text), 'card')),
-      'SNAPSHOT_NOT_JSON',
-      text,
-    );
-    assert.equal(reportSnapshot(fromText(text)).problems[0]?.error.code, 'SNAPSHOT_NOT_JSON');
-  }
+  for (const text of cases) refusedAsNotJson(text);
   // A name of no field, however spelled, is taken as before (the snapshot is kept as bytes).
   const other = `{"identity":"alice","public_key":"${pk}","version":"5.0","created_at":1700000000,"Identity2":1,"note":"x"}`;
   assert.equal(decodeSnapshot(fromText(other), 'card').identity, 'alice');
