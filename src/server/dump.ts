@@ -12,8 +12,7 @@ import { CardsError } from '../core/errors.js';
 import { replaceFileSync } from '../io/fs-durable.js';
 import { dumpLines } from '../io/lines.js';
 import type { PrivateKey } from '../crypto/keys.js';
-import { Admin } from '../registry/admin.js';
-import type { CardLog } from '../registry/card-log.js';
+import { insertLines } from '../registry/import-lines.js';
 import { exportCards } from '../registry/transfer.js';
 import type { Engine, SecretName } from '../store/engine.js';
 
@@ -58,7 +57,16 @@ export async function readDump(
     throw corrupt(file, 'its first line is not a dump header');
   if (header.version !== DUMP_VERSION)
     throw corrupt(file, `version ${header.version} is not one this cards reads (${DUMP_VERSION})`);
-  return { header, records: { [Symbol.asyncIterator]: () => iterator } };
+  return { header, records: afterHeader(iterator) };
+}
+
+/**
+ * The dump's records, the header's line given on as a blank line (which an import skips), so
+ * a refusal's line number is the file's.
+ */
+async function* afterHeader(iterator: AsyncIterator<string>): AsyncGenerator<string> {
+  yield '';
+  yield* { [Symbol.asyncIterator]: () => iterator };
 }
 
 /**
@@ -89,15 +97,15 @@ export async function adoptDumpSecrets(
 }
 
 /**
- * The dump's cards (and Keyknox entries) into the engine, in order, through the admin import
- * (the log follows).
+ * The dump's cards (and Keyknox entries) into the engine, in order, as every import stores them
+ * (the log follows). A line refused fails the start, which discards the store it made, so the
+ * refusal says nothing of cards that stay.
  */
 export async function importDumpCards(
   records: AsyncIterable<string>,
   engine: Pick<Engine, 'cards' | 'keyknox'>,
-  log: CardLog | undefined,
 ): Promise<number> {
-  return (await new Admin(engine.cards, log, engine.keyknox).import(records, false)).imported;
+  return (await insertLines(engine.cards, engine.keyknox, records, false, true)).imported;
 }
 
 /**

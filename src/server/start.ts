@@ -219,7 +219,7 @@ export async function startServing(
       // The headers' time is the HTTP layer's default, at most the whole request's.
       limits: { ...connections, requestTimeoutMs: timeoutMs },
     });
-    if (dumped) await (await dumps()).importDumpCards(dumped, engine, cardLog);
+    if (dumped) await (await dumps()).importDumpCards(dumped, engine);
     if (prepare) await prepare(registry);
     await listen(app, options);
     const address = app.server.address() as AddressInfo;

@@ -108,6 +108,21 @@ describe('cards serve --export-on-exit, then --import', () => {
     assert.match(bad.stderr, /not a dump header/);
   });
 
+  test('a dump line an import refuses is named by its line in the file, with advice for a start', async () => {
+    // The header, then the three cards with the second one's signatures cut off: line 3.
+    const lines = readFileSync(dump, 'utf8').trimEnd().split('\n');
+    const second = JSON.parse(lines[2] as string) as { signatures: unknown[] };
+    lines[2] = JSON.stringify({ ...second, signatures: [] });
+    const broken = join(dir, 'broken.ndjson');
+    writeFileSync(broken, `${lines.join('\n')}\n`);
+    const refused = await runServeToExit(['--import', broken, '--memory', '--port', '0']);
+    assert.equal(refused.code, 4, refused.stderr);
+    assert.match(refused.stderr, /IMPORT_INVALID.*\bline 3\b/, refused.stderr);
+    // Its advice is a server's start: no store is left to import into again.
+    assert.doesNotMatch(refused.stderr, /they stay|cards import/, refused.stderr);
+    assert.match(refused.stderr, /fix that line of the --import dump/, refused.stderr);
+  });
+
   test('a dump that cannot be written at stop still leaves the store closed: journal folded, lock released', async () => {
     // The dump's folder is there at start (checked) and gone at stop.
     const gone = makeTempDir();

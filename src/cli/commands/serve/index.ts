@@ -241,4 +241,8 @@ kept in cards.admin-token beside the store); on a loopback-only --host neither n
     'CARDS_PORT=9000 cards serve --compat virgil --jwt-key MCowBQYDK2VwAyEA...',
   ],
   run: async (ctx, options: ServeFlags) => (await import('./serve.js')).serve(ctx, options),
+  hints: {
+    IMPORT_INVALID:
+      'fix that line of the --import dump (what --export-on-exit wrote) and start the server again with it',
+  },
 });
