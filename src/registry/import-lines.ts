@@ -192,7 +192,7 @@ export async function insertLines(
       return isCardsError(err)
         ? err
         : new CardsError('STORE_UNAVAILABLE', undefined, { cause: err });
-    const done = `${imported} cards stored${append ? `, ${skipped} already there` : ''}`;
+    const done = `${imported} card${imported === 1 ? '' : 's'} stored${append ? `, ${skipped} already there` : ''}`;
     const next =
       'they stay; fix the line and import the whole dump again, appending (cards import --append, or ?append=true)';
     if (!isCardsError(err)) return new CardsError('STORE_UNAVAILABLE', undefined, { cause: err });
